@@ -1,0 +1,144 @@
+package dev.baton.operator;
+
+import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.demo.Demo;
+import dev.baton.operator.leadergroup.LeaderGroupReconciler;
+import dev.baton.operator.lease.RedisConnections;
+import dev.baton.operator.metrics.BatonMetrics;
+import dev.baton.operator.metrics.HttpEndpoints;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Baton's entry point: configuration, Redis, metrics, the controllers, the HTTP endpoints. */
+public final class BatonOperator implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(BatonOperator.class);
+  private static final Path SERVICE_ACCOUNT_NAMESPACE =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+
+  private final OperatorConfig config;
+  private final KubernetesClient client;
+  private PrometheusMeterRegistry registry;
+  private RedisConnections connections;
+  private Operator operator;
+  private HttpEndpoints http;
+
+  public BatonOperator(OperatorConfig config, KubernetesClient client) {
+    this.config = config;
+    this.client = client;
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("demo")) {
+      System.exit(Demo.run(System.out));
+    }
+    if (args.length > 0) {
+      System.err.println("usage: java -jar baton-operator.jar [demo]");
+      System.exit(2);
+    }
+    boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
+    OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
+    BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build());
+    Runtime.getRuntime().addShutdownHook(new Thread(baton::close, "baton-shutdown"));
+    baton.start();
+  }
+
+  public BatonOperator start() throws IOException {
+    registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    BatonMetrics metrics = new BatonMetrics(registry);
+    connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
+    operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withCloseClientOnStop(false)
+                  // Merge patches, not server-side apply: the status is wholly ours.
+                  .withUseSSAToPatchPrimaryResource(false)
+                  .withMetrics(MicrometerMetrics.newMicrometerMetricsBuilder(registry).build())
+                  .withReconciliationTerminationTimeout(Duration.ofSeconds(5));
+              if (config.leaderElection()) {
+                o.withLeaderElectionConfiguration(
+                    new LeaderElectionConfiguration("baton-operator", leaseNamespace()));
+              }
+            });
+    operator.register(
+        new LeaderGroupReconciler(
+            client, config.clusterId(), config.redis(), connections, metrics),
+        c -> {
+          if (!config.watchesAllNamespaces()) {
+            c.settingNamespaces(config.namespaces());
+          }
+        });
+    operator.start();
+    http =
+        HttpEndpoints.start(
+            config.httpPort(),
+            registry,
+            () -> new HttpEndpoints.Check(true, "alive"),
+            this::readiness);
+    log.info(
+        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}",
+        config.clusterId(),
+        config.watchesAllNamespaces() ? "all" : config.namespaces(),
+        config.redis().describe(),
+        http.port());
+    return this;
+  }
+
+  private HttpEndpoints.Check readiness() {
+    var info = operator.getRuntimeInfo();
+    if (!info.isStarted()) {
+      return new HttpEndpoints.Check(false, "controllers not started");
+    }
+    if (!info.allEventSourcesAreHealthy()) {
+      return new HttpEndpoints.Check(false, "informers unhealthy: " + info.unhealthyEventSources()
+          .keySet());
+    }
+    return new HttpEndpoints.Check(true, "informers synced");
+  }
+
+  private String leaseNamespace() {
+    if (config.leaderElectionNamespace() != null) {
+      return config.leaderElectionNamespace();
+    }
+    try {
+      return Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          OperatorConfig.LEADER_ELECTION_NAMESPACE + " is not set and the pod's namespace is"
+              + " unknown; set it or BATON_LEADER_ELECTION=false");
+    }
+  }
+
+  public int httpPort() {
+    return http.port();
+  }
+
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  @Override
+  public void close() {
+    if (http != null) {
+      http.close();
+    }
+    if (operator != null) {
+      operator.stop();
+    }
+    if (connections != null) {
+      connections.close();
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package dev.baton.operator.config;
+
+import dev.baton.operator.lease.RedisSettings;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The operator's settings, read from a map of environment variables (never from System.getenv
+ * directly, so tests pass their own). Each entry names its variable, parser and default.
+ */
+public record OperatorConfig(
+    RedisSettings redis,
+    Set<String> namespaces,
+    String clusterId,
+    int httpPort,
+    boolean leaderElection,
+    String leaderElectionNamespace,
+    Duration redisTimeout) {
+
+  public static final String REDIS_URL = "BATON_REDIS_URL";
+  public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
+  public static final String REDIS_PASSWORD = "BATON_REDIS_PASSWORD";
+  public static final String NAMESPACES = "BATON_NAMESPACES";
+  public static final String CLUSTER_ID = "BATON_CLUSTER_ID";
+  public static final String HTTP_PORT = "BATON_HTTP_PORT";
+  public static final String LEADER_ELECTION = "BATON_LEADER_ELECTION";
+  public static final String LEADER_ELECTION_NAMESPACE = "BATON_LEADER_ELECTION_NAMESPACE";
+  public static final String REDIS_TIMEOUT = "BATON_REDIS_TIMEOUT";
+
+  private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
+
+  /**
+   * Builds the configuration.
+   *
+   * @param env environment variables
+   * @param inCluster whether the process runs in a pod (the default of leader election)
+   */
+  public static OperatorConfig from(Map<String, String> env, boolean inCluster) {
+    Function<String, String> get = k -> blankToNull(env.get(k));
+    RedisSettings redis =
+        new RedisSettings(
+            or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
+            get.apply(REDIS_USERNAME),
+            get.apply(REDIS_PASSWORD));
+    Set<String> namespaces =
+        get.apply(NAMESPACES) == null
+            ? Set.of()
+            : Arrays.stream(get.apply(NAMESPACES).split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
+    String clusterId = or(get.apply(CLUSTER_ID), "default");
+    if (!clusterId.matches(CLUSTER_ID_PATTERN)) {
+      throw new IllegalArgumentException(
+          CLUSTER_ID + " '" + clusterId + "' must match " + CLUSTER_ID_PATTERN);
+    }
+    int port = parse(HTTP_PORT, or(get.apply(HTTP_PORT), "8080"), Integer::parseInt);
+    boolean election =
+        parse(
+            LEADER_ELECTION,
+            or(get.apply(LEADER_ELECTION), Boolean.toString(inCluster)),
+            OperatorConfig::parseBoolean);
+    Duration timeout =
+        parse(
+            REDIS_TIMEOUT,
+            or(get.apply(REDIS_TIMEOUT), "1s"),
+            dev.baton.operator.api.v1alpha1.GoDuration::parse);
+    return new OperatorConfig(
+        redis,
+        namespaces,
+        clusterId,
+        port,
+        election,
+        get.apply(LEADER_ELECTION_NAMESPACE),
+        timeout);
+  }
+
+  /** All namespaces are watched when the set is empty. */
+  public boolean watchesAllNamespaces() {
+    return namespaces.isEmpty();
+  }
+
+  private static boolean parseBoolean(String s) {
+    if (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false")) {
+      return Boolean.parseBoolean(s);
+    }
+    throw new IllegalArgumentException("expected true or false");
+  }
+
+  private static <T> T parse(String name, String value, Function<String, T> parser) {
+    try {
+      return parser.apply(value);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          name + "='" + value + "' is invalid: " + e.getMessage(), e);
+    }
+  }
+
+  private static String or(String value, String fallback) {
+    return value == null ? fallback : value;
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s.trim();
+  }
+
+  public OperatorConfig withHttpPort(int port) {
+    return new OperatorConfig(
+        redis, namespaces, clusterId, port, leaderElection, leaderElectionNamespace, redisTimeout);
+  }
+}

@@ -1,0 +1,73 @@
+package dev.baton.operator.demo;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, which keeps objects,
+ * resource versions, label selectors and watches, with Baton's CRDs installed. The demo and the
+ * integration tests run the operator against it exactly as against a cluster.
+ */
+public final class EmbeddedKubernetes implements AutoCloseable {
+
+  public static final List<String> CRD_FILES = List.of("leadergroups.baton.dev-v1.yml");
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+
+  private EmbeddedKubernetes(KubernetesMockServer server) {
+    this.server = server;
+    this.client = server.createClient(new JdkHttpClientFactory());
+  }
+
+  public static EmbeddedKubernetes start() {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
+            false);
+    server.init();
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server);
+    for (String file : CRD_FILES) {
+      k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
+    }
+    return k;
+  }
+
+  /** A CRD as generated into the jar by the build. */
+  public static CustomResourceDefinition crd(String file) {
+    try (InputStream in = EmbeddedKubernetes.class.getResourceAsStream("/META-INF/fabric8/" + file)) {
+      if (in == null) {
+        throw new IllegalStateException("CRD " + file + " is not on the classpath");
+      }
+      return Serialization.unmarshal(in, CustomResourceDefinition.class);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A client of this API, as the operator would have from a kubeconfig. */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** Another client, for a second operator or a watcher with its own connections. */
+  public KubernetesClient newClient() {
+    return server.createClient(new JdkHttpClientFactory());
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}

@@ -1,0 +1,72 @@
+package dev.baton.operator.kube;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Builds a resource's condition list. Each condition keeps its lastTransitionTime while its status
+ * does not change, so a status patch happens only when something a reader cares about changed.
+ */
+public final class Conditions {
+
+  private final List<Condition> previous;
+  private final List<Condition> next = new ArrayList<>();
+  private final long generation;
+
+  public Conditions(List<Condition> previous, Long generation) {
+    this.previous = previous == null ? List.of() : previous;
+    this.generation = generation == null ? 0 : generation;
+  }
+
+  public Conditions set(ConditionType type, boolean status, String reason, String message) {
+    next.removeIf(c -> c.getType().equals(type.name()));
+    String s = status ? "True" : "False";
+    String since =
+        find(previous, type)
+            .filter(c -> s.equals(c.getStatus()))
+            .map(Condition::getLastTransitionTime)
+            .orElse(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+    next.add(
+        new ConditionBuilder()
+            .withType(type.name())
+            .withStatus(s)
+            .withReason(reason)
+            .withMessage(message)
+            .withObservedGeneration(generation)
+            .withLastTransitionTime(since)
+            .build());
+    return this;
+  }
+
+  /** Carries a condition over unchanged (for views this reconcile did not look at). */
+  public Conditions keep(ConditionType type) {
+    find(previous, type)
+        .ifPresent(
+            c -> {
+              next.removeIf(n -> n.getType().equals(type.name()));
+              next.add(c);
+            });
+    return this;
+  }
+
+  public List<Condition> build() {
+    next.sort(java.util.Comparator.comparing(Condition::getType));
+    return List.copyOf(next);
+  }
+
+  public static Optional<Condition> find(List<Condition> conditions, ConditionType type) {
+    if (conditions == null) {
+      return Optional.empty();
+    }
+    return conditions.stream().filter(c -> type.name().equals(c.getType())).findFirst();
+  }
+
+  public static boolean isTrue(List<Condition> conditions, ConditionType type) {
+    return find(conditions, type).map(c -> "True".equals(c.getStatus())).orElse(false);
+  }
+}

@@ -1,0 +1,28 @@
+package dev.baton.operator.kube;
+
+/** Reasons of the Events Baton records, with their Kubernetes event type. */
+public enum EventReason {
+  Initial(false),
+  LeaderDeleted(false),
+  LeaderNotReady(false),
+  LeaderTerminating(false),
+  LeaseExpired(false),
+  Switchover(false),
+  SwitchoverRefused(true),
+  NoCandidates(true),
+  Conflict(true),
+  InvalidSpec(true),
+  RedisUnavailable(true),
+  RedisRecovered(false),
+  LeaderInOtherCluster(false);
+
+  private final boolean warning;
+
+  EventReason(boolean warning) {
+    this.warning = warning;
+  }
+
+  public String type() {
+    return warning ? "Warning" : "Normal";
+  }
+}

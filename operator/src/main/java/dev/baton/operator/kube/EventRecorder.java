@@ -1,0 +1,82 @@
+package dev.baton.operator.kube;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records Kubernetes Events about Baton's resources. The event name is derived from the object,
+ * reason and message, so a repeated event bumps a count instead of flooding the namespace. A
+ * failure to record is logged and never fails the reconcile that asked for it.
+ */
+public class EventRecorder {
+
+  private static final Logger log = LoggerFactory.getLogger(EventRecorder.class);
+  private static final String COMPONENT = "baton-operator";
+
+  private final KubernetesClient client;
+
+  public EventRecorder(KubernetesClient client) {
+    this.client = client;
+  }
+
+  public void record(HasMetadata about, EventReason reason, String message) {
+    String ns = about.getMetadata().getNamespace();
+    String name =
+        about.getMetadata().getName()
+            + "."
+            + UUID.nameUUIDFromBytes(
+                    (about.getMetadata().getUid() + reason + message)
+                        .getBytes(StandardCharsets.UTF_8))
+                .toString()
+                .substring(0, 13)
+                .replace("-", "");
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    try {
+      var events = client.v1().events().inNamespace(ns);
+      var existing = events.withName(name).get();
+      if (existing != null) {
+        existing.setCount(existing.getCount() == null ? 2 : existing.getCount() + 1);
+        existing.setLastTimestamp(now);
+        events.resource(existing).update();
+        return;
+      }
+      events
+          .resource(
+              new EventBuilder()
+                  .withNewMetadata()
+                  .withName(name)
+                  .withNamespace(ns)
+                  .endMetadata()
+                  .withInvolvedObject(
+                      new ObjectReferenceBuilder()
+                          .withApiVersion(about.getApiVersion())
+                          .withKind(about.getKind())
+                          .withName(about.getMetadata().getName())
+                          .withNamespace(ns)
+                          .withUid(about.getMetadata().getUid())
+                          .build())
+                  .withType(reason.type())
+                  .withReason(reason.name())
+                  .withMessage(message)
+                  .withCount(1)
+                  .withFirstTimestamp(now)
+                  .withLastTimestamp(now)
+                  .withNewSource(COMPONENT, null)
+                  .withReportingComponent(COMPONENT)
+                  .build())
+          .create();
+    } catch (KubernetesClientException e) {
+      log.warn("Could not record event {} on {}/{}: {}", reason, ns, about.getMetadata().getName(),
+          e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.kube.BatonNames;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.Map;
+
+/**
+ * A pod that runs for leader, reduced to what the election needs.
+ *
+ * @param eligible ready, running and not terminating: the only pods that may lead
+ * @param notEligibleBecause when not eligible, which of those it is not
+ * @param labeledLeader carries the role label with value leader right now
+ */
+public record Candidate(
+    String name,
+    String uid,
+    boolean eligible,
+    Ineligibility notEligibleBecause,
+    Instant created,
+    int priority,
+    boolean labeledLeader) {
+
+  /** Why a pod may not lead. */
+  public enum Ineligibility {
+    NONE,
+    NOT_READY,
+    TERMINATING
+  }
+
+  /** The preference order of DESIGN.md after switchover and stickiness. */
+  public static final Comparator<Candidate> PREFERENCE =
+      Comparator.comparingInt((Candidate c) -> -c.priority())
+          .thenComparing(Candidate::created)
+          .thenComparing(Candidate::name);
+
+  public static Candidate of(Pod pod, String roleLabel) {
+    Ineligibility why = Ineligibility.NONE;
+    if (pod.getMetadata().getDeletionTimestamp() != null) {
+      why = Ineligibility.TERMINATING;
+    } else if (!isReady(pod)) {
+      why = Ineligibility.NOT_READY;
+    }
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    return new Candidate(
+        pod.getMetadata().getName(),
+        pod.getMetadata().getUid(),
+        why == Ineligibility.NONE,
+        why,
+        created(pod),
+        priority(pod),
+        labels != null && BatonNames.LEADER.equals(labels.get(roleLabel)));
+  }
+
+  static boolean isReady(Pod pod) {
+    if (pod.getStatus() == null || !"Running".equals(pod.getStatus().getPhase())) {
+      return false;
+    }
+    var conditions = pod.getStatus().getConditions();
+    return conditions != null
+        && conditions.stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  }
+
+  private static Instant created(Pod pod) {
+    String ts = pod.getMetadata().getCreationTimestamp();
+    try {
+      return ts == null ? Instant.MAX : Instant.parse(ts);
+    } catch (RuntimeException e) {
+      return Instant.MAX;
+    }
+  }
+
+  private static int priority(Pod pod) {
+    var annotations = pod.getMetadata().getAnnotations();
+    String p = annotations == null ? null : annotations.get(BatonNames.PRIORITY_ANNOTATION);
+    if (p == null) {
+      return 0;
+    }
+    try {
+      return Integer.parseInt(p.trim());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+}

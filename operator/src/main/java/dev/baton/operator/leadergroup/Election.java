@@ -1,0 +1,161 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.lease.HolderRecord;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The election decision as a pure function: candidates, what Redis says, and a switchover request
+ * in; what to do out. Deterministic, so two operator replicas never disagree.
+ */
+public final class Election {
+
+  private Election() {}
+
+  /** What Redis holds for this election. */
+  public sealed interface Holder {
+    /** Nobody holds the lease. */
+    record Free() implements Holder {}
+
+    /** A record this operator's cluster wrote. */
+    record Ours(HolderRecord record, String raw) implements Holder {}
+
+    /** A record from another cluster, or a value Baton did not write: left to its TTL. */
+    record Foreign(String raw) implements Holder {}
+  }
+
+  /** The outcome of a switchover request, if there was one. */
+  public enum SwitchoverOutcome {
+    NONE,
+    DONE,
+    REFUSED
+  }
+
+  /** What the reconciler must carry out. */
+  public enum Action {
+    /** The holder stays leader; renew its lease. */
+    KEEP,
+    /** Acquire (or take over) the lease for a new leader, then label it. */
+    ELECT,
+    /** Nobody may lead: release our lease if any, demote everybody. */
+    RELEASE,
+    /** Another cluster holds the lease: our pods are all followers, Redis is left alone. */
+    STAND_ASIDE
+  }
+
+  /**
+   * @param leader the pod to lead after this step (KEEP, ELECT), else null
+   * @param reason why (ELECT, RELEASE, STAND_ASIDE), null for a plain KEEP
+   * @param switchoverMessage what to say about a switchover request
+   */
+  public record Decision(
+      Action action,
+      Candidate leader,
+      EventReason reason,
+      SwitchoverOutcome switchover,
+      String switchoverMessage) {}
+
+  /**
+   * Decides the next step.
+   *
+   * @param candidates the group's candidate pods (conflicted pods already removed)
+   * @param holder what Redis holds
+   * @param switchoverTo the pod named by the switchover annotation, or null
+   * @param namespace the group's namespace: a record of ours for another namespace is foreign
+   */
+  public static Decision decide(
+      List<Candidate> candidates, Holder holder, String switchoverTo, String namespace) {
+    if (holder instanceof Holder.Ours ours && !ours.record().namespace().equals(namespace)) {
+      holder = new Holder.Foreign(ours.raw());
+    }
+    if (holder instanceof Holder.Foreign) {
+      return new Decision(
+          Action.STAND_ASIDE,
+          null,
+          EventReason.LeaderInOtherCluster,
+          switchoverTo == null ? SwitchoverOutcome.NONE : SwitchoverOutcome.REFUSED,
+          switchoverTo == null ? null : "the lease is held outside this cluster");
+    }
+    List<Candidate> eligible =
+        candidates.stream().filter(Candidate::eligible).sorted(Candidate.PREFERENCE).toList();
+    Optional<Candidate> holderPod =
+        holder instanceof Holder.Ours ours
+            ? candidates.stream().filter(c -> c.uid().equals(ours.record().uid())).findFirst()
+            : Optional.empty();
+
+    if (switchoverTo != null) {
+      Optional<Candidate> target =
+          candidates.stream().filter(c -> c.name().equals(switchoverTo)).findFirst();
+      if (target.isEmpty()) {
+        return refuseSwitchover(
+            candidates, holder, holderPod, eligible, "pod " + switchoverTo + " is not a candidate");
+      }
+      if (!target.get().eligible()) {
+        return refuseSwitchover(
+            candidates, holder, holderPod, eligible, "pod " + switchoverTo + " is not ready");
+      }
+      if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
+        return new Decision(
+            Action.KEEP,
+            target.get(),
+            null,
+            SwitchoverOutcome.DONE,
+            switchoverTo + " already leads");
+      }
+      return new Decision(
+          Action.ELECT,
+          target.get(),
+          EventReason.Switchover,
+          SwitchoverOutcome.DONE,
+          "leadership moved to " + switchoverTo);
+    }
+    return decideWithoutSwitchover(candidates, holder, holderPod, eligible);
+  }
+
+  private static Decision refuseSwitchover(
+      List<Candidate> candidates,
+      Holder holder,
+      Optional<Candidate> holderPod,
+      List<Candidate> eligible,
+      String why) {
+    Decision d = decideWithoutSwitchover(candidates, holder, holderPod, eligible);
+    return new Decision(d.action(), d.leader(), d.reason(), SwitchoverOutcome.REFUSED, why);
+  }
+
+  private static Decision decideWithoutSwitchover(
+      List<Candidate> candidates,
+      Holder holder,
+      Optional<Candidate> holderPod,
+      List<Candidate> eligible) {
+    if (holderPod.isPresent() && holderPod.get().eligible()) {
+      return new Decision(Action.KEEP, holderPod.get(), null, SwitchoverOutcome.NONE, null);
+    }
+    if (eligible.isEmpty()) {
+      return new Decision(
+          Action.RELEASE, null, EventReason.NoCandidates, SwitchoverOutcome.NONE, null);
+    }
+    if (holder instanceof Holder.Free) {
+      // Sticky: a lease lost with Redis's data, or not yet written, goes back to the pod that
+      // already carries the leader label, so routing does not move.
+      Candidate next =
+          eligible.stream().filter(Candidate::labeledLeader).findFirst().orElse(eligible.get(0));
+      boolean hadLeader = candidates.stream().anyMatch(Candidate::labeledLeader);
+      return new Decision(
+          Action.ELECT,
+          next,
+          hadLeader ? EventReason.LeaseExpired : EventReason.Initial,
+          SwitchoverOutcome.NONE,
+          null);
+    }
+    EventReason why =
+        holderPod
+            .map(
+                p ->
+                    p.notEligibleBecause() == Candidate.Ineligibility.TERMINATING
+                        ? EventReason.LeaderTerminating
+                        : EventReason.LeaderNotReady)
+            .orElse(EventReason.LeaderDeleted);
+    return new Decision(Action.ELECT, eligible.get(0), why, SwitchoverOutcome.NONE, null);
+  }
+}

@@ -1,0 +1,56 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.operator.lease.HolderRecord;
+
+/**
+ * What the operator remembers about one election between reconciles. Rebuilt from the status after
+ * a restart; kept in memory because the cached status may lag behind the operator's own patches.
+ */
+final class ElectionState {
+
+  /** The holder record this operator last wrote or renewed, or null. */
+  HolderRecord holder;
+
+  /** Highest term seen for this election: the floor for the next acquisition. */
+  long maxTerm;
+
+  String leaderSince;
+
+  /** Pod name last labeled leader by this operator: demoted first even if the cache lags. */
+  String promotedPod;
+
+  long lastRenewNanos;
+
+  boolean redisDown;
+
+  String lastProblem;
+
+  int failures;
+
+  static ElectionState from(LeaderGroupStatus status, String clusterId, String namespace) {
+    ElectionState s = new ElectionState();
+    if (status != null) {
+      s.maxTerm = status.getTerm() == null ? 0 : status.getTerm();
+      if (status.getLeader() != null && !status.getLeader().isEmpty()
+          && status.getLeaderUID() != null && status.getTerm() != null) {
+        s.holder = new HolderRecord(clusterId, namespace, status.getLeader(),
+            status.getLeaderUID(), status.getTerm());
+        s.leaderSince = status.getLeaderSince();
+        s.promotedPod = status.getLeader();
+      }
+    }
+    return s;
+  }
+
+  void adopt(HolderRecord record, long nowNanos) {
+    holder = record;
+    maxTerm = Math.max(maxTerm, record.term());
+    lastRenewNanos = nowNanos;
+  }
+
+  void forgetHolder() {
+    holder = null;
+    leaderSince = null;
+  }
+}

@@ -1,0 +1,575 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.ConditionType;
+import dev.baton.operator.kube.Conditions;
+import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseStore;
+import dev.baton.operator.lease.RedisConnections;
+import dev.baton.operator.lease.RedisSecrets;
+import dev.baton.operator.lease.RedisSettings;
+import dev.baton.operator.lease.RedisUnavailableException;
+import dev.baton.operator.metrics.BatonMetrics;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs each LeaderGroup's election: observes pods (an informer) and Redis (one script), asks
+ * {@link Election} what to do, and carries it out break-before-make. Triggered by pod events, by
+ * LeaderGroup changes (annotations included, hence no generation filtering) and by a renew timer.
+ */
+@ControllerConfiguration(name = "leadergroup", generationAwareEventProcessing = false)
+public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderGroupReconciler.class);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+  private final KubernetesClient client;
+  private final String clusterId;
+  private final RedisSettings defaultRedis;
+  private final RedisConnections connections;
+  private final RedisSecrets secrets;
+  private final PodLabeler labeler;
+  private final EventRecorder events;
+  private final BatonMetrics metrics;
+  private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
+  private volatile InformerEventSource<Pod, LeaderGroup> pods;
+
+  public LeaderGroupReconciler(
+      KubernetesClient client,
+      String clusterId,
+      RedisSettings defaultRedis,
+      RedisConnections connections,
+      BatonMetrics metrics) {
+    this.client = client;
+    this.clusterId = clusterId;
+    this.defaultRedis = defaultRedis;
+    this.connections = connections;
+    this.secrets = new RedisSecrets(client);
+    this.labeler = new PodLabeler(client);
+    this.events = new EventRecorder(client);
+    this.metrics = metrics;
+  }
+
+  @Override
+  public List<EventSource<?, LeaderGroup>> prepareEventSources(
+      EventSourceContext<LeaderGroup> context) {
+    IndexerResourceCache<LeaderGroup> groups = context.getPrimaryCache();
+    var config =
+        InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
+            .withName("pods")
+            .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
+            .withNamespacesInheritedFromController()
+            .build();
+    pods = new InformerEventSource<>(config, context);
+    return List.of(pods);
+  }
+
+  /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
+  static Set<ResourceID> groupsOf(Pod pod, IndexerResourceCache<LeaderGroup> groups) {
+    String ns = pod.getMetadata().getNamespace();
+    Set<ResourceID> out = new HashSet<>();
+    groups
+        .list(ns)
+        .filter(g -> g.getSpec() != null && selects(g, pod))
+        .forEach(g -> out.add(ResourceID.fromResource(g)));
+    String labeledBy = Membership.annotation(pod, BatonNames.GROUP_ANNOTATION);
+    if (labeledBy != null) {
+      out.add(new ResourceID(labeledBy, ns));
+    }
+    return out;
+  }
+
+  private static boolean selects(LeaderGroup g, Pod pod) {
+    try {
+      return LabelSelectors.matches(g.getSpec().getSelector(), pod.getMetadata().getLabels());
+    } catch (IllegalArgumentException invalidSelector) {
+      return false;
+    }
+  }
+
+  @Override
+  public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
+    long started = System.nanoTime();
+    String ns = group.getMetadata().getNamespace();
+    ElectionState state =
+        states.computeIfAbsent(
+            ResourceID.fromResource(group),
+            id -> ElectionState.from(group.getStatus(), clusterId, ns));
+    LeaderGroupStatus old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
+    Conditions conditions =
+        new Conditions(old.getConditions(), group.getMetadata().getGeneration());
+
+    GroupSettings settings;
+    try {
+      settings = GroupSettings.of(group);
+    } catch (IllegalArgumentException e) {
+      reportOnce(group, state, EventReason.InvalidSpec, e.getMessage());
+      conditions
+          .set(ConditionType.Invalid, true, "InvalidSpec", e.getMessage())
+          .set(ConditionType.Ready, false, "InvalidSpec", e.getMessage())
+          .keep(ConditionType.RedisAvailable)
+          .keep(ConditionType.Conflict);
+      return finish(group, old, status(group, state, old.getCandidates(), conditions), null);
+    }
+    conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
+    if (settings.paused()) {
+      conditions
+          .set(ConditionType.Ready, false, "Paused",
+              "paused: labels are left as they are, nobody is elected, nothing is renewed")
+          .keep(ConditionType.RedisAvailable)
+          .keep(ConditionType.Conflict);
+      return finish(group, old, status(group, state, old.getCandidates(), conditions), null);
+    }
+    try {
+      return elect(group, context, settings, state, old, conditions, started);
+    } catch (KubernetesClientException e) {
+      // 409s and 5xx on pod patches: nothing was promoted after a failed demotion, so the
+      // invariants hold; try again soon with a growing delay.
+      state.failures++;
+      Duration delay = backoff(state.failures);
+      log.warn("Kubernetes API error ({}), retrying in {} ms: {}", e.getCode(), delay.toMillis(),
+          e.getMessage());
+      return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(delay);
+    }
+  }
+
+  private UpdateControl<LeaderGroup> elect(
+      LeaderGroup group,
+      Context<LeaderGroup> context,
+      GroupSettings settings,
+      ElectionState state,
+      LeaderGroupStatus old,
+      Conditions conditions,
+      long started) {
+    String ns = group.getMetadata().getNamespace();
+    String name = group.getMetadata().getName();
+    Membership membership =
+        Membership.of(
+            group,
+            settings.roleLabel(),
+            pods.list(ns, p -> true).toList(),
+            context.getPrimaryCache().list(ns).toList());
+    if (membership.conflicts().isEmpty()) {
+      conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
+    } else {
+      String message = conflictMessage(membership.conflicts(), settings.roleLabel());
+      if (!Conditions.isTrue(old.getConditions(), ConditionType.Conflict)) {
+        events.record(group, EventReason.Conflict, message);
+      }
+      conditions.set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", message);
+    }
+    for (Pod stray : membership.strays()) {
+      labeler.clear(stray, settings.roleLabel());
+    }
+    List<Candidate> candidates =
+        membership.members().stream().map(p -> Candidate.of(p, settings.roleLabel())).toList();
+    int ready = (int) candidates.stream().filter(Candidate::eligible).count();
+    String switchoverTo = annotation(group, BatonNames.SWITCHOVER_ANNOTATION);
+
+    LeaseStore store;
+    LeaseStore.Observation seen;
+    try {
+      store = leaseStore(group);
+      seen = observe(store, settings, state, candidates, switchoverTo);
+    } catch (RedisSecrets.SecretProblem e) {
+      reportOnce(group, state, EventReason.RedisUnavailable, e.getMessage());
+      conditions
+          .set(ConditionType.RedisAvailable, false, e.reason(), e.getMessage())
+          .set(ConditionType.Ready, false, e.reason(), e.getMessage());
+      state.failures++;
+      return finish(group, old, status(group, state, ready, conditions),
+          backoff(state.failures));
+    } catch (RedisUnavailableException e) {
+      return failStatic(group, state, old, conditions, ready, settings, e);
+    }
+    if (state.redisDown) {
+      state.redisDown = false;
+      events.record(group, EventReason.RedisRecovered, "Redis is reachable again");
+    }
+    state.lastProblem = null;
+    state.failures = 0;
+    conditions.set(ConditionType.RedisAvailable, true, "Reachable", "Redis answered");
+    if (seen.term() > 0) {
+      state.maxTerm = Math.max(state.maxTerm, seen.term());
+    }
+
+    Election.Holder holder = classify(seen.holder());
+    Election.Decision decision = Election.decide(candidates, holder, switchoverTo, ns);
+    HolderRecord previous = holder instanceof Election.Holder.Ours o ? o.record() : null;
+    String previousLeader = previous != null ? previous.pod() : state.promotedPod;
+    Candidate leader = decision.leader();
+    long ttl = settings.ttl().toMillis();
+    try {
+      switch (decision.action()) {
+        case KEEP -> {
+          Election.Holder.Ours ours = (Election.Holder.Ours) holder;
+          if (!seen.renewed()) {
+            if (!store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
+              return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(Duration.ofMillis(10));
+            }
+          }
+          if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
+            state.leaderSince = Objects.equals(old.getLeaderUID(), ours.record().uid())
+                ? old.getLeaderSince()
+                : now();
+          }
+          state.adopt(ours.record(), System.nanoTime());
+        }
+        case ELECT -> {
+          demoteAllBut(leader, membership.members(), state, settings, name, ns);
+          String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
+          long floor = Math.max(state.maxTerm, old.getTerm() == null ? 0 : old.getTerm());
+          LeaseStore.Acquisition got =
+              store.acquire(
+                  settings.keys(),
+                  expected,
+                  HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid()),
+                  ttl,
+                  floor);
+          if (!got.acquired()) {
+            // Someone changed the lease between our read and our write: decide again at once.
+            return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(Duration.ofMillis(10));
+          }
+          HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
+          boolean samePod =
+              state.holder != null && state.holder.uid().equals(leader.uid())
+                  || leader.labeledLeader();
+          if (!samePod || state.leaderSince == null) {
+            state.leaderSince = now();
+          }
+          state.adopt(record, System.nanoTime());
+        }
+        case RELEASE, STAND_ASIDE -> {
+          demoteAllBut(null, membership.members(), state, settings, name, ns);
+          if (decision.action() == Election.Action.RELEASE
+              && holder instanceof Election.Holder.Ours o) {
+            store.release(settings.keys(), o.raw());
+          }
+          state.forgetHolder();
+        }
+      }
+    } catch (RedisUnavailableException e) {
+      return failStatic(group, state, old, conditions, ready, settings, e);
+    }
+
+    labelMembers(leader, membership.members(), state, settings, name, ns);
+
+    if (decision.action() == Election.Action.ELECT) {
+      String message =
+          leader.name().equals(previousLeader)
+              ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term "
+                  + state.holder.term()
+              : leader.name() + " leads with term " + state.holder.term()
+                  + describeChange(decision.reason(), previousLeader);
+      log.info("LeaderGroup {}/{}: {}", ns, name, message);
+      events.record(group, decision.reason(), message);
+      metrics.leaderChanged(ns, name, decision.reason().name());
+      if (previousLeader != null && !leader.name().equals(previousLeader)) {
+        metrics.failover(ns, name, Duration.ofNanos(System.nanoTime() - started));
+      }
+    }
+    handleSwitchover(group, decision);
+
+    switch (decision.action()) {
+      case KEEP, ELECT -> conditions.set(ConditionType.Ready, true, "LeaderElected",
+          leader.name() + " leads with term " + state.holder.term());
+      case STAND_ASIDE -> conditions.set(ConditionType.Ready, true, "LeaderInOtherCluster",
+          "the lease is held outside this cluster; all pods here are followers");
+      case RELEASE -> {
+        boolean conflicted = membership.members().isEmpty() && !membership.conflicts().isEmpty();
+        String reason = conflicted ? "Conflict" : "NoCandidates";
+        String message = conflicted
+            ? "every selected pod is claimed by an older LeaderGroup"
+            : "no ready candidate pod; nobody is leader";
+        if (!"NoCandidates".equals(Conditions.find(old.getConditions(), ConditionType.Ready)
+            .map(io.fabric8.kubernetes.api.model.Condition::getReason).orElse(null))
+            && !conflicted) {
+          events.record(group, EventReason.NoCandidates, message);
+        }
+        conditions.set(ConditionType.Ready, false, reason, message);
+      }
+    }
+    metrics.groupState(ns, name, state.maxTerm, ready);
+    long sinceRenew = System.nanoTime() - state.lastRenewNanos;
+    Duration next = state.holder == null
+        ? settings.renewInterval()
+        : Duration.ofNanos(Math.max(10_000_000L, settings.renewInterval().toNanos() - sinceRenew));
+    return finish(group, old, status(group, state, ready, conditions), next);
+  }
+
+  /**
+   * Renews the lease we hold, or reads it. A renewal that happened less than half an interval ago
+   * is not repeated when the holder is still a ready member: pod events then cost no Redis call.
+   */
+  private LeaseStore.Observation observe(
+      LeaseStore store,
+      GroupSettings settings,
+      ElectionState state,
+      List<Candidate> candidates,
+      String switchoverTo) {
+    if (state.holder == null) {
+      return store.observe(settings.keys());
+    }
+    Optional<Candidate> holderPod =
+        candidates.stream().filter(c -> c.uid().equals(state.holder.uid())).findFirst();
+    if (holderPod.isEmpty() || !holderPod.get().eligible()) {
+      return store.observe(settings.keys());
+    }
+    boolean fresh =
+        System.nanoTime() - state.lastRenewNanos < settings.renewInterval().toNanos() / 2;
+    if (fresh && switchoverTo == null) {
+      return new LeaseStore.Observation(true, state.holder.encode(), -1, -1);
+    }
+    return store.renew(settings.keys(), state.holder.encode(), settings.ttl().toMillis());
+  }
+
+  private UpdateControl<LeaderGroup> failStatic(
+      LeaderGroup group,
+      ElectionState state,
+      LeaderGroupStatus old,
+      Conditions conditions,
+      int ready,
+      GroupSettings settings,
+      RedisUnavailableException e) {
+    if (!state.redisDown) {
+      state.redisDown = true;
+      log.warn("LeaderGroup {}/{}: {}; keeping labels as they are", group.getMetadata()
+          .getNamespace(), group.getMetadata().getName(), e.getMessage());
+      events.record(group, EventReason.RedisUnavailable,
+          e.getMessage() + "; labels are kept as they are until Redis answers");
+    }
+    conditions.set(ConditionType.RedisAvailable, false, "Unreachable",
+        e.getMessage() + "; labels are kept as they are");
+    if (Conditions.find(old.getConditions(), ConditionType.Ready).isPresent()) {
+      conditions.keep(ConditionType.Ready);
+    } else {
+      conditions.set(ConditionType.Ready, false, "RedisUnavailable", e.getMessage());
+    }
+    return finish(group, old, status(group, state, ready, conditions), settings.renewInterval());
+  }
+
+  /** Break before make: every pod but the new leader loses the leader label first. */
+  private void demoteAllBut(
+      Candidate leader, List<Pod> members, ElectionState state, GroupSettings settings,
+      String group, String ns) {
+    PodLabeler.Role follower = role(settings, group, false, 0, null);
+    for (Pod pod : members) {
+      boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
+      if (!isLeader && BatonNames.LEADER.equals(PodLabeler.label(pod, settings.roleLabel()))) {
+        labeler.apply(pod, follower);
+      }
+    }
+    // The informer may not show our last promotion yet: demote that pod whatever the cache says.
+    if (state.promotedPod != null && (leader == null || !state.promotedPod.equals(leader.name()))) {
+      labeler.demote(ns, state.promotedPod, follower);
+      state.promotedPod = null;
+    }
+  }
+
+  private void labelMembers(
+      Candidate leader, List<Pod> members, ElectionState state, GroupSettings settings,
+      String group, String ns) {
+    demoteAllBut(leader, members, state, settings, group, ns);
+    if (leader != null) {
+      Pod pod = members.stream()
+          .filter(p -> leader.uid().equals(p.getMetadata().getUid()))
+          .findFirst()
+          .orElseThrow();
+      labeler.apply(pod,
+          role(settings, group, true, state.holder.term(), state.leaderSince));
+      state.promotedPod = leader.name();
+    }
+    PodLabeler.Role follower = role(settings, group, false, 0, null);
+    for (Pod pod : members) {
+      if (leader == null || !leader.uid().equals(pod.getMetadata().getUid())) {
+        labeler.apply(pod, follower);
+      }
+    }
+  }
+
+  private static PodLabeler.Role role(
+      GroupSettings settings, String group, boolean leader, long term, String since) {
+    return new PodLabeler.Role(
+        settings.roleLabel(), group, leader, term, since, settings.protectLeader());
+  }
+
+  private void handleSwitchover(LeaderGroup group, Election.Decision decision) {
+    if (decision.switchover() == Election.SwitchoverOutcome.NONE) {
+      return;
+    }
+    if (decision.switchover() == Election.SwitchoverOutcome.REFUSED) {
+      events.record(group, EventReason.SwitchoverRefused,
+          "switchover refused: " + decision.switchoverMessage() + "; the leader stays");
+    }
+    client
+        .resources(LeaderGroup.class)
+        .inNamespace(group.getMetadata().getNamespace())
+        .withName(group.getMetadata().getName())
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"annotations\":{\"" + BatonNames.SWITCHOVER_ANNOTATION
+                + "\":null}}}");
+  }
+
+  private LeaseStore leaseStore(LeaderGroup group) {
+    var ref = group.getSpec().getRedis();
+    RedisSettings settings =
+        ref == null
+            ? defaultRedis
+            : secrets.settings(group.getMetadata().getNamespace(), ref.getSecretRef().getName());
+    return connections.leaseStore(settings);
+  }
+
+  private Election.Holder classify(String raw) {
+    if (raw == null) {
+      return new Election.Holder.Free();
+    }
+    return HolderRecord.parse(raw)
+        .filter(r -> r.clusterId().equals(clusterId))
+        .<Election.Holder>map(r -> new Election.Holder.Ours(r, raw))
+        .orElse(new Election.Holder.Foreign(raw));
+  }
+
+  private LeaderGroupStatus status(
+      LeaderGroup group, ElectionState state, Integer ready, Conditions conditions) {
+    LeaderGroupStatus s = new LeaderGroupStatus();
+    s.setLeader(state.holder == null ? "" : state.holder.pod());
+    s.setLeaderUID(state.holder == null ? "" : state.holder.uid());
+    s.setTerm(state.maxTerm > 0 ? state.maxTerm : null);
+    s.setLeaderSince(state.holder == null || state.leaderSince == null ? "" : state.leaderSince);
+    s.setCandidates(ready == null ? 0 : ready);
+    s.setObservedGeneration(group.getMetadata().getGeneration());
+    s.setConditions(conditions.build());
+    return s;
+  }
+
+  private UpdateControl<LeaderGroup> finish(
+      LeaderGroup group, LeaderGroupStatus old, LeaderGroupStatus next, Duration reschedule) {
+    if (!next.equals(old)) {
+      // A merge patch of the status subresource: the status is wholly ours, and this needs no
+      // resourceVersion, so a concurrent annotation edit never fails it.
+      client
+          .resources(LeaderGroup.class)
+          .inNamespace(group.getMetadata().getNamespace())
+          .withName(group.getMetadata().getName())
+          .subresource("status")
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              Serialization.asJson(java.util.Map.of("status", next)));
+    }
+    UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
+    return reschedule == null ? control : control.rescheduleAfter(reschedule);
+  }
+
+  private void reportOnce(LeaderGroup group, ElectionState state, EventReason reason,
+      String message) {
+    if (!message.equals(state.lastProblem)) {
+      state.lastProblem = message;
+      log.warn("LeaderGroup {}/{}: {}", group.getMetadata().getNamespace(),
+          group.getMetadata().getName(), message);
+      events.record(group, reason, message);
+    }
+  }
+
+  @Override
+  public DeleteControl cleanup(LeaderGroup group, Context<LeaderGroup> context) {
+    String ns = group.getMetadata().getNamespace();
+    String name = group.getMetadata().getName();
+    ResourceID id = ResourceID.fromResource(group);
+    ElectionState state = states.remove(id);
+    String roleLabel =
+        group.getSpec() == null || group.getSpec().getRoleLabel() == null
+            ? LeaderGroupSpec.DEFAULT_ROLE_LABEL
+            : group.getSpec().getRoleLabel();
+    // Labels first, then the lease: a pod never carries the leader label without a lease.
+    pods.list(ns, p -> name.equals(Membership.annotation(p, BatonNames.GROUP_ANNOTATION)))
+        .forEach(p -> labeler.clear(p, roleLabel));
+    if (state != null && state.holder != null) {
+      try {
+        leaseStore(group).release(GroupSettings.of(group).keys(), state.holder.encode());
+      } catch (RuntimeException e) {
+        log.info("LeaderGroup {}/{} deleted; its lease is left to expire: {}", ns, name,
+            e.getMessage());
+      }
+    }
+    metrics.forgetGroup(ns, name);
+    return DeleteControl.defaultDelete();
+  }
+
+  private static String conflictMessage(Map<String, String> conflicts, String roleLabel) {
+    Map<String, List<String>> byGroup = new java.util.TreeMap<>();
+    conflicts.forEach((pod, g) -> byGroup.computeIfAbsent(g, k -> new java.util.ArrayList<>())
+        .add(pod));
+    StringBuilder sb = new StringBuilder();
+    byGroup.forEach((g, podNames) -> sb.append(sb.length() == 0 ? "" : "; ")
+        .append("pods ").append(String.join(", ", podNames.stream().sorted().toList()))
+        .append(" are claimed by LeaderGroup ").append(g)
+        .append(" with the same roleLabel ").append(roleLabel)
+        .append(" and are left alone"));
+    return sb.toString();
+  }
+
+  private static String describeChange(EventReason reason, String previous) {
+    if (previous == null) {
+      return "";
+    }
+    return switch (reason) {
+      case LeaderDeleted -> " (" + previous + " is gone)";
+      case LeaderNotReady -> " (" + previous + " is not ready)";
+      case LeaderTerminating -> " (" + previous + " is terminating)";
+      case Switchover -> " (switchover from " + previous + ")";
+      case LeaseExpired -> " (the lease of " + previous + " expired)";
+      default -> "";
+    };
+  }
+
+  private static String annotation(LeaderGroup g, String key) {
+    var a = g.getMetadata().getAnnotations();
+    String v = a == null ? null : a.get(key);
+    return v == null || v.isBlank() ? null : v.trim();
+  }
+
+  private static String now() {
+    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  private static Duration backoff(int failures) {
+    long ms = 200L << Math.min(failures, 8);
+    return Duration.ofMillis(Math.min(ms, MAX_BACKOFF.toMillis()));
+  }
+}

@@ -1,0 +1,134 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.kube.BatonNames;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes role labels and leader annotations on pods. Each change is one JSON merge patch, sent
+ * only when the pod (as last seen) differs from what it should carry. A pod that is already gone
+ * counts as done: it can no longer receive traffic.
+ */
+public class PodLabeler {
+
+  private final KubernetesClient client;
+
+  public PodLabeler(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The metadata a pod of a group should carry. */
+  public record Role(String roleLabel, String group, boolean leader, long term, String since,
+      boolean protectLeader) {}
+
+  /** Returns true when a patch was sent. */
+  public boolean apply(Pod pod, Role role) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    Map<String, String> annotations = new LinkedHashMap<>();
+    String value = role.leader() ? BatonNames.LEADER : BatonNames.FOLLOWER;
+    if (!value.equals(label(pod, role.roleLabel()))) {
+      labels.put(role.roleLabel(), value);
+    }
+    want(pod, annotations, BatonNames.GROUP_ANNOTATION, role.group());
+    if (role.leader()) {
+      want(pod, annotations, BatonNames.TERM_ANNOTATION, Long.toString(role.term()));
+      want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, role.since());
+      if (role.protectLeader()) {
+        want(pod, annotations, BatonNames.DELETION_COST_ANNOTATION,
+            BatonNames.LEADER_DELETION_COST);
+      } else {
+        removeOurDeletionCost(pod, annotations);
+      }
+    } else {
+      want(pod, annotations, BatonNames.TERM_ANNOTATION, null);
+      want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, null);
+      removeOurDeletionCost(pod, annotations);
+    }
+    return patch(pod, labels, annotations);
+  }
+
+  /** Demotes a pod by name, whatever the cache says about it (used right after a promotion). */
+  public void demote(String namespace, String podName, Role follower) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(follower.roleLabel(), BatonNames.FOLLOWER);
+    Map<String, String> annotations = new LinkedHashMap<>();
+    annotations.put(BatonNames.TERM_ANNOTATION, null);
+    annotations.put(BatonNames.LEADER_SINCE_ANNOTATION, null);
+    Pod byName = new Pod();
+    byName.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+        .withNamespace(namespace).withName(podName).build());
+    patch(byName, labels, annotations);
+  }
+
+  /** Removes everything Baton wrote on a pod that no longer belongs to the group. */
+  public boolean clear(Pod pod, String roleLabel) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    Map<String, String> annotations = new LinkedHashMap<>();
+    if (label(pod, roleLabel) != null) {
+      labels.put(roleLabel, null);
+    }
+    want(pod, annotations, BatonNames.GROUP_ANNOTATION, null);
+    want(pod, annotations, BatonNames.TERM_ANNOTATION, null);
+    want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, null);
+    removeOurDeletionCost(pod, annotations);
+    return patch(pod, labels, annotations);
+  }
+
+  private boolean patch(Pod pod, Map<String, String> labels, Map<String, String> annotations) {
+    if (labels.isEmpty() && annotations.isEmpty()) {
+      return false;
+    }
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    if (!labels.isEmpty()) {
+      metadata.put("labels", labels);
+    }
+    if (!annotations.isEmpty()) {
+      metadata.put("annotations", annotations);
+    }
+    try {
+      client
+          .pods()
+          .inNamespace(pod.getMetadata().getNamespace())
+          .withName(pod.getMetadata().getName())
+          .patch(
+              PatchContext.of(PatchType.JSON_MERGE),
+              Serialization.asJson(Map.of("metadata", metadata)));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+    return true;
+  }
+
+  private static void removeOurDeletionCost(Pod pod, Map<String, String> annotations) {
+    if (BatonNames.LEADER_DELETION_COST.equals(
+        annotation(pod, BatonNames.DELETION_COST_ANNOTATION))) {
+      annotations.put(BatonNames.DELETION_COST_ANNOTATION, null);
+    }
+  }
+
+  private static void want(Pod pod, Map<String, String> out, String key, String value) {
+    String current = annotation(pod, key);
+    if (!Objects.equals(current, value)) {
+      out.put(key, value);
+    }
+  }
+
+  static String label(Pod pod, String key) {
+    var l = pod.getMetadata().getLabels();
+    return l == null ? null : l.get(key);
+  }
+
+  static String annotation(Pod pod, String key) {
+    var a = pod.getMetadata().getAnnotations();
+    return a == null ? null : a.get(key);
+  }
+}

@@ -1,0 +1,43 @@
+package dev.baton.operator.lease;
+
+/**
+ * Election leases in Redis. Every method is one atomic script and one round trip. Methods throw
+ * {@link RedisUnavailableException} when Redis cannot be reached, so callers can fail static.
+ */
+public interface LeaseStore {
+
+  /** Reads the holder, its remaining time and the term counter. */
+  Observation observe(LeaseKeys keys);
+
+  /** Extends the lease if {@code record} still holds it; otherwise reports who does. */
+  Observation renew(LeaseKeys keys, String record, long ttlMillis);
+
+  /**
+   * Takes the lease if it is free or held by exactly {@code expected}, with a new term above both
+   * the counter and {@code termFloor}.
+   */
+  Acquisition acquire(
+      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long termFloor);
+
+  /** Deletes the lease if {@code record} holds it (compare-and-delete). */
+  boolean release(LeaseKeys keys, String record);
+
+  /**
+   * What Redis said about a lease.
+   *
+   * @param renewed true when the caller's record was the holder and its ttl was extended
+   * @param holder the holder record, or null when the lease is free
+   * @param pttlMillis remaining time by Redis's clock (-2 when free)
+   * @param term the term counter, or -1 when not read
+   */
+  record Observation(boolean renewed, String holder, long pttlMillis, long term) {}
+
+  /**
+   * The outcome of an acquire.
+   *
+   * @param acquired true when the caller now holds the lease
+   * @param holder the holder record after the call
+   * @param term the new term when acquired, else -1
+   */
+  record Acquisition(boolean acquired, String holder, long term) {}
+}

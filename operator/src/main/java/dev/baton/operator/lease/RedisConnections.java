@@ -1,0 +1,130 @@
+package dev.baton.operator.lease;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.Config;
+import org.redisson.config.ConstantDelay;
+import org.redisson.config.SingleServerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Redisson client per distinct Redis (URL and credentials), shared by every group and lock
+ * that uses it. A Redis that cannot be reached is tried again at most once a second, so a
+ * reconcile never waits on it twice in a row.
+ */
+public class RedisConnections implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RedisConnections.class);
+  private static final Duration RECONNECT_BACKOFF = Duration.ofSeconds(1);
+
+  private final Map<RedisSettings, Connection> connections = new ConcurrentHashMap<>();
+  private final Map<RedisSettings, Long> failedAt = new ConcurrentHashMap<>();
+  private final RedisLeaseStore.ScriptTimer timer;
+  private final Duration commandTimeout;
+
+  public RedisConnections(RedisLeaseStore.ScriptTimer timer, Duration commandTimeout) {
+    this.timer = timer;
+    this.commandTimeout = commandTimeout;
+  }
+
+  /** The lease store on this Redis, connecting first if needed. */
+  public LeaseStore leaseStore(RedisSettings settings) {
+    return connection(settings).leases();
+  }
+
+  public RedissonClient redisson(RedisSettings settings) {
+    return connection(settings).redisson();
+  }
+
+  private Connection connection(RedisSettings settings) {
+    Connection existing = connections.get(settings);
+    if (existing != null) {
+      return existing;
+    }
+    Long failed = failedAt.get(settings);
+    if (failed != null && System.nanoTime() - failed < RECONNECT_BACKOFF.toNanos()) {
+      throw new RedisUnavailableException("Redis " + settings.describe() + " is unreachable");
+    }
+    synchronized (this) {
+      existing = connections.get(settings);
+      if (existing != null) {
+        return existing;
+      }
+      try {
+        RedissonClient redisson = Redisson.create(config(settings));
+        Connection c =
+            new Connection(redisson, new RedisLeaseStore(redisson, settings.describe(), timer));
+        connections.put(settings, c);
+        failedAt.remove(settings);
+        log.info("Connected to Redis {}", settings.describe());
+        return c;
+      } catch (RuntimeException e) {
+        failedAt.put(settings, System.nanoTime());
+        throw new RedisUnavailableException(
+            "cannot connect to Redis " + settings.describe() + " (" + e.getClass().getSimpleName()
+                + ")");
+      }
+    }
+  }
+
+  private Config config(RedisSettings settings) {
+    Config config = new Config();
+    config.setThreads(2);
+    config.setNettyThreads(4);
+    config.setUseScriptCache(true);
+    int timeout = (int) commandTimeout.toMillis();
+    if (settings.sentinel()) {
+      var sentinel =
+          config
+              .useSentinelServers()
+              .setMasterName(settings.sentinelMaster())
+              .setCheckSentinelsList(false)
+              .setMasterConnectionMinimumIdleSize(1)
+              .setMasterConnectionPoolSize(8)
+              .setSlaveConnectionMinimumIdleSize(1)
+              .setSlaveConnectionPoolSize(2)
+              .setSubscriptionConnectionMinimumIdleSize(1);
+      settings.sentinelAddresses().forEach(sentinel::addSentinelAddress);
+      tune(sentinel, settings, timeout);
+    } else {
+      SingleServerConfig single =
+          config
+              .useSingleServer()
+              .setAddress(settings.url())
+              .setConnectionMinimumIdleSize(1)
+              .setConnectionPoolSize(8)
+              .setSubscriptionConnectionMinimumIdleSize(1)
+              .setSubscriptionConnectionPoolSize(2);
+      tune(single, settings, timeout);
+    }
+    return config;
+  }
+
+  private static void tune(BaseConfig<?> c, RedisSettings settings, int timeoutMillis) {
+    c.setConnectTimeout(timeoutMillis)
+        .setTimeout(timeoutMillis)
+        .setRetryAttempts(1)
+        .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)))
+        .setPingConnectionInterval(1000)
+        .setClientName("baton-operator");
+    if (settings.username() != null) {
+      c.setUsername(settings.username());
+    }
+    if (settings.password() != null) {
+      c.setPassword(settings.password());
+    }
+  }
+
+  @Override
+  public void close() {
+    connections.values().forEach(c -> c.redisson().shutdown());
+    connections.clear();
+  }
+
+  private record Connection(RedissonClient redisson, LeaseStore leases) {}
+}

@@ -1,0 +1,74 @@
+package dev.baton.operator.lease;
+
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Turns a resource's {@code redis.secretRef} into connection settings. A Secret that was read
+ * successfully is reused for 30 seconds, so reconciles do not read it from the API every time; a
+ * missing or broken one is read again on the next try.
+ */
+public class RedisSecrets {
+
+  private static final long CACHE_NANOS = 30_000_000_000L;
+
+  private final KubernetesClient client;
+  private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+
+  public RedisSecrets(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** A Secret that is missing or unusable; the message names it and never shows its values. */
+  public static class SecretProblem extends RuntimeException {
+    private final String reason;
+
+    public SecretProblem(String reason, String message) {
+      super(message);
+      this.reason = reason;
+    }
+
+    public String reason() {
+      return reason;
+    }
+  }
+
+  public RedisSettings settings(String namespace, String secretName) {
+    String id = namespace + "/" + secretName;
+    Cached c = cache.get(id);
+    if (c != null && System.nanoTime() - c.readAt < CACHE_NANOS) {
+      return c.settings;
+    }
+    Secret secret = client.secrets().inNamespace(namespace).withName(secretName).get();
+    if (secret == null) {
+      cache.remove(id);
+      throw new SecretProblem("SecretNotFound", "Secret " + id + " not found");
+    }
+    String url = value(secret, "url");
+    if (url == null || url.isBlank()) {
+      throw new SecretProblem("InvalidSecret", "Secret " + id + " has no key 'url'");
+    }
+    RedisSettings settings;
+    try {
+      settings = new RedisSettings(url, value(secret, "username"), value(secret, "password"));
+    } catch (IllegalArgumentException e) {
+      throw new SecretProblem("InvalidSecret", "Secret " + id + ": " + e.getMessage());
+    }
+    cache.put(id, new Cached(settings, System.nanoTime()));
+    return settings;
+  }
+
+  private static String value(Secret secret, String key) {
+    if (secret.getData() != null && secret.getData().get(key) != null) {
+      return new String(
+          Base64.getDecoder().decode(secret.getData().get(key)), StandardCharsets.UTF_8);
+    }
+    return secret.getStringData() == null ? null : secret.getStringData().get(key);
+  }
+
+  private record Cached(RedisSettings settings, long readAt) {}
+}

@@ -1,0 +1,100 @@
+package dev.baton.operator.metrics;
+
+import dev.baton.operator.lease.RedisLeaseStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Baton's meters. Every name starts with {@value #PREFIX}. */
+public class BatonMetrics {
+
+  public static final String PREFIX = "baton_";
+  public static final String LEADER_CHANGES = PREFIX + "leader_changes";
+  public static final String FAILOVER = PREFIX + "failover_duration";
+  public static final String TERM = PREFIX + "leadergroup_term";
+  public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
+  public static final String REDIS_SCRIPT = PREFIX + "redis_script_duration";
+  public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
+
+  private final MeterRegistry registry;
+  private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
+
+  public BatonMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public void leaderChanged(String namespace, String group, String reason) {
+    Counter.builder(LEADER_CHANGES)
+        .description("Leader elections, by group and reason")
+        .tags(Tags.of("namespace", namespace, "group", group, "reason", reason))
+        .register(registry)
+        .increment();
+  }
+
+  /** From the moment the operator learned the leader was gone to the new leader labeled. */
+  public void failover(String namespace, String group, Duration took) {
+    Timer.builder(FAILOVER)
+        .description("Time from learning the leader was gone to the new leader labeled")
+        .tags(Tags.of("namespace", namespace, "group", group))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry)
+        .record(took);
+  }
+
+  public void groupState(String namespace, String group, long term, int readyCandidates) {
+    gauge(TERM, namespace, group, "Current fencing term").set(term);
+    gauge(CANDIDATES, namespace, group, "Ready candidate pods").set(readyCandidates);
+  }
+
+  public void forgetGroup(String namespace, String group) {
+    for (String name : new String[] {TERM, CANDIDATES}) {
+      AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
+      if (g != null) {
+        registry.find(name).tags("namespace", namespace, "group", group).meters()
+            .forEach(registry::remove);
+      }
+    }
+  }
+
+  private AtomicLong gauge(String name, String namespace, String group, String description) {
+    return gauges.computeIfAbsent(
+        name + "|" + namespace + "|" + group,
+        k -> {
+          AtomicLong value = new AtomicLong();
+          io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
+              .description(description)
+              .tags("namespace", namespace, "group", group)
+              .register(registry);
+          return value;
+        });
+  }
+
+  /** Times every Redis script and counts its failures. */
+  public RedisLeaseStore.ScriptTimer scriptTimer() {
+    return (script, call) -> {
+      long start = System.nanoTime();
+      try {
+        return call.get();
+      } catch (RuntimeException e) {
+        Counter.builder(REDIS_ERRORS).tag("script", script).register(registry).increment();
+        throw e;
+      } finally {
+        Timer.builder(REDIS_SCRIPT)
+            .tag("script", script)
+            .register(registry)
+            .record(Duration.ofNanos(System.nanoTime() - start));
+      }
+    };
+  }
+}

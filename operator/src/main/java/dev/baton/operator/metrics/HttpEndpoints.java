@@ -1,0 +1,65 @@
+package dev.baton.operator.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/** Serves /metrics (Prometheus text), /healthz and /readyz on one small HTTP server. */
+public final class HttpEndpoints implements AutoCloseable {
+
+  /** An answer to a probe: ok or not, and a line saying why. */
+  public record Check(boolean ok, String detail) {}
+
+  private final HttpServer server;
+
+  private HttpEndpoints(HttpServer server) {
+    this.server = server;
+  }
+
+  public static HttpEndpoints start(
+      int port, PrometheusMeterRegistry registry, Supplier<Check> health, Supplier<Check> ready)
+      throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
+    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "baton-http");
+      t.setDaemon(true);
+      return t;
+    }));
+    server.createContext("/metrics", ex -> send(ex, 200, registry.scrape(),
+        "text/plain; version=0.0.4; charset=utf-8"));
+    server.createContext("/healthz", ex -> probe(ex, health.get()));
+    server.createContext("/readyz", ex -> probe(ex, ready.get()));
+    server.start();
+    return new HttpEndpoints(server);
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void probe(HttpExchange ex, Check check) throws IOException {
+    send(ex, check.ok() ? 200 : 503, (check.ok() ? "ok" : "not ok") + ": " + check.detail() + "\n",
+        "text/plain; charset=utf-8");
+  }
+
+  private static void send(HttpExchange ex, int code, String body, String type)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", type);
+    ex.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

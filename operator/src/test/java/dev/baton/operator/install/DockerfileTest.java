@@ -1,0 +1,78 @@
+package dev.baton.operator.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Dockerfile and the chart agree: the image runs the jar as the non-root user the chart's
+ * securityContext names. Building the image needs Docker and is not part of the tests.
+ */
+class DockerfileTest {
+
+  @Test
+  void buildsWithMavenAndRunsTheJarOnAJre() throws IOException {
+    List<String> lines = instructions();
+
+    assertThat(lines).filteredOn(l -> l.startsWith("FROM ")).hasSize(2);
+    assertThat(lines.stream().filter(l -> l.startsWith("FROM ")).findFirst().orElseThrow())
+        .contains("maven")
+        .contains("17")
+        .endsWith(" AS build");
+    assertThat(lines).anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests package"));
+    assertThat(lines).contains("FROM eclipse-temurin:17-jre");
+    assertThat(lines)
+        .anyMatch(
+            l ->
+                l.startsWith("COPY --from=build ")
+                    && l.contains("/src/operator/target/baton-operator.jar /app/baton-operator.jar"));
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo("ENTRYPOINT [\"java\", \"-jar\", \"/app/baton-operator.jar\"]");
+  }
+
+  @Test
+  void runsAsTheNumericNonRootUserOfTheChart() throws IOException {
+    List<String> users =
+        instructions().stream().filter(l -> l.startsWith("USER ")).collect(Collectors.toList());
+    assertThat(users).hasSize(1);
+    Matcher user = Pattern.compile("USER (\\d+):(\\d+)").matcher(users.get(0));
+    assertThat(user.matches()).as("numeric USER uid:gid, got %s", users.get(0)).isTrue();
+
+    JsonNode pod =
+        Manifests.documents(Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml")
+            .get(0)
+            .path("podSecurityContext");
+    assertThat(Integer.parseInt(user.group(1))).isPositive().isEqualTo(pod.path("runAsUser").asInt());
+    assertThat(Integer.parseInt(user.group(2))).isEqualTo(pod.path("runAsGroup").asInt());
+  }
+
+  @Test
+  void chartDocumentsTheImageJvmOptions() throws IOException {
+    Matcher env =
+        Pattern.compile("ENV JDK_JAVA_OPTIONS=\"([^\"]+)\"")
+            .matcher(String.join("\n", instructions()));
+    assertThat(env.find()).as("the Dockerfile sets JDK_JAVA_OPTIONS").isTrue();
+    assertThat(env.group(1)).contains("MaxRAMPercentage");
+
+    String values = Files.readString(InstallFiles.CHART.resolve("values.yaml"));
+    assertThat(values.replaceAll("\\s*#\\s*", " "))
+        .as("values.yaml documents the image's JVM options next to jvmOptions")
+        .contains(env.group(1));
+  }
+
+  /** The Dockerfile's instructions, one a line, with continuation lines joined and comments gone. */
+  private static List<String> instructions() throws IOException {
+    String text = Files.readString(InstallFiles.DOCKERFILE).replaceAll("\\\\\\n\\s*", " ");
+    return text.lines()
+        .map(String::strip)
+        .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+        .collect(Collectors.toList());
+  }
+}

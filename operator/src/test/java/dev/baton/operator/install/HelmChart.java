@@ -1,0 +1,71 @@
+package dev.baton.operator.install;
+
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/** Renders the chart with the real Helm library (helm-java), as `helm template` would. */
+final class HelmChart {
+
+  static final String RELEASE = "baton";
+  static final String NAMESPACE = "baton-system";
+  /** Helm's library defaults to Kubernetes 1.20, below the chart's kubeVersion constraint. */
+  static final String KUBE_VERSION = "1.30.0";
+  /** Kinds whose model is not on the classpath, read as GenericKubernetesResource. */
+  static final Set<String> UNTYPED_KINDS = Set.of("ServiceMonitor");
+
+  private HelmChart() {}
+
+  static Helm helm() {
+    return new Helm(InstallFiles.CHART);
+  }
+
+  /** The rendered manifests for these values (YAML text, may be empty), as text. */
+  static String renderText(String valuesYaml, Path... valuesFiles) {
+    Path file = null;
+    try {
+      TemplateCommand template =
+          helm()
+              .template()
+              .withName(RELEASE)
+              .withNamespace(NAMESPACE)
+              .withKubeVersion(KUBE_VERSION);
+      for (Path valuesFile : valuesFiles) {
+        template = template.withValuesFile(valuesFile);
+      }
+      if (!valuesYaml.isBlank()) {
+        file = Files.createTempFile("baton-values-", ".yaml");
+        Files.writeString(file, valuesYaml);
+        template = template.withValuesFile(file);
+      }
+      return template.call();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (file != null) {
+        file.toFile().delete();
+      }
+    }
+  }
+
+  /** The rendered manifests for these values, parsed strictly into typed objects. */
+  static List<HasMetadata> render(String valuesYaml, Path... valuesFiles) {
+    return Manifests.parse(
+        renderText(valuesYaml, valuesFiles), "rendered chart", UNTYPED_KINDS);
+  }
+
+  static List<HasMetadata> renderDefaults() {
+    return render("");
+  }
+
+  /** The release's full name with the test release name ("baton" + "-baton-operator"). */
+  static String fullname() {
+    return RELEASE + "-baton-operator";
+  }
+}

@@ -1,0 +1,424 @@
+package dev.baton.operator.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The Helm chart lints clean, renders what the operator needs, and its schema refuses bad values. */
+class HelmChartTest {
+
+  private static final Path ALL_OPTIONS = InstallFiles.CHART.resolve("ci/all-options-values.yaml");
+
+  @Test
+  void lintsCleanInStrictMode() {
+    LintResult lint = HelmChart.helm().lint().strict().call();
+
+    assertThat(lint.isFailed()).as("helm lint --strict: %s", lint.getMessages()).isFalse();
+    assertThat(lint.getMessages())
+        .as("helm lint --strict messages")
+        .noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]"));
+  }
+
+  @Test
+  void rendersTheOperatorWithDefaults() throws IOException {
+    List<HasMetadata> objects = HelmChart.renderDefaults();
+
+    assertThat(objects)
+        .extracting(HasMetadata::getKind)
+        .containsExactlyInAnyOrder(
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "Service",
+            "Deployment");
+    assertThat(objects)
+        .filteredOn(o -> !(o instanceof ClusterRole) && !o.getKind().equals("ClusterRoleBinding"))
+        .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE));
+
+    Deployment deployment = Manifests.single(objects, Deployment.class);
+    assertThat(deployment.getMetadata().getName()).isEqualTo(HelmChart.fullname());
+    assertThat(deployment.getSpec().getReplicas()).as("one active, one standby").isEqualTo(2);
+    assertThat(deployment.getSpec().getSelector().getMatchLabels())
+        .containsOnlyKeys("app.kubernetes.io/name", "app.kubernetes.io/instance");
+    assertThat(
+            Manifests.selects(
+                deployment.getSpec().getSelector(),
+                deployment.getSpec().getTemplate().getMetadata().getLabels()))
+        .isTrue();
+
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    ServiceAccount account = Manifests.single(objects, ServiceAccount.class);
+    assertThat(pod.getServiceAccountName()).isEqualTo(account.getMetadata().getName());
+    assertThat(pod.getAutomountServiceAccountToken()).isTrue();
+
+    Container operator = onlyContainer(pod);
+    assertThat(operator.getImage())
+        .isEqualTo("ghcr.io/baton-dev/baton-operator:" + chartField("appVersion"));
+    assertThat(operator.getImagePullPolicy()).isEqualTo("IfNotPresent");
+
+    Map<String, EnvVar> env = env(operator);
+    assertThat(values(env))
+        .containsEntry("BATON_REDIS_URL", "redis://redis:6379")
+        .containsEntry("BATON_CLUSTER_ID", "default")
+        .containsEntry("BATON_HTTP_PORT", "8080")
+        .containsEntry("BATON_LEADER_ELECTION", "true")
+        .containsEntry("BATON_LOG_LEVEL", "info")
+        .containsEntry("BATON_LOG_FORMAT", "text")
+        .doesNotContainKeys(
+            "BATON_NAMESPACES", "BATON_REDIS_USERNAME", "BATON_REDIS_PASSWORD", "JDK_JAVA_OPTIONS");
+    assertThat(env.get("BATON_LEADER_ELECTION_NAMESPACE").getValueFrom().getFieldRef().getFieldPath())
+        .isEqualTo("metadata.namespace");
+
+    assertThat(operator.getPorts())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getName()).isEqualTo("http");
+              assertThat(p.getContainerPort()).isEqualTo(8080);
+            });
+    assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(operator.getLivenessProbe().getHttpGet().getPort()).isEqualTo(new IntOrString("http"));
+    assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(operator.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(operator.getReadinessProbe().getHttpGet().getPort()).isEqualTo(new IntOrString("http"));
+
+    assertThat(operator.getResources().getRequests())
+        .containsEntry("cpu", new Quantity("100m"))
+        .containsEntry("memory", new Quantity("256Mi"));
+    assertThat(operator.getResources().getLimits()).containsEntry("memory", new Quantity("512Mi"));
+
+    assertRestrictedSecurity(pod, operator);
+    assertThat(pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution())
+        .as("replicas spread over nodes when possible")
+        .singleElement()
+        .satisfies(
+            t ->
+                assertThat(t.getPodAffinityTerm().getTopologyKey())
+                    .isEqualTo("kubernetes.io/hostname"));
+
+    Service metrics = Manifests.single(objects, Service.class);
+    assertThat(metrics.getSpec().getType()).isEqualTo("ClusterIP");
+    assertThat(Manifests.selects(metrics.getSpec().getSelector(), podLabels(deployment))).isTrue();
+    assertThat(metrics.getSpec().getPorts())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.getPort()).isEqualTo(8080);
+              assertThat(p.getTargetPort()).isEqualTo(new IntOrString("http"));
+            });
+  }
+
+  @Test
+  void rendersEveryOptionOn() {
+    List<HasMetadata> objects = HelmChart.render("", ALL_OPTIONS);
+
+    Deployment deployment = Manifests.single(objects, Deployment.class);
+    assertThat(deployment.getMetadata().getName()).isEqualTo("platform-baton");
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(3);
+    PodSpec pod = deployment.getSpec().getTemplate().getSpec();
+    Container operator = onlyContainer(pod);
+    assertThat(operator.getImage())
+        .isEqualTo(
+            "registry.example.com/platform/baton-operator@sha256:"
+                + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
+    assertThat(operator.getImagePullPolicy()).isEqualTo("Always");
+    assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("registry-example");
+    assertThat(pod.getServiceAccountName()).isEqualTo("baton-sa");
+    assertThat(pod.getPriorityClassName()).isEqualTo("system-cluster-critical");
+    assertThat(pod.getNodeSelector()).containsEntry("kubernetes.io/os", "linux");
+    assertThat(pod.getTolerations()).extracting(t -> t.getKey()).containsExactly("dedicated");
+    assertThat(pod.getAffinity().getNodeAffinity()).isNotNull();
+    assertThat(pod.getAffinity().getPodAntiAffinity()).as("affinity replaces the preset").isNull();
+    assertThat(pod.getTopologySpreadConstraints()).hasSize(1);
+    assertThat(deployment.getSpec().getTemplate().getMetadata().getAnnotations())
+        .containsEntry("example.com/owner", "platform");
+    assertThat(podLabels(deployment)).containsEntry("team", "platform");
+
+    Map<String, EnvVar> env = env(operator);
+    assertSecretKey(env.get("BATON_REDIS_URL"), "baton-redis", "url", null);
+    assertSecretKey(env.get("BATON_REDIS_USERNAME"), "baton-redis", "user", true);
+    assertSecretKey(env.get("BATON_REDIS_PASSWORD"), "baton-redis", "pass", true);
+    assertThat(values(env))
+        .containsEntry("BATON_NAMESPACES", "team-a,team-b")
+        .containsEntry("BATON_CLUSTER_ID", "eu-west-1")
+        .containsEntry("BATON_HTTP_PORT", "9090")
+        .containsEntry("BATON_REDIS_TIMEOUT", "500ms")
+        .containsEntry("BATON_LOG_LEVEL", "debug")
+        .containsEntry("BATON_LOG_FORMAT", "json")
+        .containsEntry("JDK_JAVA_OPTIONS", "-XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError")
+        .containsEntry("TZ", "UTC");
+    assertThat(operator.getPorts().get(0).getContainerPort()).isEqualTo(9090);
+    assertThat(operator.getLivenessProbe().getFailureThreshold()).isEqualTo(4);
+    assertThat(operator.getResources().getLimits()).containsEntry("cpu", new Quantity("1"));
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals("tmp"))
+        .singleElement()
+        .extracting(v -> v.getEmptyDir().getSizeLimit())
+        .isEqualTo(new Quantity("128Mi"));
+    assertRestrictedSecurity(pod, operator);
+
+    ServiceAccount account = Manifests.single(objects, ServiceAccount.class);
+    assertThat(account.getMetadata().getAnnotations()).containsKey("eks.amazonaws.com/role-arn");
+
+    assertThat(Manifests.ofKind(objects, Role.class))
+        .extracting(r -> r.getMetadata().getNamespace())
+        .containsExactlyInAnyOrder("team-a", "team-b", HelmChart.NAMESPACE);
+
+    Service metrics = Manifests.single(objects, Service.class);
+    assertThat(metrics.getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "false");
+    assertThat(metrics.getSpec().getPorts().get(0).getPort()).isEqualTo(9091);
+
+    GenericKubernetesResource monitor = Manifests.single(objects, GenericKubernetesResource.class);
+    assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+    assertThat(monitor.getKind()).isEqualTo("ServiceMonitor");
+    assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
+    Map<String, String> monitorSelects = monitor.get("spec", "selector", "matchLabels");
+    assertThat(Manifests.selects(monitorSelects, metrics.getMetadata().getLabels()))
+        .as("the ServiceMonitor selects the metrics Service")
+        .isTrue();
+    List<Map<String, Object>> endpoints = monitor.get("spec", "endpoints");
+    assertThat(endpoints)
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e).containsEntry("port", metrics.getSpec().getPorts().get(0).getName());
+              assertThat(e).containsEntry("path", "/metrics");
+              assertThat(e).containsEntry("interval", "15s");
+              assertThat(e).containsEntry("scrapeTimeout", "5s");
+            });
+
+    PodDisruptionBudget budget = Manifests.single(objects, PodDisruptionBudget.class);
+    assertThat(budget.getSpec().getMinAvailable()).isEqualTo(new IntOrString(2));
+    assertThat(budget.getSpec().getMaxUnavailable()).as("minAvailable wins").isNull();
+    assertThat(Manifests.selects(budget.getSpec().getSelector(), podLabels(deployment))).isTrue();
+  }
+
+  @Test
+  void rendersWithTheExampleValues() {
+    List<HasMetadata> objects =
+        HelmChart.render("", InstallFiles.EXAMPLES.resolve("operator-values.yaml"));
+
+    Container operator = onlyContainer(Manifests.single(objects, Deployment.class).getSpec().getTemplate().getSpec());
+    assertSecretKey(env(operator).get("BATON_REDIS_PASSWORD"), "baton-redis", "password", true);
+  }
+
+  @Test
+  void runsOneReplicaWithoutLeaderElection() {
+    List<HasMetadata> objects =
+        HelmChart.render(
+            """
+            replicaCount: 1
+            leaderElection:
+              enabled: false
+            """);
+
+    Deployment deployment = Manifests.single(objects, Deployment.class);
+    assertThat(deployment.getSpec().getReplicas()).isEqualTo(1);
+    assertThat(values(env(onlyContainer(deployment.getSpec().getTemplate().getSpec()))))
+        .containsEntry("BATON_LEADER_ELECTION", "false");
+    assertThat(deployment.getSpec().getTemplate().getSpec().getAffinity())
+        .as("nothing to spread with one replica")
+        .isNull();
+    assertThat(Manifests.ofKind(objects, Role.class)).as("no Lease, no Role for it").isEmpty();
+  }
+
+  @Test
+  void rendersTheAlternativeShapesOfOptions() {
+    List<HasMetadata> objects =
+        HelmChart.render(
+            """
+            podAntiAffinity: hard
+            serviceAccount:
+              create: false
+              name: existing-account
+            rbac:
+              create: false
+            metrics:
+              service:
+                enabled: false
+            podDisruptionBudget:
+              enabled: true
+              maxUnavailable: 50%
+            redis:
+              existingSecret: only-password
+            """);
+
+    assertThat(objects)
+        .extracting(HasMetadata::getKind)
+        .containsExactlyInAnyOrder("Deployment", "PodDisruptionBudget");
+    PodSpec pod = Manifests.single(objects, Deployment.class).getSpec().getTemplate().getSpec();
+    assertThat(pod.getServiceAccountName()).isEqualTo("existing-account");
+    assertThat(pod.getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getTopologyKey()).isEqualTo("kubernetes.io/hostname"));
+    Map<String, EnvVar> env = env(onlyContainer(pod));
+    assertThat(env.get("BATON_REDIS_URL").getValue()).isEqualTo("redis://redis:6379");
+    assertSecretKey(env.get("BATON_REDIS_USERNAME"), "only-password", "username", true);
+    assertSecretKey(env.get("BATON_REDIS_PASSWORD"), "only-password", "password", true);
+    PodDisruptionBudget budget = Manifests.single(objects, PodDisruptionBudget.class);
+    assertThat(budget.getSpec().getMaxUnavailable()).isEqualTo(new IntOrString("50%"));
+    assertThat(budget.getSpec().getMinAvailable()).isNull();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '"',
+      textBlock =
+          """
+          replicaCount: two                                      | /replicaCount     | want integer
+          log: {level: info, format: xml}                        | /log/format       | 'text', 'json'
+          log: {level: verbose, format: text}                    | /log/level        | must be one of
+          replicas: 3                                            | 'replicas'        | not allowed
+          redis: {url: 'redis://:hunter2@redis:6379'}            | /redis/url        | pattern
+          redis: {url: 'http://redis:6379'}                      | /redis/url        | pattern
+          redis: {existingSecretUrlKey: url}                     | /redis/existingSecret | minLength
+          leaderElection: {enabled: false}                       | /replicaCount     | maximum
+          watchNamespaces: [Team_A]                              | /watchNamespaces/0 | pattern
+          watchNamespaces: [team-a, team-a]                      | /watchNamespaces  | are equal
+          clusterId: 'eu west'                                   | /clusterId        | pattern
+          image: {pullPolicy: Sometimes}                         | /image/pullPolicy | must be one of
+          httpPort: 80                                           | /httpPort         | minimum
+          metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}} | /metrics/service/enabled | value must be true
+          podDisruptionBudget: {enabled: true, maxUnavailable: half} | /podDisruptionBudget/maxUnavailable | oneOf
+          """)
+  void schemaRefusesBadValuesWithAMessage(String values, String path, String reason) {
+    assertThatThrownBy(() -> HelmChart.renderText(values))
+        .hasMessageContaining("values don't meet the specifications of the schema")
+        .hasMessageContaining(path)
+        .hasMessageContaining(reason);
+  }
+
+  @Test
+  void readmeDocumentsEveryValue() throws IOException {
+    String readme = Files.readString(InstallFiles.CHART.resolve("README.md"));
+    JsonNode values = Manifests.documents(Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml").get(0);
+
+    List<String> keys = new ArrayList<>();
+    collectKeys(values, "", keys);
+
+    assertThat(keys).hasSizeGreaterThan(30);
+    assertThat(keys)
+        .as("values.yaml keys missing from the values table of README.md")
+        .allMatch(k -> readme.contains("`" + k + "`"));
+  }
+
+  /** Values documented as one row although they are objects: Kubernetes fields passed through. */
+  private static final List<String> WHOLE_VALUES =
+      List.of(
+          "resources",
+          "podSecurityContext",
+          "securityContext",
+          "probes.startup",
+          "probes.liveness",
+          "probes.readiness");
+
+  private static void collectKeys(JsonNode node, String key, List<String> keys) {
+    if (!node.isObject() || node.isEmpty() || WHOLE_VALUES.contains(key)) {
+      keys.add(key);
+      return;
+    }
+    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> field = it.next();
+      collectKeys(field.getValue(), key.isEmpty() ? field.getKey() : key + "." + field.getKey(), keys);
+    }
+  }
+
+  private static void assertRestrictedSecurity(PodSpec pod, Container container) {
+    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+    var security = container.getSecurityContext();
+    assertThat(security.getRunAsNonRoot()).isTrue();
+    assertThat(security.getReadOnlyRootFilesystem()).isTrue();
+    assertThat(security.getAllowPrivilegeEscalation()).isFalse();
+    assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
+    assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
+    assertThat(security.getPrivileged()).isNotEqualTo(Boolean.TRUE);
+    assertThat(security.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+
+    assertThat(container.getVolumeMounts())
+        .filteredOn(m -> m.getMountPath().equals("/tmp"))
+        .singleElement()
+        .satisfies(
+            m -> {
+              Volume volume =
+                  pod.getVolumes().stream()
+                      .filter(v -> v.getName().equals(m.getName()))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(volume.getEmptyDir()).as("/tmp is an emptyDir").isNotNull();
+            });
+    assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
+    assertThat(pod.getHostPID()).isNotEqualTo(Boolean.TRUE);
+  }
+
+  private static void assertSecretKey(EnvVar var, String secret, String key, Boolean optional) {
+    assertThat(var).as("env var").isNotNull();
+    assertThat(var.getValue()).as("%s must not hold a value", var.getName()).isNull();
+    var ref = var.getValueFrom().getSecretKeyRef();
+    assertThat(ref.getName()).isEqualTo(secret);
+    assertThat(ref.getKey()).isEqualTo(key);
+    assertThat(ref.getOptional()).isEqualTo(optional);
+  }
+
+  private static Container onlyContainer(PodSpec pod) {
+    assertThat(pod.getContainers()).hasSize(1);
+    assertThat(pod.getInitContainers()).isNullOrEmpty();
+    return pod.getContainers().get(0);
+  }
+
+  private static Map<String, EnvVar> env(Container container) {
+    assertThat(container.getEnv())
+        .extracting(EnvVar::getName)
+        .as("env var names are unique")
+        .doesNotHaveDuplicates();
+    return container.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, Function.identity()));
+  }
+
+  private static Map<String, String> values(Map<String, EnvVar> env) {
+    return env.values().stream()
+        .filter(v -> v.getValue() != null)
+        .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+  }
+
+  private static Map<String, String> podLabels(Deployment deployment) {
+    return deployment.getSpec().getTemplate().getMetadata().getLabels();
+  }
+
+  private static String chartField(String field) throws IOException {
+    String chart = Files.readString(InstallFiles.CHART.resolve("Chart.yaml"));
+    return Manifests.documents(chart, "Chart.yaml").get(0).path(field).asText();
+  }
+}

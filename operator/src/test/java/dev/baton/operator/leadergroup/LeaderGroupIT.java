@@ -1,0 +1,411 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.testing.BatonCluster.NS;
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.LabelWatcher;
+import dev.baton.operator.testing.Pods;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The LeaderGroup behaviours of DESIGN.md, against real Redis and the mock API server. */
+class LeaderGroupIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  /** Failover times seen by the label watcher, printed for the closing note. */
+  static final List<Long> failoverMillis = new ArrayList<>();
+
+  private BatonCluster cluster;
+
+  @BeforeEach
+  void start() {
+    cluster = new BatonCluster();
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  private void threePods(String app) {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod(app + "-" + i, app);
+    }
+  }
+
+  private long term(String group) {
+    return cluster.get(group).getStatus().getTerm();
+  }
+
+  @Test
+  void electsExactlyOneLeaderAmongThreeReadyPods() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+
+    String leader = cluster.awaitLeader("payments", ROLE);
+
+    assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1", "payments-2");
+    assertThat(cluster.roles(ROLE).values()).containsExactlyInAnyOrder("leader", "follower",
+        "follower");
+    LeaderGroup g = cluster.get("payments");
+    assertThat(g.getStatus().getTerm()).isEqualTo(1L);
+    assertThat(g.getStatus().getCandidates()).isEqualTo(3);
+    assertThat(g.getStatus().getLeaderUID()).isEqualTo(cluster.pod(leader).getMetadata().getUid());
+    assertThat(g.getStatus().getObservedGeneration()).isEqualTo(g.getMetadata().getGeneration());
+    assertThat(cluster.condition("payments", "Ready")).get()
+        .satisfies(c -> {
+          assertThat(c.getStatus()).isEqualTo("True");
+          assertThat(c.getReason()).isEqualTo("LeaderElected");
+        });
+    Pod leaderPod = cluster.pod(leader);
+    assertThat(leaderPod.getMetadata().getAnnotations())
+        .containsEntry("baton.dev/term", "1")
+        .containsEntry("baton.dev/leader-group", "payments")
+        .containsEntry("controller.kubernetes.io/pod-deletion-cost", "1000000")
+        .containsKey("baton.dev/leader-since");
+    for (Pod p : cluster.pods()) {
+      if (!p.getMetadata().getName().equals(leader)) {
+        assertThat(p.getMetadata().getAnnotations())
+            .containsEntry("baton.dev/leader-group", "payments")
+            .doesNotContainKeys("baton.dev/term", "controller.kubernetes.io/pod-deletion-cost");
+      }
+    }
+    // The oldest pod wins when nothing else decides.
+    assertThat(leader).isEqualTo("payments-0");
+    await().atMost(WAIT).untilAsserted(
+        () -> assertThat(cluster.eventReasons("payments")).contains("Initial"));
+    assertThat(cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder()))
+        .contains("default|shop|payments-0|");
+  }
+
+  @Test
+  void deletedLeaderIsReplacedAtOnceWithAHigherTermAndNeverTwoLeaders() {
+    threePods("payments");
+    cluster.startOperator();
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      cluster.create(BatonCluster.group("payments", "payments"));
+      String first = cluster.awaitLeader("payments", ROLE);
+      long firstTerm = term("payments");
+      for (int round = 0; round < 2; round++) {
+        String before = cluster.awaitLeader("payments", ROLE);
+        int changes = watcher.leaderChanges();
+        long deletedAt = System.nanoTime();
+        cluster.client.pods().inNamespace(NS).withName(before).delete();
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(5))
+            .until(() -> watcher.leaderChanges() > changes);
+        failoverMillis.add((watcher.lastLeaderChangeNanos() - deletedAt) / 1_000_000);
+        String after = cluster.awaitLeader("payments", ROLE);
+        assertThat(after).isNotEqualTo(before);
+        cluster.createPod(before, "payments");
+      }
+      assertThat(term("payments")).isGreaterThan(firstTerm);
+      assertThat(cluster.get("payments").getStatus().getLeader()).isNotEqualTo(first);
+      assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
+      await().atMost(WAIT).untilAsserted(
+          () -> assertThat(cluster.eventReasons("payments")).contains("LeaderDeleted"));
+      System.out.println("failover after leader deletion (ms, watcher-observed): "
+          + failoverMillis);
+    }
+  }
+
+  @Test
+  void notReadyLeaderIsReplacedAndStaysFollowerWhenReadyAgain() {
+    threePods("payments");
+    cluster.startOperator();
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      cluster.create(BatonCluster.group("payments", "payments"));
+      String first = cluster.awaitLeader("payments", ROLE);
+      long firstTerm = term("payments");
+
+      Pods.setReady(cluster.client, NS, first, false);
+
+      await().atMost(WAIT).untilAsserted(
+          () -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first));
+      String second = cluster.awaitLeader("payments", ROLE);
+      assertThat(term("payments")).isGreaterThan(firstTerm);
+      assertThat(cluster.roles(ROLE)).containsEntry(first, "follower");
+      long secondTerm = term("payments");
+
+      Pods.setReady(cluster.client, NS, first, true);
+      await().atMost(WAIT).untilAsserted(
+          () -> assertThat(cluster.get("payments").getStatus().getCandidates()).isEqualTo(3));
+      // Sticky: the new leader keeps leading through renewals.
+      await().during(Duration.ofSeconds(2)).atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.leaders(ROLE)).containsExactly(second);
+        assertThat(term("payments")).isEqualTo(secondTerm);
+      });
+      assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
+      assertThat(cluster.eventReasons("payments")).contains("LeaderNotReady");
+    }
+  }
+
+  @Test
+  void terminatingLeaderHandsOverBeforeItIsGone() {
+    for (int i = 0; i < 3; i++) {
+      Pod p = Pods.ready(NS, "payments-" + i, Map.of("app", "payments"));
+      // A finalizer keeps the pod in Terminating, as a graceful shutdown would.
+      p.getMetadata().setFinalizers(List.of("example.com/drain"));
+      cluster.client.pods().resource(p).create();
+    }
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String first = cluster.awaitLeader("payments", ROLE);
+
+    cluster.client.pods().inNamespace(NS).withName(first).delete();
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      Pod old = cluster.pod(first);
+      assertThat(old).as("the old leader is still there, terminating").isNotNull();
+      assertThat(old.getMetadata().getDeletionTimestamp()).isNotNull();
+      assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first);
+      assertThat(old.getMetadata().getLabels()).containsEntry(ROLE, "follower");
+    });
+    cluster.awaitLeader("payments", ROLE);
+    assertThat(cluster.eventReasons("payments")).contains("LeaderTerminating");
+  }
+
+  @Test
+  void redisDownKeepsLabelsAndRecoversWithTheSameLeader() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    Map<String, String> roles = cluster.roles(ROLE);
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      cluster.redis.kill();
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
+          "RedisAvailable")).get().extracting(c -> c.getStatus()).isEqualTo("False"));
+      // Fail static through several renew intervals, past the lease ttl.
+      await().during(Duration.ofSeconds(4)).atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
+
+      cluster.redis.restart();
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
+          "RedisAvailable")).get().extracting(c -> c.getStatus()).isEqualTo("True"));
+      assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
+      assertThat(cluster.roles(ROLE)).isEqualTo(roles);
+      assertThat(watcher.leaderChanges()).isZero();
+    }
+  }
+
+  @Test
+  void redisRestartedEmptyKeepsTheLeaderWithAHigherTerm() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    // Move the term up a little so "greater" is not just 1 -> 2 by accident.
+    cluster.client.pods().inNamespace(NS).withName(leader).delete();
+    await().atMost(WAIT).until(() -> !cluster.leaders(ROLE).isEmpty()
+        && !cluster.leaders(ROLE).contains(leader));
+    String current = cluster.awaitLeader("payments", ROLE);
+    long before = term("payments");
+
+    cluster.redis.restart();
+
+    await().atMost(WAIT).untilAsserted(() -> assertThat(term("payments")).isGreaterThan(before));
+    assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(current);
+    assertThat(cluster.pod(current).getMetadata().getAnnotations())
+        .containsEntry("baton.dev/term", Long.toString(term("payments")));
+    assertThat(cluster.redis.command("GET", new LeaseKeys(NS + "/payments").term()))
+        .contains(Long.toString(term("payments")));
+  }
+
+  @Test
+  void operatorRestartKeepsTheLeaderAndChangesNoLabel() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    long termBefore = term("payments");
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
+      int eventsBefore = watcher.history().size();
+      cluster.stopOperator();
+      cluster.startOperator();
+      await().during(Duration.ofSeconds(2)).atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+        assertThat(term("payments")).isEqualTo(termBefore);
+      });
+      assertThat(watcher.history().size())
+          .as("no label changed: %s", watcher.history()).isEqualTo(eventsBefore);
+    }
+  }
+
+  @Test
+  void noReadyCandidateMeansNoLeaderAndReadyFalse() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    cluster.awaitLeader("payments", ROLE);
+    for (int i = 0; i < 3; i++) {
+      Pods.setReady(cluster.client, NS, "payments-" + i, false);
+    }
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.leaders(ROLE)).isEmpty();
+      assertThat(cluster.condition("payments", "Ready")).get().satisfies(c -> {
+        assertThat(c.getStatus()).isEqualTo("False");
+        assertThat(c.getReason()).isEqualTo("NoCandidates");
+      });
+      assertThat(cluster.get("payments").getStatus().getLeader()).isEmpty();
+    });
+    assertThat(cluster.redis.command("EXISTS", new LeaseKeys(NS + "/payments").holder()))
+        .isEqualTo(":0");
+    assertThat(cluster.eventReasons("payments")).contains("NoCandidates");
+  }
+
+  @Test
+  void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    Map<String, String> roles = cluster.roles(ROLE);
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
+      int seen = watcher.history().size();
+      cluster.create(BatonCluster.group("payments-copy", "payments"));
+
+      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments-copy",
+          "Conflict")).get().satisfies(c -> {
+            assertThat(c.getStatus()).isEqualTo("True");
+            assertThat(c.getMessage()).contains("LeaderGroup payments");
+          }));
+      await().during(Duration.ofSeconds(1)).atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
+      assertThat(watcher.history()).hasSize(seen);
+      assertThat(cluster.get("payments-copy").getStatus().getLeader()).isEmpty();
+      assertThat(cluster.condition("payments", "Conflict")).get()
+          .extracting(c -> c.getStatus()).isEqualTo("False");
+      assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+      assertThat(cluster.pod(leader).getMetadata().getAnnotations())
+          .containsEntry("baton.dev/leader-group", "payments");
+    }
+  }
+
+  @Test
+  void switchoverMovesToTheNamedPodAndRefusesAMissingOne() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    long termBefore = term("payments");
+    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+      annotate("baton.dev/switchover-to", "payments-2");
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
+        assertThat(term("payments")).isGreaterThan(termBefore);
+        assertThat(cluster.get("payments").getMetadata().getAnnotations())
+            .doesNotContainKey("baton.dev/switchover-to");
+      });
+      assertThat(cluster.eventReasons("payments")).contains("Switchover");
+      long termAfter = term("payments");
+
+      annotate("baton.dev/switchover-to", "payments-9");
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.eventReasons("payments")).contains("SwitchoverRefused");
+        assertThat(cluster.get("payments").getMetadata().getAnnotations())
+            .doesNotContainKey("baton.dev/switchover-to");
+      });
+      assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
+      assertThat(term("payments")).isEqualTo(termAfter);
+      assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
+      assertThat(leader).isNotEqualTo("payments-2");
+    }
+  }
+
+  @Test
+  void badInputEndsInAConditionAndLeavesOtherGroupsAlone() {
+    threePods("payments");
+    threePods("orders");
+    threePods("billing");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+
+    LeaderGroup nothing = BatonCluster.group("nothing", "no-such-app");
+    cluster.create(nothing);
+
+    LeaderGroup noSecret = BatonCluster.group("orders", "orders");
+    noSecret.getSpec().setRedis(new RedisConnectionRef("orders-redis"));
+    cluster.create(noSecret);
+
+    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
+        .withName("billing-redis").withNamespace(NS).endMetadata()
+        .addToStringData("url", "redis://127.0.0.1:1")
+        .addToStringData("password", "s3cr3t-billing-pw").build()).create();
+    LeaderGroup unreachable = BatonCluster.group("billing", "billing");
+    unreachable.getSpec().setRedis(new RedisConnectionRef("billing-redis"));
+    cluster.create(unreachable);
+
+    await().atMost(WAIT).untilAsserted(() -> {
+      assertThat(cluster.condition("nothing", "Ready")).get().satisfies(c -> {
+        assertThat(c.getStatus()).isEqualTo("False");
+        assertThat(c.getReason()).isEqualTo("NoCandidates");
+      });
+      assertThat(cluster.condition("orders", "RedisAvailable")).get().satisfies(c -> {
+        assertThat(c.getStatus()).isEqualTo("False");
+        assertThat(c.getReason()).isEqualTo("SecretNotFound");
+        assertThat(c.getMessage()).contains("Secret shop/orders-redis not found");
+      });
+      assertThat(cluster.condition("billing", "RedisAvailable")).get().satisfies(c -> {
+        assertThat(c.getStatus()).isEqualTo("False");
+        assertThat(c.getMessage()).contains("redis://127.0.0.1:1")
+            .doesNotContain("s3cr3t-billing-pw");
+      });
+    });
+    assertThat(cluster.awaitLeader("payments", ROLE)).startsWith("payments-");
+    assertThat(cluster.roles(ROLE)).doesNotContainKeys("orders-0", "billing-0");
+    // Other groups keep working while the broken ones retry.
+    cluster.client.pods().inNamespace(NS).withName(cluster.leaders(ROLE).get(0)).delete();
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1));
+    assertThat(cluster.condition("payments", "Ready")).get()
+        .extracting(c -> c.getStatus()).isEqualTo("True");
+
+    // Once the Secret exists, the group recovers without anyone touching it.
+    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
+        .withName("orders-redis").withNamespace(NS).endMetadata()
+        .addToStringData("url", cluster.redis.url()).build()).create();
+    await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> assertThat(
+        cluster.get("orders").getStatus().getLeader()).startsWith("orders-"));
+    for (var e : cluster.client.v1().events().inNamespace(NS).list().getItems()) {
+      assertThat(e.getMessage()).doesNotContain("s3cr3t-billing-pw");
+    }
+  }
+
+  @Test
+  void invalidSpecIsReportedWithAClearMessage() {
+    threePods("payments");
+    cluster.startOperator();
+    LeaderGroup bad = BatonCluster.group("payments", "payments");
+    bad.getSpec().getLease().setRenewInterval("5s");
+    cluster.create(bad);
+    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
+        "Invalid")).get().satisfies(c -> {
+          assertThat(c.getStatus()).isEqualTo("True");
+          assertThat(c.getMessage()).contains("renewInterval (5s) must be shorter than");
+        }));
+    assertThat(cluster.roles(ROLE)).isEmpty();
+  }
+
+  private void annotate(String key, String value) {
+    cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName("payments")
+        .edit(g -> {
+          g.getMetadata().getAnnotations().put(key, value);
+          return g;
+        });
+  }
+}
