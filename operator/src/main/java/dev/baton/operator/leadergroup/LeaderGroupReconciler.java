@@ -392,6 +392,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
       if (!isLeader && BatonNames.LEADER.equals(PodLabeler.label(pod, settings.roleLabel()))) {
         labeler.apply(pod, follower);
+        if (pod.getMetadata().getName().equals(state.promotedPod)) {
+          state.promotedPod = null;
+        }
       }
     }
     // The informer may not show our last promotion yet: demote that pod whatever the cache says.
@@ -440,10 +443,13 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
         .resources(LeaderGroup.class)
         .inNamespace(group.getMetadata().getNamespace())
         .withName(group.getMetadata().getName())
-        .patch(
-            PatchContext.of(PatchType.JSON_MERGE),
-            "{\"metadata\":{\"annotations\":{\"" + BatonNames.SWITCHOVER_ANNOTATION
-                + "\":null}}}");
+        .edit(
+            g -> {
+              if (g.getMetadata().getAnnotations() != null) {
+                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
+              }
+              return g;
+            });
   }
 
   private LeaseStore leaseStore(LeaderGroup group) {
@@ -481,16 +487,19 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private UpdateControl<LeaderGroup> finish(
       LeaderGroup group, LeaderGroupStatus old, LeaderGroupStatus next, Duration reschedule) {
     if (!next.equals(old)) {
-      // A merge patch of the status subresource: the status is wholly ours, and this needs no
-      // resourceVersion, so a concurrent annotation edit never fails it.
+      log.debug("status change: {} -> {}", Serialization.asJson(old), Serialization.asJson(next));
+      // One JSON Patch op that replaces the whole status: it is wholly ours, the patch needs no
+      // resourceVersion (a concurrent annotation edit never fails it), and unlike a merge patch
+      // it cannot leave stale conditions behind in any server's array handling.
       client
           .resources(LeaderGroup.class)
           .inNamespace(group.getMetadata().getNamespace())
           .withName(group.getMetadata().getName())
           .subresource("status")
           .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              Serialization.asJson(java.util.Map.of("status", next)));
+              PatchContext.of(PatchType.JSON),
+              Serialization.asJson(
+                  List.of(Map.of("op", "add", "path", "/status", "value", next))));
     }
     UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);

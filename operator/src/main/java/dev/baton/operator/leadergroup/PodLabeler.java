@@ -2,18 +2,16 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.operator.kube.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
 /**
- * Writes role labels and leader annotations on pods. Each change is one JSON merge patch, sent
- * only when the pod (as last seen) differs from what it should carry. A pod that is already gone
+ * Writes role labels and leader annotations on pods. Each change is one write, sent only when
+ * the pod (as last seen) differs from what it should carry. A pod that is already gone
  * counts as done: it can no longer receive traffic.
  */
 public class PodLabeler {
@@ -81,31 +79,53 @@ public class PodLabeler {
     return patch(pod, labels, annotations);
   }
 
-  private boolean patch(Pod pod, Map<String, String> labels, Map<String, String> annotations) {
+  /**
+   * Writes the changes with an update guarded by the resourceVersion they were computed from. When
+   * our view was stale (409) the pod is read again and the same changes are applied to what it
+   * carries now, so labels written by anyone else in between are kept.
+   */
+  private boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
-    Map<String, Object> metadata = new LinkedHashMap<>();
-    if (!labels.isEmpty()) {
-      metadata.put("labels", labels);
-    }
-    if (!annotations.isEmpty()) {
-      metadata.put("annotations", annotations);
-    }
-    try {
-      client
-          .pods()
-          .inNamespace(pod.getMetadata().getNamespace())
-          .withName(pod.getMetadata().getName())
-          .patch(
-              PatchContext.of(PatchType.JSON_MERGE),
-              Serialization.asJson(Map.of("metadata", metadata)));
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
+    var resource =
+        client.pods().inNamespace(seen.getMetadata().getNamespace())
+            .withName(seen.getMetadata().getName());
+    Pod pod = seen.getMetadata().getResourceVersion() == null ? resource.get() : seen;
+    for (int attempt = 0; pod != null; attempt++) {
+      Pod changed = new PodBuilder(pod)
+          .editMetadata()
+          .withLabels(merged(pod.getMetadata().getLabels(), labels))
+          .withAnnotations(merged(pod.getMetadata().getAnnotations(), annotations))
+          .endMetadata()
+          .build();
+      try {
+        client.pods().resource(changed).update();
+        return true;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return true;
+        }
+        if (e.getCode() != 409 || attempt >= 5) {
+          throw e;
+        }
+        pod = resource.get();
       }
     }
     return true;
+  }
+
+  private static Map<String, String> merged(Map<String, String> current,
+      Map<String, String> changes) {
+    Map<String, String> out = new java.util.TreeMap<>(current == null ? Map.of() : current);
+    changes.forEach((k, v) -> {
+      if (v == null) {
+        out.remove(k);
+      } else {
+        out.put(k, v);
+      }
+    });
+    return out;
   }
 
   private static void removeOurDeletionCost(Pod pod, Map<String, String> annotations) {

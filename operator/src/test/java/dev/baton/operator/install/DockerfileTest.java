@@ -26,13 +26,15 @@ class DockerfileTest {
         .contains("maven")
         .contains("17")
         .endsWith(" AS build");
-    assertThat(lines).anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests package"));
+    assertThat(lines)
+        .anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests package"));
     assertThat(lines).contains("FROM eclipse-temurin:17-jre");
     assertThat(lines)
         .anyMatch(
             l ->
                 l.startsWith("COPY --from=build ")
-                    && l.contains("/src/operator/target/baton-operator.jar /app/baton-operator.jar"));
+                    && l.contains(
+                        "/src/operator/target/baton-operator.jar /app/baton-operator.jar"));
     assertThat(lines.get(lines.size() - 1))
         .isEqualTo("ENTRYPOINT [\"java\", \"-jar\", \"/app/baton-operator.jar\"]");
   }
@@ -46,10 +48,13 @@ class DockerfileTest {
     assertThat(user.matches()).as("numeric USER uid:gid, got %s", users.get(0)).isTrue();
 
     JsonNode pod =
-        Manifests.documents(Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml")
+        Manifests.documents(
+                Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml")
             .get(0)
             .path("podSecurityContext");
-    assertThat(Integer.parseInt(user.group(1))).isPositive().isEqualTo(pod.path("runAsUser").asInt());
+    assertThat(Integer.parseInt(user.group(1)))
+        .isPositive()
+        .isEqualTo(pod.path("runAsUser").asInt());
     assertThat(Integer.parseInt(user.group(2))).isEqualTo(pod.path("runAsGroup").asInt());
   }
 
@@ -67,7 +72,9 @@ class DockerfileTest {
         .contains(env.group(1));
   }
 
-  /** The Dockerfile's instructions, one a line, with continuation lines joined and comments gone. */
+  /**
+   * The Dockerfile's instructions, one a line, with continuation lines joined and comments gone.
+   */
   private static List<String> instructions() throws IOException {
     String text = Files.readString(InstallFiles.DOCKERFILE).replaceAll("\\\\\\n\\s*", " ");
     return text.lines()

@@ -71,10 +71,13 @@ class ExamplesTest {
     for (Service service : Manifests.ofKind(objects, Service.class)) {
       Map<String, String> selector = new HashMap<>(service.getSpec().getSelector());
       roleLabels.forEach(selector::remove);
-      assertThat(selector).as(file + ": Service %s selector", service.getMetadata().getName()).isNotEmpty();
+      assertThat(selector)
+          .as(file + ": Service %s selector", service.getMetadata().getName())
+          .isNotEmpty();
       assertThat(workloads.values())
           .as(file + ": Service %s selects the pods of a workload", service.getMetadata().getName())
-          .anySatisfy(t -> assertThat(Manifests.selects(selector, t.getMetadata().getLabels())).isTrue());
+          .anySatisfy(
+              t -> assertThat(Manifests.selects(selector, t.getMetadata().getLabels())).isTrue());
     }
   }
 
@@ -87,11 +90,9 @@ class ExamplesTest {
     LeaderGroup group = Manifests.single(objects, LeaderGroup.class);
     assertThat(group.getSpec().getRoleLabel()).isEqualTo(LeaderGroupSpec.DEFAULT_ROLE_LABEL);
     String name = group.getMetadata().getName();
-    assertThat(
-            Manifests.named(objects, Service.class, name + "-leader").getSpec().getSelector())
+    assertThat(Manifests.named(objects, Service.class, name + "-leader").getSpec().getSelector())
         .containsEntry("baton.dev/role", LEADER);
-    assertThat(
-            Manifests.named(objects, Service.class, name + "-followers").getSpec().getSelector())
+    assertThat(Manifests.named(objects, Service.class, name + "-followers").getSpec().getSelector())
         .containsEntry("baton.dev/role", FOLLOWER);
   }
 
@@ -248,7 +249,9 @@ class ExamplesTest {
         .isNotEmpty();
 
     String roleLabel = spec.getRoleLabel();
-    assertThat(LabelKeys.isValid(roleLabel)).as(what + " roleLabel '%s' is a label key", roleLabel).isTrue();
+    assertThat(LabelKeys.isValid(roleLabel))
+        .as(what + " roleLabel '%s' is a label key", roleLabel)
+        .isTrue();
 
     Duration ttl = GoDuration.parse(spec.getLease().getTtl());
     Duration renew = GoDuration.parse(spec.getLease().getRenewInterval());
@@ -257,11 +260,15 @@ class ExamplesTest {
     Map<String, PodTemplateSpec> workloads = workloads(objects);
     List<String> selected =
         workloads.entrySet().stream()
-            .filter(w -> Manifests.selects(spec.getSelector(), w.getValue().getMetadata().getLabels()))
+            .filter(
+                w -> Manifests.selects(spec.getSelector(), w.getValue().getMetadata().getLabels()))
             .map(Map.Entry::getKey)
             .collect(Collectors.toList());
     assertThat(selected)
-        .as(what + " selects the pod template labels of exactly one workload of " + workloads.keySet())
+        .as(
+            what
+                + " selects the pod template labels of exactly one workload of "
+                + workloads.keySet())
         .hasSize(1);
     PodTemplateSpec template = workloads.get(selected.get(0));
     Map<String, String> podLabels = template.getMetadata().getLabels();
@@ -294,13 +301,17 @@ class ExamplesTest {
   private static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {
     Map<String, PodTemplateSpec> templates = new HashMap<>();
     for (Deployment d : Manifests.ofKind(objects, Deployment.class)) {
-      assertThat(Manifests.selects(d.getSpec().getSelector(), d.getSpec().getTemplate().getMetadata().getLabels()))
+      assertThat(
+              Manifests.selects(
+                  d.getSpec().getSelector(), d.getSpec().getTemplate().getMetadata().getLabels()))
           .as("Deployment %s selects its own pod template", d.getMetadata().getName())
           .isTrue();
       templates.put("Deployment " + d.getMetadata().getName(), d.getSpec().getTemplate());
     }
     for (StatefulSet s : Manifests.ofKind(objects, StatefulSet.class)) {
-      assertThat(Manifests.selects(s.getSpec().getSelector(), s.getSpec().getTemplate().getMetadata().getLabels()))
+      assertThat(
+              Manifests.selects(
+                  s.getSpec().getSelector(), s.getSpec().getTemplate().getMetadata().getLabels()))
           .as("StatefulSet %s selects its own pod template", s.getMetadata().getName())
           .isTrue();
       templates.put("StatefulSet " + s.getMetadata().getName(), s.getSpec().getTemplate());

@@ -15,8 +15,10 @@ final class HelmChart {
 
   static final String RELEASE = "baton";
   static final String NAMESPACE = "baton-system";
+
   /** Helm's library defaults to Kubernetes 1.20, below the chart's kubeVersion constraint. */
   static final String KUBE_VERSION = "1.30.0";
+
   /** Kinds whose model is not on the classpath, read as GenericKubernetesResource. */
   static final Set<String> UNTYPED_KINDS = Set.of("ServiceMonitor");
 
@@ -56,8 +58,7 @@ final class HelmChart {
 
   /** The rendered manifests for these values, parsed strictly into typed objects. */
   static List<HasMetadata> render(String valuesYaml, Path... valuesFiles) {
-    return Manifests.parse(
-        renderText(valuesYaml, valuesFiles), "rendered chart", UNTYPED_KINDS);
+    return Manifests.parse(renderText(valuesYaml, valuesFiles), "rendered chart", UNTYPED_KINDS);
   }
 
   static List<HasMetadata> renderDefaults() {

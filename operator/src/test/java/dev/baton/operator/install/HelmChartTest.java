@@ -23,7 +23,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -32,7 +31,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The Helm chart lints clean, renders what the operator needs, and its schema refuses bad values. */
+/**
+ * The Helm chart lints clean, renders what the operator needs, and its schema refuses bad values.
+ */
 class HelmChartTest {
 
   private static final Path ALL_OPTIONS = InstallFiles.CHART.resolve("ci/all-options-values.yaml");
@@ -98,7 +99,8 @@ class HelmChartTest {
         .containsEntry("BATON_LOG_FORMAT", "text")
         .doesNotContainKeys(
             "BATON_NAMESPACES", "BATON_REDIS_USERNAME", "BATON_REDIS_PASSWORD", "JDK_JAVA_OPTIONS");
-    assertThat(env.get("BATON_LEADER_ELECTION_NAMESPACE").getValueFrom().getFieldRef().getFieldPath())
+    assertThat(
+            env.get("BATON_LEADER_ELECTION_NAMESPACE").getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("metadata.namespace");
 
     assertThat(operator.getPorts())
@@ -109,10 +111,12 @@ class HelmChartTest {
               assertThat(p.getContainerPort()).isEqualTo(8080);
             });
     assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
-    assertThat(operator.getLivenessProbe().getHttpGet().getPort()).isEqualTo(new IntOrString("http"));
+    assertThat(operator.getLivenessProbe().getHttpGet().getPort())
+        .isEqualTo(new IntOrString("http"));
     assertThat(operator.getStartupProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(operator.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
-    assertThat(operator.getReadinessProbe().getHttpGet().getPort()).isEqualTo(new IntOrString("http"));
+    assertThat(operator.getReadinessProbe().getHttpGet().getPort())
+        .isEqualTo(new IntOrString("http"));
 
     assertThat(operator.getResources().getRequests())
         .containsEntry("cpu", new Quantity("100m"))
@@ -120,7 +124,10 @@ class HelmChartTest {
     assertThat(operator.getResources().getLimits()).containsEntry("memory", new Quantity("512Mi"));
 
     assertRestrictedSecurity(pod, operator);
-    assertThat(pod.getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution())
+    assertThat(
+            pod.getAffinity()
+                .getPodAntiAffinity()
+                .getPreferredDuringSchedulingIgnoredDuringExecution())
         .as("replicas spread over nodes when possible")
         .singleElement()
         .satisfies(
@@ -154,7 +161,9 @@ class HelmChartTest {
             "registry.example.com/platform/baton-operator@sha256:"
                 + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
     assertThat(operator.getImagePullPolicy()).isEqualTo("Always");
-    assertThat(pod.getImagePullSecrets()).extracting(r -> r.getName()).containsExactly("registry-example");
+    assertThat(pod.getImagePullSecrets())
+        .extracting(r -> r.getName())
+        .containsExactly("registry-example");
     assertThat(pod.getServiceAccountName()).isEqualTo("baton-sa");
     assertThat(pod.getPriorityClassName()).isEqualTo("system-cluster-critical");
     assertThat(pod.getNodeSelector()).containsEntry("kubernetes.io/os", "linux");
@@ -197,7 +206,8 @@ class HelmChartTest {
         .containsExactlyInAnyOrder("team-a", "team-b", HelmChart.NAMESPACE);
 
     Service metrics = Manifests.single(objects, Service.class);
-    assertThat(metrics.getMetadata().getAnnotations()).containsEntry("prometheus.io/scrape", "false");
+    assertThat(metrics.getMetadata().getAnnotations())
+        .containsEntry("prometheus.io/scrape", "false");
     assertThat(metrics.getSpec().getPorts().get(0).getPort()).isEqualTo(9091);
 
     GenericKubernetesResource monitor = Manifests.single(objects, GenericKubernetesResource.class);
@@ -230,7 +240,9 @@ class HelmChartTest {
     List<HasMetadata> objects =
         HelmChart.render("", InstallFiles.EXAMPLES.resolve("operator-values.yaml"));
 
-    Container operator = onlyContainer(Manifests.single(objects, Deployment.class).getSpec().getTemplate().getSpec());
+    Container operator =
+        onlyContainer(
+            Manifests.single(objects, Deployment.class).getSpec().getTemplate().getSpec());
     assertSecretKey(env(operator).get("BATON_REDIS_PASSWORD"), "baton-redis", "password", true);
   }
 
@@ -280,7 +292,10 @@ class HelmChartTest {
         .containsExactlyInAnyOrder("Deployment", "PodDisruptionBudget");
     PodSpec pod = Manifests.single(objects, Deployment.class).getSpec().getTemplate().getSpec();
     assertThat(pod.getServiceAccountName()).isEqualTo("existing-account");
-    assertThat(pod.getAffinity().getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution())
+    assertThat(
+            pod.getAffinity()
+                .getPodAntiAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution())
         .singleElement()
         .satisfies(t -> assertThat(t.getTopologyKey()).isEqualTo("kubernetes.io/hostname"));
     Map<String, EnvVar> env = env(onlyContainer(pod));
@@ -298,21 +313,22 @@ class HelmChartTest {
       quoteCharacter = '"',
       textBlock =
           """
-          replicaCount: two                                      | /replicaCount     | want integer
-          log: {level: info, format: xml}                        | /log/format       | 'text', 'json'
-          log: {level: verbose, format: text}                    | /log/level        | must be one of
-          replicas: 3                                            | 'replicas'        | not allowed
-          redis: {url: 'redis://:hunter2@redis:6379'}            | /redis/url        | pattern
-          redis: {url: 'http://redis:6379'}                      | /redis/url        | pattern
-          redis: {existingSecretUrlKey: url}                     | /redis/existingSecret | minLength
-          leaderElection: {enabled: false}                       | /replicaCount     | maximum
-          watchNamespaces: [Team_A]                              | /watchNamespaces/0 | pattern
-          watchNamespaces: [team-a, team-a]                      | /watchNamespaces  | are equal
-          clusterId: 'eu west'                                   | /clusterId        | pattern
-          image: {pullPolicy: Sometimes}                         | /image/pullPolicy | must be one of
-          httpPort: 80                                           | /httpPort         | minimum
-          metrics: {service: {enabled: false}, serviceMonitor: {enabled: true}} | /metrics/service/enabled | value must be true
-          podDisruptionBudget: {enabled: true, maxUnavailable: half} | /podDisruptionBudget/maxUnavailable | oneOf
+          replicaCount: two                         | /replicaCount       | want integer
+          log: {level: info, format: xml}           | /log/format         | 'text', 'json'
+          log: {level: verbose, format: text}       | /log/level          | must be one of
+          replicas: 3                               | 'replicas'          | not allowed
+          redis: {url: 'redis://:pw@redis:6379'}    | /redis/url          | pattern
+          redis: {url: 'http://redis:6379'}         | /redis/url          | pattern
+          redis: {existingSecretUrlKey: url}        | /redis/existingSecret | minLength
+          leaderElection: {enabled: false}          | /replicaCount       | maximum
+          watchNamespaces: [Team_A]                 | /watchNamespaces/0  | pattern
+          watchNamespaces: [team-a, team-a]         | /watchNamespaces    | are equal
+          clusterId: 'eu west'                      | /clusterId          | pattern
+          image: {pullPolicy: Sometimes}            | /image/pullPolicy   | must be one of
+          httpPort: 80                              | /httpPort           | minimum
+          metrics: {serviceMonitor: {enabled: true}, service: {enabled: false}} \
+                                                    | /metrics/service/enabled | must be true
+          podDisruptionBudget: {maxUnavailable: x}  | /podDisruptionBudget/maxUnavailable | oneOf
           """)
   void schemaRefusesBadValuesWithAMessage(String values, String path, String reason) {
     assertThatThrownBy(() -> HelmChart.renderText(values))
@@ -324,7 +340,10 @@ class HelmChartTest {
   @Test
   void readmeDocumentsEveryValue() throws IOException {
     String readme = Files.readString(InstallFiles.CHART.resolve("README.md"));
-    JsonNode values = Manifests.documents(Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml").get(0);
+    JsonNode values =
+        Manifests.documents(
+                Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml")
+            .get(0);
 
     List<String> keys = new ArrayList<>();
     collectKeys(values, "", keys);
@@ -350,9 +369,9 @@ class HelmChartTest {
       keys.add(key);
       return;
     }
-    for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> field = it.next();
-      collectKeys(field.getValue(), key.isEmpty() ? field.getKey() : key + "." + field.getKey(), keys);
+    for (Map.Entry<String, JsonNode> field : node.properties()) {
+      collectKeys(
+          field.getValue(), key.isEmpty() ? field.getKey() : key + "." + field.getKey(), keys);
     }
   }
 
@@ -404,7 +423,8 @@ class HelmChartTest {
         .extracting(EnvVar::getName)
         .as("env var names are unique")
         .doesNotHaveDuplicates();
-    return container.getEnv().stream().collect(Collectors.toMap(EnvVar::getName, Function.identity()));
+    return container.getEnv().stream()
+        .collect(Collectors.toMap(EnvVar::getName, Function.identity()));
   }
 
   private static Map<String, String> values(Map<String, EnvVar> env) {

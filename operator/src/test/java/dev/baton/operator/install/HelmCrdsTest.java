@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The chart's crds/ is a byte-for-byte copy of the top-level crds/, the one source (itself
- * generated from the Java model). After regenerating: {@code cp crds/*.yml helm/baton-operator/crds/}.
+ * generated from the Java model). After regenerating: {@code cp crds/*.yml
+ * helm/baton-operator/crds/}.
  */
 class HelmCrdsTest {
 
@@ -43,7 +44,8 @@ class HelmCrdsTest {
   void chartCrdsAreBatonCustomResourceDefinitions() throws IOException {
     for (String name : manifestNames(CHART_CRDS)) {
       List<HasMetadata> objects =
-          Manifests.parse(Files.readString(CHART_CRDS.resolve(name)), "helm/baton-operator/crds/" + name);
+          Manifests.parse(
+              Files.readString(CHART_CRDS.resolve(name)), "helm/baton-operator/crds/" + name);
 
       CustomResourceDefinition crd = Manifests.single(objects, CustomResourceDefinition.class);
       assertThat(crd.getSpec().getGroup()).isEqualTo("baton.dev");

@@ -125,7 +125,8 @@ class HelmRbacTest {
   @Test
   void neverUsesWildcardsOrNonResourceUrls() {
     List<HasMetadata> objects =
-        new ArrayList<>(HelmChart.render("", InstallFiles.CHART.resolve("ci/all-options-values.yaml")));
+        new ArrayList<>(
+            HelmChart.render("", InstallFiles.CHART.resolve("ci/all-options-values.yaml")));
     objects.addAll(HelmChart.renderDefaults());
 
     List<PolicyRule> rules = new ArrayList<>();
@@ -161,7 +162,13 @@ class HelmRbacTest {
 
     @Override
     public String toString() {
-      return scope + " " + (group.isEmpty() ? "core" : group) + "/" + resource + " " + verb
+      return scope
+          + " "
+          + (group.isEmpty() ? "core" : group)
+          + "/"
+          + resource
+          + " "
+          + verb
           + (name.isEmpty() ? "" : ":" + name);
     }
   }
@@ -175,7 +182,11 @@ class HelmRbacTest {
         String[] verbAndName = cells[i].split(":", 2);
         grants.add(
             new Grant(
-                scope, group, cells[1], verbAndName[0], verbAndName.length > 1 ? verbAndName[1] : ""));
+                scope,
+                group,
+                cells[1],
+                verbAndName[0],
+                verbAndName.length > 1 ? verbAndName[1] : ""));
       }
     }
     return grants;
@@ -197,7 +208,9 @@ class HelmRbacTest {
     for (RoleBinding binding : Manifests.ofKind(objects, RoleBinding.class)) {
       if (bindsOperator(binding.getSubjects(), account)) {
         String namespace = binding.getMetadata().getNamespace();
-        assertThat(namespace).as("RoleBinding %s namespace", binding.getMetadata().getName()).isNotBlank();
+        assertThat(namespace)
+            .as("RoleBinding %s namespace", binding.getMetadata().getName())
+            .isNotBlank();
         grants.addAll(expand(rulesOf(objects, binding.getRoleRef(), namespace), namespace));
       }
     }
@@ -216,7 +229,8 @@ class HelmRbacTest {
     return !subjects.isEmpty();
   }
 
-  private static List<PolicyRule> rulesOf(List<HasMetadata> objects, RoleRef ref, String namespace) {
+  private static List<PolicyRule> rulesOf(
+      List<HasMetadata> objects, RoleRef ref, String namespace) {
     assertThat(ref.getApiGroup()).isEqualTo("rbac.authorization.k8s.io");
     if (ref.getKind().equals("ClusterRole")) {
       return Manifests.named(objects, ClusterRole.class, ref.getName()).getRules();

@@ -38,7 +38,9 @@ final class Manifests {
     return serialization;
   }
 
-  /** Parses every document strictly; only the kinds named in {@code untypedKinds} may be untyped. */
+  /**
+   * Parses every document strictly; only the kinds named in {@code untypedKinds} may be untyped.
+   */
   static List<HasMetadata> parse(String yaml, String source, Set<String> untypedKinds) {
     List<HasMetadata> objects = new ArrayList<>();
     List<String> problems = new ArrayList<>();
@@ -58,7 +60,7 @@ final class Manifests {
       try {
         parsed = SERIALIZATION.unmarshal(document.toString());
       } catch (RuntimeException e) {
-        problems.add(where + ": " + e.getMessage());
+        problems.add(where + ": " + causes(e));
         continue;
       }
       if (!(parsed instanceof HasMetadata object)) {
@@ -216,6 +218,15 @@ final class Manifests {
           Character.toLowerCase(getter.getName().charAt(3)) + getter.getName().substring(4);
       collectUnknownFields(child, join(path, property), unknown);
     }
+  }
+
+  /** Fabric8 wraps Jackson's precise message ("Unrecognized field ...") in a generic one. */
+  private static String causes(Throwable e) {
+    List<String> messages = new ArrayList<>();
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      messages.add(t.getMessage());
+    }
+    return String.join(" <- ", messages);
   }
 
   private static String join(String path, String name) {

@@ -58,7 +58,7 @@ public final class LabelWatcher implements AutoCloseable {
       violations.add("two leaders at once: " + leaders + " after " + action + " " + name);
     }
     String leader = leaders.isEmpty() ? null : leaders.iterator().next();
-    if (leader != null && !leader.equals(lastLeader)) {
+    if (leader != null && lastLeader != null && !leader.equals(lastLeader)) {
       leaderChangeNanos.add(System.nanoTime());
     }
     if (leader != null) {
@@ -76,7 +76,7 @@ public final class LabelWatcher implements AutoCloseable {
     return out;
   }
 
-  /** How many times the observed leader label moved to a different pod. */
+  /** How many times the leader label moved from one pod to another (the first is no move). */
   public synchronized int leaderChanges() {
     return leaderChangeNanos.size();
   }
