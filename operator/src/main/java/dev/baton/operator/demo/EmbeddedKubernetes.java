@@ -22,6 +22,14 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
   public static final List<String> CRD_FILES = List.of("leadergroups.baton.dev-v1.yml");
 
+  /** The mock server logs every request at INFO; held here so the setting is not collected. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
   private final KubernetesMockServer server;
   private final KubernetesClient client;
 

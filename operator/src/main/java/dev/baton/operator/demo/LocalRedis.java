@@ -45,27 +45,54 @@ public final class LocalRedis implements AutoCloseable {
     }
   }
 
-  /** redis-server from PATH, else the one from BATON_REDIS_SERVER. */
-  static String binary() {
+  /**
+   * redis-server from BATON_REDIS_SERVER or PATH; else the Linux binary bundled in the jar (from
+   * the embedded-redis artifact), copied to a temporary file once.
+   */
+  static synchronized String binary() {
     String configured = System.getenv("BATON_REDIS_SERVER");
     if (configured != null && new File(configured).canExecute()) {
       return configured;
     }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+    List<String> dirs = new ArrayList<>(
+        List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+    dirs.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin"));
+    for (String dir : dirs) {
       File f = new File(dir, "redis-server");
       if (f.canExecute()) {
         return f.getAbsolutePath();
       }
     }
-    for (String dir : new String[] {"/usr/bin", "/usr/local/bin", "/usr/sbin"}) {
-      File f = new File(dir, "redis-server");
-      if (f.canExecute()) {
-        return f.getAbsolutePath();
-      }
+    if (bundled == null) {
+      bundled = extractBundled();
     }
-    throw new IllegalStateException(
-        "redis-server not found on PATH; install it (apt-get install -y redis-server) or set"
+    return bundled;
+  }
+
+  private static String bundled;
+
+  private static String extractBundled() {
+    String arch = System.getProperty("os.arch").contains("aarch64") ? "linux-arm64"
+        : "v5-linux-amd64";
+    String resource = "/redis-server-6.2.6-" + arch;
+    if (arch.equals("linux-arm64")) {
+      resource = "/redis-server-6.2.7-linux-arm64";
+    }
+    try (InputStream in = LocalRedis.class.getResourceAsStream(resource)) {
+      if (in == null || !System.getProperty("os.name").toLowerCase().contains("linux")) {
+        throw new IllegalStateException("redis-server not found on PATH and no bundled binary for"
+            + " this system; install it (apt-get install -y redis-server) or set"
             + " BATON_REDIS_SERVER to its path");
+      }
+      Path file = Files.createTempFile("baton-redis-server", "");
+      Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      file.toFile().setExecutable(true);
+      file.toFile().deleteOnExit();
+      return file.toString();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot extract the bundled redis-server: "
+          + e.getMessage(), e);
+    }
   }
 
   public int port() {

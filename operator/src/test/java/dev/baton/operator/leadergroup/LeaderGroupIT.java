@@ -1,6 +1,6 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.operator.testing.BatonCluster.NS;
+import static dev.baton.operator.demo.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -9,8 +9,8 @@ import dev.baton.operator.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.LabelWatcher;
-import dev.baton.operator.testing.Pods;
+import dev.baton.operator.demo.RoleWatcher;
+import dev.baton.operator.demo.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.time.Duration;
@@ -96,7 +96,7 @@ class LeaderGroupIT {
   void deletedLeaderIsReplacedAtOnceWithAHigherTermAndNeverTwoLeaders() {
     threePods("payments");
     cluster.startOperator();
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.create(BatonCluster.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
       long firstTerm = term("payments");
@@ -126,12 +126,12 @@ class LeaderGroupIT {
   void notReadyLeaderIsReplacedAndStaysFollowerWhenReadyAgain() {
     threePods("payments");
     cluster.startOperator();
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.create(BatonCluster.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
       long firstTerm = term("payments");
 
-      Pods.setReady(cluster.client, NS, first, false);
+      cluster.setReady(first, false);
 
       await().atMost(WAIT).untilAsserted(
           () -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first));
@@ -140,7 +140,7 @@ class LeaderGroupIT {
       assertThat(cluster.roles(ROLE)).containsEntry(first, "follower");
       long secondTerm = term("payments");
 
-      Pods.setReady(cluster.client, NS, first, true);
+      cluster.setReady(first, true);
       await().atMost(WAIT).untilAsserted(
           () -> assertThat(cluster.get("payments").getStatus().getCandidates()).isEqualTo(3));
       // Sticky: the new leader keeps leading through renewals.
@@ -156,7 +156,7 @@ class LeaderGroupIT {
   @Test
   void terminatingLeaderHandsOverBeforeItIsGone() {
     for (int i = 0; i < 3; i++) {
-      Pod p = Pods.ready(NS, "payments-" + i, Map.of("app", "payments"));
+      Pod p = Sandbox.readyPod(NS, "payments-" + i, Map.of("app", "payments"));
       // A finalizer keeps the pod in Terminating, as a graceful shutdown would.
       p.getMetadata().setFinalizers(List.of("example.com/drain"));
       cluster.client.pods().resource(p).create();
@@ -185,7 +185,7 @@ class LeaderGroupIT {
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
     Map<String, String> roles = cluster.roles(ROLE);
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.redis.kill();
       await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
           "RedisAvailable")).get().extracting(c -> c.getStatus()).isEqualTo("False"));
@@ -232,7 +232,7 @@ class LeaderGroupIT {
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
     long termBefore = term("payments");
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
       int eventsBefore = watcher.history().size();
       cluster.stopOperator();
@@ -253,7 +253,7 @@ class LeaderGroupIT {
     cluster.create(BatonCluster.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
     for (int i = 0; i < 3; i++) {
-      Pods.setReady(cluster.client, NS, "payments-" + i, false);
+      cluster.setReady("payments-" + i, false);
     }
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.leaders(ROLE)).isEmpty();
@@ -275,7 +275,7 @@ class LeaderGroupIT {
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
     Map<String, String> roles = cluster.roles(ROLE);
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
       int seen = watcher.history().size();
       cluster.create(BatonCluster.group("payments-copy", "payments"));
@@ -304,7 +304,7 @@ class LeaderGroupIT {
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
     long termBefore = term("payments");
-    try (LabelWatcher watcher = new LabelWatcher(cluster.client, NS, ROLE)) {
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       annotate("baton.dev/switchover-to", "payments-2");
       await().atMost(WAIT).untilAsserted(() -> {
         assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
@@ -402,10 +402,6 @@ class LeaderGroupIT {
   }
 
   private void annotate(String key, String value) {
-    cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName("payments")
-        .edit(g -> {
-          g.getMetadata().getAnnotations().put(key, value);
-          return g;
-        });
+    cluster.annotate("payments", key, value);
   }
 }

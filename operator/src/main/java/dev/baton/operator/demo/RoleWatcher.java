@@ -1,4 +1,4 @@
-package dev.baton.operator.testing;
+package dev.baton.operator.demo;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,7 +17,7 @@ import java.util.TreeSet;
  * server emits them. After each event it counts the pods labeled leader: more than one at any
  * point is a violation of the one-leader invariant.
  */
-public final class LabelWatcher implements AutoCloseable {
+public final class RoleWatcher implements AutoCloseable {
 
   private final String roleLabel;
   private final Map<String, String> roles = new TreeMap<>();
@@ -27,7 +27,7 @@ public final class LabelWatcher implements AutoCloseable {
   private final Watch watch;
   private String lastLeader;
 
-  public LabelWatcher(KubernetesClient client, String namespace, String roleLabel) {
+  public RoleWatcher(KubernetesClient client, String namespace, String roleLabel) {
     this.roleLabel = roleLabel;
     this.watch =
         client.pods().inNamespace(namespace).watch(new Watcher<>() {

@@ -1,0 +1,171 @@
+package dev.baton.operator.demo;
+
+import dev.baton.operator.BatonOperator;
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.operator.api.v1alpha1.LeaseSpec;
+import dev.baton.operator.config.OperatorConfig;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A whole Baton installation in one process: an embedded Kubernetes API, a real redis-server and
+ * the operator, plus the few things a kubelet and kubectl would do to pods. The demo, the tests
+ * and the benchmarks all stand on it.
+ */
+public class Sandbox implements AutoCloseable {
+
+  public static final String NS = "shop";
+
+  public final EmbeddedKubernetes kube;
+  public final KubernetesClient client;
+  public final LocalRedis redis;
+  private final Map<String, String> env = new HashMap<>();
+  private BatonOperator operator;
+
+  public Sandbox() {
+    kube = EmbeddedKubernetes.start();
+    client = kube.client();
+    redis = LocalRedis.start();
+    env.put(OperatorConfig.REDIS_URL, redis.url());
+    env.put(OperatorConfig.HTTP_PORT, "0");
+    env.put(OperatorConfig.LEADER_ELECTION, "false");
+    env.put(OperatorConfig.REDIS_TIMEOUT, "500ms");
+  }
+
+  /** Sets an operator environment variable for the next {@link #startOperator()}. */
+  public Sandbox env(String key, String value) {
+    env.put(key, value);
+    return this;
+  }
+
+  public Sandbox startOperator() {
+    try {
+      operator = new BatonOperator(OperatorConfig.from(env, false), kube.newClient()).start();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start the operator: " + e.getMessage(), e);
+    }
+    return this;
+  }
+
+  public void stopOperator() {
+    if (operator != null) {
+      operator.close();
+      operator = null;
+    }
+  }
+
+  public BatonOperator operator() {
+    return operator;
+  }
+
+  /** A running, ready pod, as a kubelet would report it. */
+  public static Pod readyPod(String namespace, String name, Map<String, String> labels) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withLabels(labels)
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("app")
+        .withImage("registry.example/app:1")
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Running")
+        .withConditions(readyCondition(true))
+        .endStatus()
+        .build();
+  }
+
+  public static PodCondition readyCondition(boolean ready) {
+    return new PodConditionBuilder().withType("Ready").withStatus(ready ? "True" : "False").build();
+  }
+
+  public Pod createPod(String name, String app) {
+    return client.pods().resource(readyPod(NS, name, Map.of("app", app))).create();
+  }
+
+  /** Flips a pod's Ready condition, as a failing or recovering readiness probe would. */
+  public void setReady(String name, boolean ready) {
+    client.pods().inNamespace(NS).withName(name).editStatus(p -> {
+      p.getStatus().setConditions(List.of(readyCondition(ready)));
+      return p;
+    });
+  }
+
+  public void deletePod(String name) {
+    client.pods().inNamespace(NS).withName(name).delete();
+  }
+
+  /** A LeaderGroup over the pods labeled app=&lt;app&gt;, with a short lease for quick runs. */
+  public static LeaderGroup group(String name, String app) {
+    LeaderGroup g = new LeaderGroup();
+    g.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    LeaderGroupSpec spec = new LeaderGroupSpec();
+    spec.setSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build());
+    spec.setLease(new LeaseSpec("3s", "500ms"));
+    g.setSpec(spec);
+    return g;
+  }
+
+  public LeaderGroup create(LeaderGroup g) {
+    return client.resource(g).create();
+  }
+
+  public LeaderGroup get(String name) {
+    return client.resources(LeaderGroup.class).inNamespace(NS).withName(name).get();
+  }
+
+  public void annotate(String group, String key, String value) {
+    client.resources(LeaderGroup.class).inNamespace(NS).withName(group).edit(g -> {
+      g.getMetadata().getAnnotations().put(key, value);
+      return g;
+    });
+  }
+
+  public List<Pod> pods() {
+    return client.pods().inNamespace(NS).list().getItems();
+  }
+
+  public Pod pod(String name) {
+    return client.pods().inNamespace(NS).withName(name).get();
+  }
+
+  /** Pod name to role label value, for every pod that has one. */
+  public Map<String, String> roles(String roleLabel) {
+    Map<String, String> out = new TreeMap<>();
+    for (Pod p : pods()) {
+      var labels = p.getMetadata().getLabels();
+      if (labels != null && labels.containsKey(roleLabel)) {
+        out.put(p.getMetadata().getName(), labels.get(roleLabel));
+      }
+    }
+    return out;
+  }
+
+  public List<String> leaders(String roleLabel) {
+    return roles(roleLabel).entrySet().stream()
+        .filter(e -> e.getValue().equals("leader"))
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  @Override
+  public void close() {
+    stopOperator();
+    redis.close();
+    kube.close();
+  }
+}

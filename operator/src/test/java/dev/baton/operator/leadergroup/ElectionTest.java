@@ -1,0 +1,239 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.leadergroup.Election.Action.ELECT;
+import static dev.baton.operator.leadergroup.Election.Action.KEEP;
+import static dev.baton.operator.leadergroup.Election.Action.RELEASE;
+import static dev.baton.operator.leadergroup.Election.Action.STAND_ASIDE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.leadergroup.Candidate.Ineligibility;
+import dev.baton.operator.leadergroup.Election.Decision;
+import dev.baton.operator.leadergroup.Election.Holder;
+import dev.baton.operator.leadergroup.Election.SwitchoverOutcome;
+import dev.baton.operator.lease.HolderRecord;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class ElectionTest {
+
+  private static final String NS = "shop";
+  private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static Candidate pod(String name, int ageRank, boolean ready) {
+    return new Candidate(name, "uid-" + name, ready, ready ? Ineligibility.NONE
+        : Ineligibility.NOT_READY, T0.plusSeconds(ageRank), 0, false);
+  }
+
+  private static Candidate labeled(Candidate c) {
+    return new Candidate(c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(),
+        c.priority(), true);
+  }
+
+  private static Candidate priority(Candidate c, int p) {
+    return new Candidate(c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(), p,
+        c.labeledLeader());
+  }
+
+  private static Candidate terminating(Candidate c) {
+    return new Candidate(c.name(), c.uid(), false, Ineligibility.TERMINATING, c.created(),
+        c.priority(), c.labeledLeader());
+  }
+
+  private static Holder ours(Candidate c, long term) {
+    HolderRecord r = new HolderRecord("default", NS, c.name(), c.uid(), term);
+    return new Holder.Ours(r, r.encode());
+  }
+
+  private static Decision decide(List<Candidate> pods, Holder holder) {
+    return Election.decide(pods, holder, null, NS);
+  }
+
+  @Test
+  void freeLeaseGoesToTheOldestReadyPodWithReasonInitial() {
+    var a = pod("a", 2, true);
+    var b = pod("b", 1, true);
+    var c = pod("c", 0, false);
+    Decision d = decide(List.of(a, b, c), new Holder.Free());
+    assertThat(d.action()).isEqualTo(ELECT);
+    assertThat(d.leader()).isEqualTo(b);
+    assertThat(d.reason()).isEqualTo(EventReason.Initial);
+  }
+
+  @Test
+  void higherPriorityBeatsAge() {
+    var a = pod("a", 0, true);
+    var b = priority(pod("b", 5, true), 10);
+    assertThat(decide(List.of(a, b), new Holder.Free()).leader()).isEqualTo(b);
+  }
+
+  @Test
+  void nameBreaksTiesBetweenPodsOfTheSameAgeAndPriority() {
+    var b = pod("b", 0, true);
+    var a = pod("a", 0, true);
+    assertThat(decide(List.of(b, a), new Holder.Free()).leader()).isEqualTo(a);
+  }
+
+  @Test
+  void freeLeaseGoesBackToTheLabeledLeaderWhenItIsReady() {
+    var a = pod("a", 0, true);
+    var b = labeled(pod("b", 1, true));
+    Decision d = decide(List.of(a, b), new Holder.Free());
+    assertThat(d.leader()).isEqualTo(b);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaseExpired);
+  }
+
+  @Test
+  void freeLeaseSkipsALabeledLeaderThatIsNotReady() {
+    var a = pod("a", 1, true);
+    var b = labeled(pod("b", 0, false));
+    assertThat(decide(List.of(a, b), new Holder.Free()).leader()).isEqualTo(a);
+  }
+
+  @Test
+  void readyHolderKeepsLeadingEvenWhenAnOlderOrHigherPriorityPodIsReady() {
+    var old = priority(pod("old", 0, true), 100);
+    var holder = pod("young", 9, true);
+    Decision d = decide(List.of(old, holder), ours(holder, 7));
+    assertThat(d.action()).isEqualTo(KEEP);
+    assertThat(d.leader()).isEqualTo(holder);
+  }
+
+  @Test
+  void goneHolderIsReplacedWithReasonLeaderDeleted() {
+    var a = pod("a", 0, true);
+    var gone = pod("gone", 0, true);
+    Decision d = decide(List.of(a), ours(gone, 3));
+    assertThat(d.action()).isEqualTo(ELECT);
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaderDeleted);
+  }
+
+  @Test
+  void notReadyHolderIsReplacedWithReasonLeaderNotReady() {
+    var holder = pod("h", 0, false);
+    var a = pod("a", 1, true);
+    Decision d = decide(List.of(holder, a), ours(holder, 3));
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaderNotReady);
+  }
+
+  @Test
+  void terminatingHolderIsReplacedWithReasonLeaderTerminating() {
+    var holder = terminating(pod("h", 0, true));
+    var a = pod("a", 1, true);
+    Decision d = decide(List.of(holder, a), ours(holder, 3));
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaderTerminating);
+  }
+
+  @Test
+  void noReadyCandidateReleasesWhetherOrNotSomeoneHolds() {
+    var a = pod("a", 0, false);
+    assertThat(decide(List.of(a), ours(a, 1)).action()).isEqualTo(RELEASE);
+    assertThat(decide(List.of(a), new Holder.Free()).action()).isEqualTo(RELEASE);
+    assertThat(decide(List.of(), new Holder.Free()).reason()).isEqualTo(EventReason.NoCandidates);
+  }
+
+  @Test
+  void foreignHolderIsLeftAloneAndOurPodsStandAside() {
+    var a = pod("a", 0, true);
+    Decision d = decide(List.of(a), new Holder.Foreign("other|shop|x|uid|9"));
+    assertThat(d.action()).isEqualTo(STAND_ASIDE);
+    assertThat(d.leader()).isNull();
+  }
+
+  @Test
+  void ourRecordForAnotherNamespaceIsForeign() {
+    var a = pod("a", 0, true);
+    HolderRecord r = new HolderRecord("default", "elsewhere", "a", "uid-a", 2);
+    assertThat(decide(List.of(a), new Holder.Ours(r, r.encode())).action())
+        .isEqualTo(STAND_ASIDE);
+  }
+
+  @Test
+  void switchoverToAReadyPodElectsIt() {
+    var holder = pod("h", 0, true);
+    var target = pod("t", 5, true);
+    Decision d = Election.decide(List.of(holder, target), ours(holder, 2), "t", NS);
+    assertThat(d.action()).isEqualTo(ELECT);
+    assertThat(d.leader()).isEqualTo(target);
+    assertThat(d.reason()).isEqualTo(EventReason.Switchover);
+    assertThat(d.switchover()).isEqualTo(SwitchoverOutcome.DONE);
+  }
+
+  @Test
+  void switchoverToTheCurrentLeaderIsDoneWithoutAnElection() {
+    var holder = pod("h", 0, true);
+    Decision d = Election.decide(List.of(holder), ours(holder, 2), "h", NS);
+    assertThat(d.action()).isEqualTo(KEEP);
+    assertThat(d.switchover()).isEqualTo(SwitchoverOutcome.DONE);
+  }
+
+  @Test
+  void switchoverToAMissingOrUnreadyPodIsRefusedAndTheLeaderStays() {
+    var holder = pod("h", 0, true);
+    var sick = pod("sick", 1, false);
+    for (String target : List.of("missing", "sick")) {
+      Decision d = Election.decide(List.of(holder, sick), ours(holder, 2), target, NS);
+      assertThat(d.action()).isEqualTo(KEEP);
+      assertThat(d.leader()).isEqualTo(holder);
+      assertThat(d.switchover()).isEqualTo(SwitchoverOutcome.REFUSED);
+      assertThat(d.switchoverMessage()).contains(target);
+    }
+  }
+
+  @Test
+  void refusedSwitchoverStillReplacesAGoneLeader() {
+    var a = pod("a", 0, true);
+    Decision d = Election.decide(List.of(a), ours(pod("gone", 0, true), 2), "missing", NS);
+    assertThat(d.action()).isEqualTo(ELECT);
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.switchover()).isEqualTo(SwitchoverOutcome.REFUSED);
+  }
+
+  /** Over many random worlds: the decision never picks an ineligible pod and is order-free. */
+  @Test
+  void decisionsAreDeterministicAndOnlyEverElectReadyPods() {
+    Random random = new Random(42);
+    for (int world = 0; world < 5_000; world++) {
+      List<Candidate> pods = new ArrayList<>();
+      int n = random.nextInt(5);
+      for (int i = 0; i < n; i++) {
+        Candidate c = pod("p" + i, random.nextInt(3), random.nextBoolean());
+        if (random.nextInt(4) == 0) {
+          c = priority(c, random.nextInt(3));
+        }
+        if (random.nextInt(5) == 0) {
+          c = terminating(c);
+        }
+        if (random.nextInt(4) == 0) {
+          c = labeled(c);
+        }
+        pods.add(c);
+      }
+      Holder holder = switch (random.nextInt(3)) {
+        case 0 -> new Holder.Free();
+        case 1 -> ours(n > 0 && random.nextBoolean() ? pods.get(random.nextInt(n))
+            : pod("gone", 0, true), 1 + random.nextInt(5));
+        default -> new Holder.Foreign("x");
+      };
+      String switchover = random.nextInt(4) == 0 ? "p" + random.nextInt(6) : null;
+      Decision d = Election.decide(pods, holder, switchover, NS);
+      List<Candidate> shuffled = new ArrayList<>(pods);
+      Collections.shuffle(shuffled, random);
+      assertThat(Election.decide(shuffled, holder, switchover, NS)).isEqualTo(d);
+      if (d.leader() != null) {
+        assertThat(d.leader().eligible()).as("world %d: %s", world, d).isTrue();
+      }
+      boolean anyEligible = pods.stream().anyMatch(Candidate::eligible);
+      if (!(holder instanceof Holder.Foreign)) {
+        assertThat(d.leader() != null).as("world %d: %s", world, d).isEqualTo(anyEligible);
+      }
+    }
+  }
+}
