@@ -6,8 +6,10 @@ import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.HttpEndpoints;
+import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
@@ -33,6 +35,8 @@ public final class BatonOperator implements AutoCloseable {
   private RedisConnections connections;
   private Operator operator;
   private HttpEndpoints http;
+  /** Without operator leader election this replica always leads. */
+  private volatile boolean leading;
 
   public BatonOperator(OperatorConfig config, KubernetesClient client) {
     this.config = config;
@@ -55,6 +59,7 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   public BatonOperator start() throws IOException {
+    leading = !config.leaderElection();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     BatonMetrics metrics = new BatonMetrics(registry);
     connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
@@ -69,12 +74,22 @@ public final class BatonOperator implements AutoCloseable {
                   .withReconciliationTerminationTimeout(Duration.ofSeconds(5));
               if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(
-                    new LeaderElectionConfiguration("baton-operator", leaseNamespace()));
+                    new LeaderElectionConfiguration(
+                        "baton-operator",
+                        leaseNamespace(),
+                        Duration.ofSeconds(15),
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(2),
+                        null,
+                        new LeaderCallbacks(
+                            () -> leading = true, () -> leading = false, newLeader -> {}),
+                        true));
               }
             });
+    Liveness liveness = new Liveness();
     operator.register(
         new LeaderGroupReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics),
+            client, config.clusterId(), config.redis(), connections, metrics, liveness),
         c -> {
           if (!config.watchesAllNamespaces()) {
             c.settingNamespaces(config.namespaces());
@@ -85,7 +100,7 @@ public final class BatonOperator implements AutoCloseable {
         HttpEndpoints.start(
             config.httpPort(),
             registry,
-            () -> new HttpEndpoints.Check(true, "alive"),
+            liveness::check,
             this::readiness);
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}",
@@ -101,11 +116,18 @@ public final class BatonOperator implements AutoCloseable {
     if (!info.isStarted()) {
       return new HttpEndpoints.Check(false, "controllers not started");
     }
+    if (!leading) {
+      // A standby replica is ready to take over: it must count for PodDisruptionBudgets and the
+      // metrics Service, so it answers 200.
+      return new HttpEndpoints.Check(true, "standby: waiting for the operator Lease");
+    }
     if (!info.allEventSourcesAreHealthy()) {
       return new HttpEndpoints.Check(false, "informers unhealthy: " + info.unhealthyEventSources()
           .keySet());
     }
-    return new HttpEndpoints.Check(true, "informers synced");
+    return new HttpEndpoints.Check(true, "informers synced; Redis "
+        + (connections.lastAnswerFailed(config.redis())
+            ? "unreachable: failing static, labels kept" : "answering"));
   }
 
   private String leaseNamespace() {

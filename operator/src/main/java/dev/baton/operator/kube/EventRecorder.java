@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -44,9 +46,9 @@ public class EventRecorder {
       var events = client.v1().events().inNamespace(ns);
       var existing = events.withName(name).get();
       if (existing != null) {
-        existing.setCount(existing.getCount() == null ? 2 : existing.getCount() + 1);
-        existing.setLastTimestamp(now);
-        events.resource(existing).update();
+        int count = existing.getCount() == null ? 2 : existing.getCount() + 1;
+        events.withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+            "{\"count\":" + count + ",\"lastTimestamp\":\"" + now + "\"}");
         return;
       }
       events

@@ -16,6 +16,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
+import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -66,6 +67,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final PodLabeler labeler;
   private final EventRecorder events;
   private final BatonMetrics metrics;
+  private final Liveness liveness;
   private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
 
@@ -74,7 +76,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       String clusterId,
       RedisSettings defaultRedis,
       RedisConnections connections,
-      BatonMetrics metrics) {
+      BatonMetrics metrics,
+      Liveness liveness) {
     this.client = client;
     this.clusterId = clusterId;
     this.defaultRedis = defaultRedis;
@@ -83,6 +86,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     this.labeler = new PodLabeler(client);
     this.events = new EventRecorder(client);
     this.metrics = metrics;
+    this.liveness = liveness;
   }
 
   @Override
@@ -501,6 +505,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
               Serialization.asJson(
                   List.of(Map.of("op", "add", "path", "/status", "value", next))));
     }
+    liveness.progressed(reschedule);
     UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);
   }

@@ -120,11 +120,17 @@ public class RedisConnections implements AutoCloseable {
     }
   }
 
+  /** Whether the last attempt to reach this Redis failed (connect or command), without a call. */
+  public boolean lastAnswerFailed(RedisSettings settings) {
+    Connection c = connections.get(settings);
+    return c == null ? failedAt.containsKey(settings) : c.leases().lastCallFailed();
+  }
+
   @Override
   public void close() {
     connections.values().forEach(c -> c.redisson().shutdown());
     connections.clear();
   }
 
-  private record Connection(RedissonClient redisson, LeaseStore leases) {}
+  private record Connection(RedissonClient redisson, RedisLeaseStore leases) {}
 }

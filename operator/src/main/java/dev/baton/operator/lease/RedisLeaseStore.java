@@ -18,6 +18,7 @@ public class RedisLeaseStore implements LeaseStore {
   private final RScript script;
   private final String target;
   private final ScriptTimer timer;
+  private volatile boolean lastCallFailed;
 
   /**
    * @param target a description of the Redis for error messages, free of credentials
@@ -78,12 +79,18 @@ public class RedisLeaseStore implements LeaseStore {
                 args);
     try {
       Object result = timer.time(lua.name(), call);
+      lastCallFailed = false;
       return result instanceof List<?> list ? (List<Object>) list : List.of(result);
     } catch (RedisException e) {
+      lastCallFailed = true;
       throw new RedisUnavailableException(
           "Redis " + target + " did not answer " + lua.name() + ": " + e.getClass().getSimpleName(),
           null);
     }
+  }
+
+  boolean lastCallFailed() {
+    return lastCallFailed;
   }
 
   /** Measures script calls; the metrics package supplies the real one. */

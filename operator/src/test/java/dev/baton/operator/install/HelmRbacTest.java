@@ -27,7 +27,7 @@ class HelmRbacTest {
   /** What the operator does in each watched namespace: API group (or ""), resource, verbs. */
   private static final String NAMESPACED =
       """
-      ""                pods                     get list watch patch
+      ""                pods                     get list watch patch update
       baton.dev         leadergroups             get list watch patch update
       baton.dev         leadergroups/status      get patch update
       baton.dev         leadergroups/finalizers  update

@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+#
+# The Baton operator image: `docker build -t ghcr.io/baton-dev/baton-operator:0.1.0 .`
+# Pin the two base images by digest for reproducible production builds.
+
+# --- build: the shaded jar, operator/target/baton-operator.jar --------------------------------
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+# Poms first, then sources: editing a source file does not invalidate the layers above it.
+COPY pom.xml ./
+COPY operator/pom.xml operator/
+COPY operator/src operator/src
+# The cache mount keeps downloaded dependencies between builds (BuildKit).
+RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package
+
+# --- runtime: a JRE and the jar, nothing else -------------------------------------------------
+FROM eclipse-temurin:17-jre
+
+LABEL org.opencontainers.image.title="baton-operator" \
+      org.opencontainers.image.description="Leader elections and distributed locks in Redis for Kubernetes pods"
+
+# A fixed numeric user, so that Kubernetes can check runAsNonRoot without reading /etc/passwd.
+# The Helm chart runs the pod as the same UID and GID (podSecurityContext.runAsUser: 10001).
+RUN groupadd --system --gid 10001 baton \
+ && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin baton
+
+WORKDIR /app
+COPY --from=build --chown=0:0 /src/operator/target/baton-operator.jar /app/baton-operator.jar
+
+# Container-aware JVM settings: size the heap from the memory limit instead of the node's memory,
+# and exit on OutOfMemoryError so that Kubernetes restarts the pod (the standby takes over)
+# rather than leaving a half-working process. The Helm value jvmOptions replaces them.
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
+
+USER 10001:10001
+# /metrics, /healthz, /readyz (BATON_HTTP_PORT)
+EXPOSE 8080
+ENTRYPOINT ["java", "-jar", "/app/baton-operator.jar"]

@@ -1,0 +1,140 @@
+package dev.baton.operator.metrics;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.demo.LocalRedis;
+import dev.baton.operator.demo.Sandbox;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.CapturedOutput;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Metrics, probes, and secrets that never show: against real Redis and the mock API server. */
+class ObservabilityIT {
+
+  private static final String ROLE = BatonCluster.ROLE;
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  private HttpResponse<String> get(Sandbox s, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + s.operator().httpPort() + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void metricsCountElectionsAndFailoversAndProbesAnswer() throws Exception {
+    try (BatonCluster cluster = new BatonCluster()) {
+      for (int i = 0; i < 3; i++) {
+        cluster.createPod("payments-" + i, "payments");
+      }
+      cluster.startOperator();
+      cluster.create(Sandbox.group("payments", "payments"));
+      String leader = cluster.awaitLeader("payments", ROLE);
+      cluster.deletePod(leader);
+      await().atMost(WAIT).until(() -> cluster.leaders(ROLE).size() == 1
+          && !cluster.leaders(ROLE).contains(leader));
+
+      await().atMost(WAIT).untilAsserted(() -> {
+        String metrics = get(cluster, "/metrics").body();
+        assertThat(metrics)
+            .contains("baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
+                + "reason=\"Initial\"} 1.0")
+            .contains("baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
+                + "reason=\"LeaderDeleted\"} 1.0")
+            .contains("baton_failover_duration_seconds_count{group=\"payments\","
+                + "namespace=\"shop\"} 1")
+            .contains("baton_failover_duration_seconds_bucket")
+            .contains("baton_leadergroup_term{group=\"payments\",namespace=\"shop\"} 2.0")
+            .contains("baton_leadergroup_ready_candidates{group=\"payments\",namespace=\"shop\"}"
+                + " 2.0")
+            .contains("baton_redis_script_duration_seconds_count{script=\"lease-acquire\"}")
+            // Java Operator SDK's own reconcile metrics.
+            .contains("operator_sdk_reconciliations_executions");
+      });
+      HttpResponse<String> health = get(cluster, "/healthz");
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body()).startsWith("ok: alive");
+      HttpResponse<String> ready = get(cluster, "/readyz");
+      assertThat(ready.statusCode()).isEqualTo(200);
+      assertThat(ready.body()).contains("informers synced").contains("Redis answering");
+
+      cluster.redis.kill();
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(get(cluster, "/readyz").body()).contains("failing static");
+        assertThat(get(cluster, "/metrics").body())
+            .contains("baton_redis_script_errors_total{script=\"lease-renew\"}");
+      });
+    }
+  }
+
+  @Test
+  void passwordsNeverReachLogsStatusEventsOrMetrics() throws Exception {
+    String operatorPassword = "Op3rator-Pw-7f3a9";
+    String groupPassword = "Gr0up-Pw-b41c2";
+    String wrongPassword = "Wr0ng-Pw-e88d1";
+    try (CapturedOutput output = new CapturedOutput();
+        LocalRedis secured = LocalRedis.start("--requirepass", operatorPassword);
+        BatonCluster cluster = new BatonCluster()) {
+      cluster.env(OperatorConfig.REDIS_URL, secured.url())
+          .env(OperatorConfig.REDIS_PASSWORD, operatorPassword)
+          .env("BATON_LOG_LEVEL", "debug");
+      for (int i = 0; i < 2; i++) {
+        cluster.createPod("payments-" + i, "payments");
+        cluster.createPod("orders-" + i, "orders");
+        cluster.createPod("billing-" + i, "billing");
+      }
+      cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
+          .withName("orders-redis").withNamespace(NS).endMetadata()
+          .addToStringData("url", secured.url().replace("redis://",
+              "redis://:" + groupPassword + "@"))
+          .addToStringData("password", groupPassword).build()).create();
+      cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
+          .withName("billing-redis").withNamespace(NS).endMetadata()
+          .addToStringData("url", secured.url())
+          .addToStringData("password", wrongPassword).build()).create();
+      cluster.startOperator();
+      cluster.create(Sandbox.group("payments", "payments"));
+      LeaderGroup orders = Sandbox.group("orders", "orders");
+      orders.getSpec().setRedis(new RedisConnectionRef("orders-redis"));
+      cluster.create(orders);
+      LeaderGroup billing = Sandbox.group("billing", "billing");
+      billing.getSpec().setRedis(new RedisConnectionRef("billing-redis"));
+      cluster.create(billing);
+
+      // The operator's own password works; a wrong one is reported without being shown.
+      cluster.awaitLeader("payments", ROLE);
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.condition("billing", "RedisAvailable")).get()
+            .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
+        assertThat(cluster.condition("orders", "RedisAvailable")).get()
+            .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
+      });
+
+      StringBuilder everything = new StringBuilder(output.text());
+      for (String g : new String[] {"payments", "orders", "billing"}) {
+        everything.append(Serialization.asYaml(cluster.get(g)));
+      }
+      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS).list()));
+      everything.append(get(cluster, "/metrics").body());
+      everything.append(get(cluster, "/readyz").body());
+      assertThat(everything.toString())
+          .as("a password in logs, status, Events or metrics")
+          .doesNotContain(operatorPassword)
+          .doesNotContain(groupPassword)
+          .doesNotContain(wrongPassword)
+          .contains("LeaderGroup shop/payments: payments-0 leads with term 1");
+    }
+  }
+}
