@@ -35,6 +35,7 @@ public final class BatonOperator implements AutoCloseable {
   private RedisConnections connections;
   private Operator operator;
   private HttpEndpoints http;
+  private LeaderGroupReconciler leaderGroups;
   /** Without operator leader election this replica always leads. */
   private volatile boolean leading;
 
@@ -87,9 +88,11 @@ public final class BatonOperator implements AutoCloseable {
               }
             });
     Liveness liveness = new Liveness();
-    operator.register(
+    leaderGroups =
         new LeaderGroupReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics, liveness),
+            client, config.clusterId(), config.redis(), connections, metrics, liveness);
+    operator.register(
+        leaderGroups,
         c -> {
           if (!config.watchesAllNamespaces()) {
             c.settingNamespaces(config.namespaces());
@@ -158,6 +161,9 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (operator != null) {
       operator.stop();
+    }
+    if (leaderGroups != null) {
+      leaderGroups.close();
     }
     if (connections != null) {
       connections.close();

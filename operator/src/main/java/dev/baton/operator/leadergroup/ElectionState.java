@@ -20,8 +20,6 @@ final class ElectionState {
   /** Pod name last labeled leader by this operator: demoted first even if the cache lags. */
   String promotedPod;
 
-  long lastRenewNanos;
-
   boolean redisDown;
 
   String lastProblem;
@@ -43,10 +41,9 @@ final class ElectionState {
     return s;
   }
 
-  void adopt(HolderRecord record, long nowNanos) {
+  void adopt(HolderRecord record) {
     holder = record;
     maxTerm = Math.max(maxTerm, record.term());
-    lastRenewNanos = nowNanos;
   }
 
   void forgetHolder() {

@@ -10,6 +10,7 @@ import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
@@ -51,7 +52,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs each LeaderGroup's election: observes pods (an informer) and Redis (one script), asks
  * {@link Election} what to do, and carries it out break-before-make. Triggered by pod events, by
- * LeaderGroup changes (annotations included, hence no generation filtering) and by a renew timer.
+ * LeaderGroup changes (annotations included, hence no generation filtering), by the lease renewer
+ * when a lease is lost or Redis stops or starts answering, and by a slow resync timer. Renewals
+ * themselves happen in the {@link LeaseRenewer}, batched, outside the reconcile loop.
  */
 @ControllerConfiguration(name = "leadergroup", generationAwareEventProcessing = false)
 public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
@@ -69,6 +72,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final BatonMetrics metrics;
   private final Liveness liveness;
   private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
+  private final LeaseEventSource leaseEvents = new LeaseEventSource();
+  private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(leaseEvents::onLease);
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
 
   public LeaderGroupReconciler(
@@ -100,7 +105,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             .withNamespacesInheritedFromController()
             .build();
     pods = new InformerEventSource<>(config, context);
-    return List.of(pods);
+    return List.of(pods, leaseEvents);
   }
 
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
@@ -205,11 +210,17 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     int ready = (int) candidates.stream().filter(Candidate::eligible).count();
     String switchoverTo = annotation(group, BatonNames.SWITCHOVER_ANNOTATION);
 
+    ResourceID id = ResourceID.fromResource(group);
     LeaseStore store;
     LeaseStore.Observation seen;
+    boolean fromRenewer = false;
     try {
       store = leaseStore(group);
-      seen = observe(store, settings, state, candidates, switchoverTo);
+      seen = observe(id, store, settings, state, candidates, switchoverTo);
+      if (seen == RENEWED_BY_RENEWER) {
+        seen = new LeaseStore.Observation(true, state.holder.encode(), -1, -1);
+        fromRenewer = true;
+      }
     } catch (RedisSecrets.SecretProblem e) {
       reportOnce(group, state, EventReason.RedisUnavailable, e.getMessage());
       conditions
@@ -252,7 +263,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
                 ? old.getLeaderSince()
                 : now();
           }
-          state.adopt(ours.record(), System.nanoTime());
+          state.adopt(ours.record());
+          if (!fromRenewer) {
+            renewer.hold(id, store, settings.keys(), ours.raw(), settings.ttl(),
+                settings.renewInterval());
+          }
         }
         case ELECT -> {
           demoteAllBut(leader, membership.members(), state, settings, name, ns);
@@ -276,9 +291,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
           if (!samePod || state.leaderSince == null) {
             state.leaderSince = now();
           }
-          state.adopt(record, System.nanoTime());
+          state.adopt(record);
+          renewer.hold(id, store, settings.keys(), got.holder(), settings.ttl(),
+              settings.renewInterval());
         }
         case RELEASE, STAND_ASIDE -> {
+          renewer.forget(id);
           demoteAllBut(null, membership.members(), state, settings, name, ns);
           if (decision.action() == Election.Action.RELEASE
               && holder instanceof Election.Holder.Ours o) {
@@ -329,18 +347,19 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       }
     }
     metrics.groupState(ns, name, state.maxTerm, ready);
-    long sinceRenew = System.nanoTime() - state.lastRenewNanos;
-    Duration next = state.holder == null
-        ? settings.renewInterval()
-        : Duration.ofNanos(Math.max(10_000_000L, settings.renewInterval().toNanos() - sinceRenew));
-    return finish(group, old, status(group, state, ready, conditions), next);
+    return finish(group, old, status(group, state, ready, conditions), resync(settings));
   }
 
+  /** Marks an observation that needed no Redis call: the renewer renewed the lease lately. */
+  private static final LeaseStore.Observation RENEWED_BY_RENEWER =
+      new LeaseStore.Observation(true, null, -1, -1);
+
   /**
-   * Renews the lease we hold, or reads it. A renewal that happened less than half an interval ago
-   * is not repeated when the holder is still a ready member: pod events then cost no Redis call.
+   * Renews the lease we hold, or reads it. While the renewer keeps the lease fresh and its holder
+   * is still a ready member, nothing is sent: pod events then cost no Redis call.
    */
   private LeaseStore.Observation observe(
+      ResourceID id,
       LeaseStore store,
       GroupSettings settings,
       ElectionState state,
@@ -354,10 +373,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     if (holderPod.isEmpty() || !holderPod.get().eligible()) {
       return store.observe(settings.keys());
     }
-    boolean fresh =
-        System.nanoTime() - state.lastRenewNanos < settings.renewInterval().toNanos() / 2;
-    if (fresh && switchoverTo == null) {
-      return new LeaseStore.Observation(true, state.holder.encode(), -1, -1);
+    if (switchoverTo == null && renewer.fresh(id, state.holder.encode())) {
+      return RENEWED_BY_RENEWER;
     }
     return store.renew(settings.keys(), state.holder.encode(), settings.ttl().toMillis());
   }
@@ -526,6 +543,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     String name = group.getMetadata().getName();
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = states.remove(id);
+    renewer.forget(id);
     String roleLabel =
         group.getSpec() == null || group.getSpec().getRoleLabel() == null
             ? LeaderGroupSpec.DEFAULT_ROLE_LABEL
@@ -580,6 +598,21 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   private static String now() {
     return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  /**
+   * The safety-net timer: events and the renewer drive everything, so this only catches what no
+   * event announced. Ten renew intervals, at least 10 s, at most 5 min.
+   */
+  private static Duration resync(GroupSettings settings) {
+    long nanos = settings.renewInterval().toNanos() * 10;
+    return Duration.ofNanos(Math.min(Math.max(nanos, Duration.ofSeconds(10).toNanos()),
+        Duration.ofMinutes(5).toNanos()));
+  }
+
+  /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */
+  public void close() {
+    renewer.close();
   }
 
   private static Duration backoff(int failures) {

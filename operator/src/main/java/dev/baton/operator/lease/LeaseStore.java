@@ -13,6 +13,17 @@ public interface LeaseStore {
   Observation renew(LeaseKeys keys, String record, long ttlMillis);
 
   /**
+   * Renews many leases in one round trip, without blocking the caller. The answer lists, in order,
+   * null for each lease renewed and the current holder ("" when free) for each that was not; it
+   * completes with a {@link RedisUnavailableException} when Redis did not answer.
+   */
+  java.util.concurrent.CompletionStage<java.util.List<String>> renewAll(
+      java.util.List<Renewal> renewals);
+
+  /** One lease to renew: the caller's record and the ttl to set. */
+  record Renewal(LeaseKeys keys, String record, long ttlMillis) {}
+
+  /**
    * Takes the lease if it is free or held by exactly {@code expected}, with a new term above both
    * the counter and {@code termFloor}.
    */

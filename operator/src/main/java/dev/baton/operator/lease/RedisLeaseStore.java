@@ -1,6 +1,9 @@
 package dev.baton.operator.lease;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -14,6 +17,7 @@ public class RedisLeaseStore implements LeaseStore {
   static final LuaScript RENEW = LuaScript.load("lease-renew");
   static final LuaScript OBSERVE = LuaScript.load("lease-observe");
   static final LuaScript RELEASE = LuaScript.load("lease-release");
+  static final LuaScript RENEW_MANY = LuaScript.load("lease-renew-many");
 
   private final RScript script;
   private final String target;
@@ -43,6 +47,53 @@ public class RedisLeaseStore implements LeaseStore {
     String holder = (String) r.get(1);
     return new Observation(
         ((Long) r.get(0)) == 1L, holder.isEmpty() ? null : holder, (Long) r.get(2), -1);
+  }
+
+  @Override
+  public CompletionStage<List<String>> renewAll(List<Renewal> renewals) {
+    if (renewals.isEmpty()) {
+      return CompletableFuture.completedFuture(List.of());
+    }
+    List<Object> keys = new ArrayList<>(renewals.size());
+    Object[] args = new Object[renewals.size() * 2];
+    for (int i = 0; i < renewals.size(); i++) {
+      Renewal r = renewals.get(i);
+      keys.add(r.keys().holder());
+      args[i] = r.record();
+      args[renewals.size() + i] = Long.toString(r.ttlMillis());
+    }
+    long start = System.nanoTime();
+    CompletionStage<List<Object>> call =
+        script.evalAsync(
+            (String) keys.get(0),
+            RScript.Mode.READ_WRITE,
+            RENEW_MANY.source(),
+            RScript.ReturnType.LIST,
+            keys,
+            args);
+    return call.handle(
+        (answers, error) -> {
+          timer.record(RENEW_MANY.name(), System.nanoTime() - start, error != null);
+          if (error != null) {
+            lastCallFailed = true;
+            throw new RedisUnavailableException(
+                "Redis " + target + " did not answer " + RENEW_MANY.name() + ": "
+                    + rootCause(error).getClass().getSimpleName());
+          }
+          lastCallFailed = false;
+          List<String> out = new ArrayList<>(answers.size());
+          for (Object a : answers) {
+            out.add(a instanceof Long ? null : (String) a);
+          }
+          return out;
+        });
+  }
+
+  private static Throwable rootCause(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t;
   }
 
   @Override
@@ -77,11 +128,14 @@ public class RedisLeaseStore implements LeaseStore {
                 RScript.ReturnType.LIST,
                 keys,
                 args);
+    long start = System.nanoTime();
     try {
-      Object result = timer.time(lua.name(), call);
+      Object result = call.get();
+      timer.record(lua.name(), System.nanoTime() - start, false);
       lastCallFailed = false;
       return result instanceof List<?> list ? (List<Object>) list : List.of(result);
     } catch (RedisException e) {
+      timer.record(lua.name(), System.nanoTime() - start, true);
       lastCallFailed = true;
       throw new RedisUnavailableException(
           "Redis " + target + " did not answer " + lua.name() + ": " + e.getClass().getSimpleName(),
@@ -93,10 +147,10 @@ public class RedisLeaseStore implements LeaseStore {
     return lastCallFailed;
   }
 
-  /** Measures script calls; the metrics package supplies the real one. */
+  /** Records each script call's duration and whether it failed; metrics supplies the real one. */
   public interface ScriptTimer {
-    Object time(String script, Supplier<Object> call);
+    void record(String script, long nanos, boolean failed);
 
-    ScriptTimer NONE = (script, call) -> call.get();
+    ScriptTimer NONE = (script, nanos, failed) -> {};
   }
 }

@@ -82,19 +82,12 @@ public class BatonMetrics {
 
   /** Times every Redis script and counts its failures. */
   public RedisLeaseStore.ScriptTimer scriptTimer() {
-    return (script, call) -> {
-      long start = System.nanoTime();
-      try {
-        return call.get();
-      } catch (RuntimeException e) {
+    return (script, nanos, failed) -> {
+      if (failed) {
         Counter.builder(REDIS_ERRORS).tag("script", script).register(registry).increment();
-        throw e;
-      } finally {
-        Timer.builder(REDIS_SCRIPT)
-            .tag("script", script)
-            .register(registry)
-            .record(Duration.ofNanos(System.nanoTime() - start));
       }
+      Timer.builder(REDIS_SCRIPT).tag("script", script).register(registry)
+          .record(Duration.ofNanos(nanos));
     };
   }
 }
