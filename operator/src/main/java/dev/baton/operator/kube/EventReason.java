@@ -6,6 +6,7 @@ public enum EventReason {
   LeaderDeleted(false),
   LeaderNotReady(false),
   LeaderTerminating(false),
+  LeaderNodeLost(false),
   LeaseExpired(false),
   Switchover(false),
   SwitchoverRefused(true),
@@ -14,7 +15,13 @@ public enum EventReason {
   InvalidSpec(true),
   RedisUnavailable(true),
   RedisRecovered(false),
-  LeaderInOtherCluster(false);
+  LeaderInOtherCluster(false),
+  LockAcquired(false),
+  LockMoved(false),
+  LockLost(true),
+  LockReaped(false),
+  ForceReleased(false),
+  QuorumLost(true);
 
   private final boolean warning;
 

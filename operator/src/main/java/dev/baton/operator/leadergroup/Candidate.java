@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * A pod that runs for leader, reduced to what the election needs.
@@ -26,7 +27,9 @@ public record Candidate(
   public enum Ineligibility {
     NONE,
     NOT_READY,
-    TERMINATING
+    TERMINATING,
+    /** Its node is NotReady or Unknown: the pod's own Ready condition may not have caught up. */
+    NODE_LOST
   }
 
   /** The preference order of DESIGN.md after switchover and stickiness. */
@@ -35,10 +38,21 @@ public record Candidate(
           .thenComparing(Candidate::created)
           .thenComparing(Candidate::name);
 
+  /** A candidate whose node's readiness is not known (no node informer). */
   public static Candidate of(Pod pod, String roleLabel) {
+    return of(pod, roleLabel, node -> false);
+  }
+
+  /**
+   * @param nodeLost tells whether a node is known and NotReady or Unknown
+   */
+  public static Candidate of(Pod pod, String roleLabel, Predicate<String> nodeLost) {
     Ineligibility why = Ineligibility.NONE;
+    String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
     if (pod.getMetadata().getDeletionTimestamp() != null) {
       why = Ineligibility.TERMINATING;
+    } else if (node != null && nodeLost.test(node)) {
+      why = Ineligibility.NODE_LOST;
     } else if (!isReady(pod)) {
       why = Ineligibility.NOT_READY;
     }

@@ -152,9 +152,11 @@ public final class Election {
         holderPod
             .map(
                 p ->
-                    p.notEligibleBecause() == Candidate.Ineligibility.TERMINATING
-                        ? EventReason.LeaderTerminating
-                        : EventReason.LeaderNotReady)
+                    switch (p.notEligibleBecause()) {
+                      case TERMINATING -> EventReason.LeaderTerminating;
+                      case NODE_LOST -> EventReason.LeaderNodeLost;
+                      default -> EventReason.LeaderNotReady;
+                    })
             .orElse(EventReason.LeaderDeleted);
     return new Decision(Action.ELECT, eligible.get(0), why, SwitchoverOutcome.NONE, null);
   }

@@ -18,6 +18,7 @@ import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -75,6 +76,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final LeaseEventSource leaseEvents = new LeaseEventSource();
   private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(leaseEvents::onLease);
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
+  private volatile InformerEventSource<Node, LeaderGroup> nodes;
 
   public LeaderGroupReconciler(
       KubernetesClient client,
@@ -105,7 +107,17 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             .withNamespacesInheritedFromController()
             .build();
     pods = new InformerEventSource<>(config, context);
-    return List.of(pods, leaseEvents);
+    // Nodes: a node turning NotReady/Unknown moves leadership off it before its pods' own Ready
+    // conditions flip. Only readiness changes matter; node heartbeats are filtered out.
+    var nodeConfig =
+        InformerEventSourceConfiguration.from(Node.class, LeaderGroup.class)
+            .withName("nodes")
+            .withSecondaryToPrimaryMapper(node -> groupsOnNode(node, groups))
+            .withOnUpdateFilter((now, before) -> nodeLost(now) != nodeLost(before))
+            .withWatchAllNamespaces()
+            .build();
+    nodes = new InformerEventSource<>(nodeConfig, context);
+    return List.of(pods, nodes, leaseEvents);
   }
 
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
@@ -121,6 +133,28 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       out.add(new ResourceID(labeledBy, ns));
     }
     return out;
+  }
+
+  private Set<ResourceID> groupsOnNode(Node node, IndexerResourceCache<LeaderGroup> groups) {
+    String name = node.getMetadata().getName();
+    Set<ResourceID> out = new HashSet<>();
+    pods.list(p -> p.getSpec() != null && name.equals(p.getSpec().getNodeName()))
+        .forEach(p -> out.addAll(groupsOf(p, groups)));
+    return out;
+  }
+
+  /** A node that exists and whose Ready condition is False or Unknown. */
+  static boolean nodeLost(Node node) {
+    if (node == null || node.getStatus() == null || node.getStatus().getConditions() == null) {
+      return false;
+    }
+    return node.getStatus().getConditions().stream()
+        .anyMatch(c -> "Ready".equals(c.getType()) && !"True".equals(c.getStatus()));
+  }
+
+  private boolean nodeLost(String nodeName) {
+    return nodes != null && nodes.get(new ResourceID(nodeName)).map(LeaderGroupReconciler::nodeLost)
+        .orElse(false);
   }
 
   private static boolean selects(LeaderGroup g, Pod pod) {
@@ -206,7 +240,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       labeler.clear(stray, settings.roleLabel());
     }
     List<Candidate> candidates =
-        membership.members().stream().map(p -> Candidate.of(p, settings.roleLabel())).toList();
+        membership.members().stream()
+            .map(p -> Candidate.of(p, settings.roleLabel(), this::nodeLost))
+            .toList();
     int ready = (int) candidates.stream().filter(Candidate::eligible).count();
     String switchoverTo = annotation(group, BatonNames.SWITCHOVER_ANNOTATION);
 
@@ -584,6 +620,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       case LeaderDeleted -> " (" + previous + " is gone)";
       case LeaderNotReady -> " (" + previous + " is not ready)";
       case LeaderTerminating -> " (" + previous + " is terminating)";
+      case LeaderNodeLost -> " (the node of " + previous + " is not ready)";
       case Switchover -> " (switchover from " + previous + ")";
       case LeaseExpired -> " (the lease of " + previous + " expired)";
       default -> "";

@@ -132,6 +132,17 @@ class ElectionTest {
   }
 
   @Test
+  void holderOnALostNodeIsReplacedWithReasonLeaderNodeLost() {
+    var h = pod("h", 0, true);
+    var holder = new Candidate(h.name(), h.uid(), false, Ineligibility.NODE_LOST, h.created(), 0,
+        true);
+    var a = pod("a", 1, true);
+    Decision d = decide(List.of(holder, a), ours(holder, 3));
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaderNodeLost);
+  }
+
+  @Test
   void noReadyCandidateReleasesWhetherOrNotSomeoneHolds() {
     var a = pod("a", 0, false);
     assertThat(decide(List.of(a), ours(a, 1)).action()).isEqualTo(RELEASE);

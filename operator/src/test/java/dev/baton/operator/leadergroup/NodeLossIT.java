@@ -1,0 +1,72 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.demo.RoleWatcher;
+import dev.baton.operator.demo.Sandbox;
+import dev.baton.operator.testing.BatonCluster;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A leader's node turning NotReady or Unknown moves leadership before the pod notices. */
+class NodeLossIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private static NodeCondition ready(String status) {
+    return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
+  }
+
+  private static void setNodeReady(BatonCluster cluster, String node, String status) {
+    cluster.client.nodes().withName(node).editStatus(n -> {
+      n.getStatus().setConditions(List.of(ready(status)));
+      return n;
+    });
+  }
+
+  @Test
+  void leaderMovesOffANodeThatTurnsUnknownAndStaysMovedWhenItReturns() {
+    try (BatonCluster cluster = new BatonCluster();
+        RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+      for (String n : List.of("node-a", "node-b", "node-c")) {
+        Node node = new NodeBuilder().withNewMetadata().withName(n).endMetadata()
+            .withNewStatus().withConditions(ready("True")).endStatus().build();
+        cluster.client.nodes().resource(node).create();
+      }
+      for (int i = 0; i < 3; i++) {
+        Pod p = Sandbox.readyPod(NS, "payments-" + i, Map.of("app", "payments"));
+        p.getSpec().setNodeName("node-" + (char) ('a' + i));
+        cluster.client.pods().resource(p).create();
+      }
+      cluster.startOperator();
+      cluster.create(Sandbox.group("payments", "payments"));
+      String leader = cluster.awaitLeader("payments", ROLE);
+      String leaderNode = cluster.pod(leader).getSpec().getNodeName();
+
+      setNodeReady(cluster, leaderNode, "Unknown");
+
+      await().atMost(WAIT).untilAsserted(() ->
+          assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(leader));
+      assertThat(cluster.pod(leader).getStatus().getConditions())
+          .as("the pod itself still says Ready").anyMatch(c -> c.getStatus().equals("True"));
+      String next = cluster.awaitLeader("payments", ROLE);
+      await().atMost(WAIT).untilAsserted(() ->
+          assertThat(cluster.eventReasons("payments")).contains("LeaderNodeLost"));
+
+      setNodeReady(cluster, leaderNode, "True");
+      await().during(Duration.ofSeconds(1)).atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).containsExactly(next));
+      assertThat(watcher.violations()).isEmpty();
+    }
+  }
+}
