@@ -8,10 +8,13 @@ FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 # Poms first, then sources: editing a source file does not invalidate the layers above it.
 COPY pom.xml ./
+COPY client/pom.xml client/
 COPY operator/pom.xml operator/
+COPY client/src client/src
 COPY operator/src operator/src
 # The cache mount keeps downloaded dependencies between builds (BuildKit).
-RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests package
+# Only the operator and the modules it depends on (the benchmarks are not copied in).
+RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl operator -am package
 
 # --- runtime: a JRE and the jar, nothing else -------------------------------------------------
 FROM eclipse-temurin:17-jre

@@ -7,6 +7,7 @@ import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.HttpEndpoints;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.redislock.RedisLockReconciler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -64,6 +65,7 @@ public final class BatonOperator implements AutoCloseable {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     BatonMetrics metrics = new BatonMetrics(registry);
     connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
+    Duration lease = config.leaderElectionLease();
     operator =
         new Operator(
             o -> {
@@ -78,12 +80,15 @@ public final class BatonOperator implements AutoCloseable {
                     new LeaderElectionConfiguration(
                         "baton-operator",
                         leaseNamespace(),
-                        Duration.ofSeconds(15),
-                        Duration.ofSeconds(10),
-                        Duration.ofSeconds(2),
-                        null,
+                        lease,
+                        // client-go's proportions: renew deadline 2/3, retry period 2/15.
+                        lease.multipliedBy(2).dividedBy(3),
+                        lease.multipliedBy(2).dividedBy(15),
+                        config.leaderElectionIdentity(),
                         new LeaderCallbacks(
                             () -> leading = true, () -> leading = false, newLeader -> {}),
+                        // A replica that lost the Lease exits and restarts clean, as in-cluster
+                        // operators do; its labels stay and the new active replica adopts them.
                         true));
               }
             });
@@ -93,6 +98,14 @@ public final class BatonOperator implements AutoCloseable {
             client, config.clusterId(), config.redis(), connections, metrics, liveness);
     operator.register(
         leaderGroups,
+        c -> {
+          if (!config.watchesAllNamespaces()) {
+            c.settingNamespaces(config.namespaces());
+          }
+        });
+    operator.register(
+        new RedisLockReconciler(
+            client, config.clusterId(), config.redis(), connections, metrics, liveness),
         c -> {
           if (!config.watchesAllNamespaces()) {
             c.settingNamespaces(config.namespaces());

@@ -1,6 +1,10 @@
 package dev.baton.operator.config;
 
 import dev.baton.operator.lease.RedisSettings;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -19,7 +23,9 @@ public record OperatorConfig(
     int httpPort,
     boolean leaderElection,
     String leaderElectionNamespace,
-    Duration redisTimeout) {
+    Duration redisTimeout,
+    String leaderElectionIdentity,
+    Duration leaderElectionLease) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -30,6 +36,14 @@ public record OperatorConfig(
   public static final String LEADER_ELECTION = "BATON_LEADER_ELECTION";
   public static final String LEADER_ELECTION_NAMESPACE = "BATON_LEADER_ELECTION_NAMESPACE";
   public static final String REDIS_TIMEOUT = "BATON_REDIS_TIMEOUT";
+  public static final String REDIS_SENTINEL_USERNAME = "BATON_REDIS_SENTINEL_USERNAME";
+  public static final String REDIS_SENTINEL_PASSWORD = "BATON_REDIS_SENTINEL_PASSWORD";
+  /** A PEM file of CA certificates that a rediss:// default Redis is trusted by. */
+  public static final String REDIS_CA_FILE = "BATON_REDIS_CA_FILE";
+  /** This replica's name in the operator Lease; default the pod name (HOSTNAME). */
+  public static final String LEADER_ELECTION_IDENTITY = "BATON_LEADER_ELECTION_IDENTITY";
+  /** How long the operator Lease lasts without renewal: how fast a standby takes over. */
+  public static final String LEADER_ELECTION_LEASE = "BATON_LEADER_ELECTION_LEASE";
 
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
@@ -43,9 +57,16 @@ public record OperatorConfig(
     Function<String, String> get = k -> blankToNull(env.get(k));
     RedisSettings redis =
         new RedisSettings(
-            or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
-            get.apply(REDIS_USERNAME),
-            get.apply(REDIS_PASSWORD));
+                or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
+                get.apply(REDIS_USERNAME),
+                get.apply(REDIS_PASSWORD))
+            .withSentinelCredentials(
+                get.apply(REDIS_SENTINEL_USERNAME), get.apply(REDIS_SENTINEL_PASSWORD));
+    if (get.apply(REDIS_CA_FILE) != null) {
+      RedisSettings plain = redis;
+      redis = parse(REDIS_CA_FILE, get.apply(REDIS_CA_FILE),
+          path -> plain.withCaCertificate(readFile(path)));
+    }
     Set<String> namespaces =
         get.apply(NAMESPACES) == null
             ? Set.of()
@@ -69,6 +90,15 @@ public record OperatorConfig(
             REDIS_TIMEOUT,
             or(get.apply(REDIS_TIMEOUT), "1s"),
             dev.baton.operator.api.v1alpha1.GoDuration::parse);
+    Duration lease =
+        parse(
+            LEADER_ELECTION_LEASE,
+            or(get.apply(LEADER_ELECTION_LEASE), "15s"),
+            dev.baton.operator.api.v1alpha1.GoDuration::parse);
+    if (lease.compareTo(Duration.ofSeconds(2)) < 0) {
+      throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 2s");
+    }
+    String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
     return new OperatorConfig(
         redis,
         namespaces,
@@ -76,7 +106,9 @@ public record OperatorConfig(
         port,
         election,
         get.apply(LEADER_ELECTION_NAMESPACE),
-        timeout);
+        timeout,
+        identity,
+        lease);
   }
 
   /** All namespaces are watched when the set is empty. */
@@ -100,6 +132,15 @@ public record OperatorConfig(
     }
   }
 
+  private static String readFile(String path) {
+    try {
+      return Files.readString(Path.of(path), StandardCharsets.US_ASCII);
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("cannot read the file (" + e.getClass().getSimpleName()
+          + ")");
+    }
+  }
+
   private static String or(String value, String fallback) {
     return value == null ? fallback : value;
   }
@@ -109,7 +150,7 @@ public record OperatorConfig(
   }
 
   public OperatorConfig withHttpPort(int port) {
-    return new OperatorConfig(
-        redis, namespaces, clusterId, port, leaderElection, leaderElectionNamespace, redisTimeout);
+    return new OperatorConfig(redis, namespaces, clusterId, port, leaderElection,
+        leaderElectionNamespace, redisTimeout, leaderElectionIdentity, leaderElectionLease);
   }
 }

@@ -1,6 +1,15 @@
 package dev.baton.operator.demo;
 
+import dev.baton.client.BatonLock;
+import dev.baton.client.BatonLocks;
+import dev.baton.client.LockOwner;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.operator.api.v1alpha1.RedisLockSpec;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 import dev.baton.operator.api.v1alpha1.LeaseSpec;
 import dev.baton.operator.kube.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -13,12 +22,14 @@ import java.util.function.BooleanSupplier;
 
 /**
  * The no-cluster demo: the real operator against an embedded Kubernetes API and a real Redis,
- * playing a script of failures and printing how fast each one converged.
+ * playing a script of failures (and a lock whose holder dies) and printing how fast each one
+ * converged.
  */
 public final class Demo {
 
   private static final String GROUP = "payments";
   private static final String ROLE = "baton.dev/role";
+  private static final String LOCK = "nightly-migration";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(20);
 
   private final PrintStream out;
@@ -95,11 +106,51 @@ public final class Demo {
           () -> sandbox.annotate(GROUP, BatonNames.SWITCHOVER_ANNOTATION, target),
           () -> target.equals(leader()) && isLabeledLeader(target));
 
+      playLock();
       summary(watcher);
     }
     boolean ok = steps.stream().allMatch(Step::converged);
     out.println(ok ? "\nEvery step converged." : "\nSome steps did not converge.");
     return ok ? 0 : 1;
+  }
+
+  /**
+   * An application takes a RedisLock with the client library, as the pod it runs in; the pod is
+   * deleted; the operator reaps the lock at once instead of waiting for its 30 s ttl.
+   */
+  private void playLock() {
+    RedisLock lock = new RedisLock();
+    lock.setMetadata(new ObjectMetaBuilder().withName(LOCK).withNamespace(Sandbox.NS).build());
+    RedisLockSpec spec = new RedisLockSpec();
+    spec.setTtl("30s");
+    lock.setSpec(spec);
+    String pod = sandbox.roles(ROLE).entrySet().stream()
+        .filter(e -> e.getValue().equals(BatonNames.FOLLOWER)).map(Map.Entry::getKey)
+        .sorted().findFirst().orElseThrow();
+    String uid = sandbox.pod(pod).getMetadata().getUid();
+    Config config = new Config();
+    config.useSingleServer().setAddress(sandbox.redis.url());
+    RedissonClient redisson = Redisson.create(config);
+    try {
+      BatonLock migration = BatonLocks.singleRedis(redisson, LockOwner.pod(Sandbox.NS, pod, uid))
+          .lock(Sandbox.NS + "/" + LOCK, Duration.ofSeconds(30));
+      // The application takes the lock, then the RedisLock makes it visible to Kubernetes.
+      step("lock " + LOCK + " taken by " + pod, false, () -> {
+        migration.tryAcquire().orElseThrow();
+        sandbox.client.resource(lock).create();
+      }, () -> (Sandbox.NS + "/" + pod).equals(lockHolder()));
+      step("lock holder " + pod + " deleted", false, () -> sandbox.deletePod(pod),
+          () -> lockHolder() == null && migration.holder().isEmpty());
+    } finally {
+      redisson.shutdown();
+    }
+  }
+
+  private String lockHolder() {
+    RedisLock l = sandbox.client.resources(RedisLock.class).inNamespace(Sandbox.NS)
+        .withName(LOCK).get();
+    String holder = l == null || l.getStatus() == null ? null : l.getStatus().getHolder();
+    return holder == null || holder.isEmpty() ? null : holder;
   }
 
   private void step(String name, boolean failover, Runnable action, BooleanSupplier done) {

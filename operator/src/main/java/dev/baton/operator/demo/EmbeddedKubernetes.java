@@ -8,10 +8,12 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Dispatcher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, which keeps objects,
@@ -20,7 +22,8 @@ import java.util.List;
  */
 public final class EmbeddedKubernetes implements AutoCloseable {
 
-  public static final List<String> CRD_FILES = List.of("leadergroups.baton.dev-v1.yml");
+  public static final List<String> CRD_FILES =
+      List.of("leadergroups.baton.dev-v1.yml", "redislocks.baton.dev-v1.yml");
 
   /** The mock server logs every request at INFO; held here so the setting is not collected. */
   private static final java.util.logging.Logger MOCK_SERVER_LOG =
@@ -39,10 +42,17 @@ public final class EmbeddedKubernetes implements AutoCloseable {
   }
 
   public static EmbeddedKubernetes start() {
+    return start(UnaryOperator.identity());
+  }
+
+  /**
+   * Starts the API with its request handling wrapped, e.g. to count requests or inject faults.
+   */
+  public static EmbeddedKubernetes start(UnaryOperator<Dispatcher> wrap) {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
-            false);
+            new Context(), new MockWebServer(), new HashMap<>(),
+            wrap.apply(new KubernetesCrudDispatcher()), false);
     server.init();
     EmbeddedKubernetes k = new EmbeddedKubernetes(server);
     for (String file : CRD_FILES) {
@@ -66,6 +76,11 @@ public final class EmbeddedKubernetes implements AutoCloseable {
   /** A client of this API, as the operator would have from a kubeconfig. */
   public KubernetesClient client() {
     return client;
+  }
+
+  /** The API's URL, for an operator in another process (KUBERNETES_MASTER). */
+  public String url() {
+    return client.getMasterUrl().toString();
   }
 
   /** Another client, for a second operator or a watcher with its own connections. */

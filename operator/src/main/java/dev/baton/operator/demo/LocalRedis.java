@@ -49,7 +49,7 @@ public final class LocalRedis implements AutoCloseable {
    * redis-server from BATON_REDIS_SERVER or PATH; else the Linux binary bundled in the jar (from
    * the embedded-redis artifact), copied to a temporary file once.
    */
-  static synchronized String binary() {
+  public static synchronized String binary() {
     String configured = System.getenv("BATON_REDIS_SERVER");
     if (configured != null && new File(configured).canExecute()) {
       return configured;
@@ -120,10 +120,24 @@ public final class LocalRedis implements AutoCloseable {
     }
   }
 
-  /** Starts again on the same port; without persistence it comes back empty. */
+  /** Starts again on the same port, empty, as a Redis without persistence comes back. */
   public void restart() {
+    restart(false);
+  }
+
+  /**
+   * Starts again on the same port. With {@code keepData} the data is saved to disk first and loaded
+   * back, as with persistence; without, it comes back empty.
+   */
+  public void restart(boolean keepData) {
+    if (keepData && running()) {
+      command("SAVE");
+    }
     kill();
     try {
+      if (!keepData) {
+        Files.deleteIfExists(dir.resolve("dump.rdb"));
+      }
       launch();
     } catch (IOException e) {
       throw new IllegalStateException("cannot restart redis-server: " + e.getMessage(), e);

@@ -33,7 +33,12 @@ public class Sandbox implements AutoCloseable {
   private BatonOperator operator;
 
   public Sandbox() {
-    kube = EmbeddedKubernetes.start();
+    this(EmbeddedKubernetes.start());
+  }
+
+  /** A sandbox on an API that was started with, say, fault injection or request counting. */
+  public Sandbox(EmbeddedKubernetes kube) {
+    this.kube = kube;
     client = kube.client();
     redis = LocalRedis.start();
     env.put(OperatorConfig.REDIS_URL, redis.url());

@@ -16,6 +16,7 @@ public enum EventReason {
   RedisUnavailable(true),
   RedisRecovered(false),
   LeaderInOtherCluster(false),
+  SplitBrainSuspected(true),
   LockAcquired(false),
   LockMoved(false),
   LockLost(true),

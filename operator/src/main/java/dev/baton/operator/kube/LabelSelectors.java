@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** Matches labels against a metav1.LabelSelector, the way the API server does. */
 public final class LabelSelectors {
@@ -44,6 +47,29 @@ public final class LabelSelectors {
       default -> throw new IllegalArgumentException(
           "unknown selector operator '" + r.getOperator() + "'");
     };
+  }
+
+  /**
+   * Whether a selector has neither matchLabels nor matchExpressions: Kubernetes reads that as
+   * "every pod", which is never what a group of candidates means.
+   */
+  public static boolean selectsEverything(LabelSelector selector) {
+    return selector != null
+        && (selector.getMatchLabels() == null || selector.getMatchLabels().isEmpty())
+        && (selector.getMatchExpressions() == null || selector.getMatchExpressions().isEmpty());
+  }
+
+  /** The label keys a selector looks at, in matchLabels and matchExpressions. */
+  public static Set<String> keys(LabelSelector selector) {
+    Set<String> out = new TreeSet<>();
+    if (selector != null && selector.getMatchLabels() != null) {
+      out.addAll(selector.getMatchLabels().keySet());
+    }
+    if (selector != null && selector.getMatchExpressions() != null) {
+      selector.getMatchExpressions().stream().map(LabelSelectorRequirement::getKey)
+          .filter(Objects::nonNull).forEach(out::add);
+    }
+    return out;
   }
 
   /** Checks a selector's operators and values, returning a message or null when valid. */

@@ -22,6 +22,9 @@ final class ElectionState {
 
   boolean redisDown;
 
+  /** When the three views of invariant 8 started to disagree (System.nanoTime), or 0. */
+  long viewsDisagreeSince;
+
   String lastProblem;
 
   int failures;

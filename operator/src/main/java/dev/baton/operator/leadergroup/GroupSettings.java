@@ -21,6 +21,10 @@ public record GroupSettings(
     boolean paused,
     boolean protectLeader) {
 
+  static final int MAX_ELECTION_KEY = 253;
+  private static final String DNS_SUBDOMAIN =
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
   public static GroupSettings of(LeaderGroup group) {
     LeaderGroupSpec spec = group.getSpec();
     if (spec == null) {
@@ -30,21 +34,27 @@ public record GroupSettings(
     if (selectorProblem != null) {
       throw new IllegalArgumentException(selectorProblem);
     }
+    if (LabelSelectors.selectsEverything(spec.getSelector())) {
+      throw new IllegalArgumentException(
+          "spec.selector must not be empty: an empty selector selects every pod in the"
+              + " namespace; name the candidates with matchLabels or matchExpressions");
+    }
     String roleLabel =
         spec.getRoleLabel() == null ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : spec.getRoleLabel();
-    if (!LabelKeys.isValid(roleLabel)) {
+    checkRoleLabel(roleLabel);
+    if (LabelSelectors.keys(spec.getSelector()).contains(roleLabel)) {
       throw new IllegalArgumentException(
-          "spec.roleLabel '" + roleLabel + "' is not a valid label key");
+          "spec.roleLabel '" + roleLabel + "' must not be a label the selector matches on:"
+              + " labeling the pods would change which pods are selected");
     }
     LeaseSpec lease = spec.getLease() == null ? new LeaseSpec() : spec.getLease();
-    Duration ttl =
-        duration("spec.lease.ttl", lease.getTtl() == null ? LeaseSpec.DEFAULT_TTL : lease.getTtl());
-    Duration renew =
-        duration(
-            "spec.lease.renewInterval",
-            lease.getRenewInterval() == null
-                ? LeaseSpec.DEFAULT_RENEW_INTERVAL
-                : lease.getRenewInterval());
+    String ttlText = lease.getTtl() == null ? LeaseSpec.DEFAULT_TTL : lease.getTtl();
+    String renewText =
+        lease.getRenewInterval() == null
+            ? LeaseSpec.DEFAULT_RENEW_INTERVAL
+            : lease.getRenewInterval();
+    Duration ttl = duration("spec.lease.ttl", ttlText);
+    Duration renew = duration("spec.lease.renewInterval", renewText);
     if (ttl.compareTo(Duration.ofSeconds(1)) < 0 || ttl.compareTo(Duration.ofHours(1)) > 0) {
       throw new IllegalArgumentException("spec.lease.ttl must be between 1s and 1h");
     }
@@ -53,8 +63,8 @@ public record GroupSettings(
     }
     if (renew.compareTo(ttl) >= 0) {
       throw new IllegalArgumentException(
-          "spec.lease.renewInterval (" + lease.getRenewInterval() + ") must be shorter than"
-              + " spec.lease.ttl (" + lease.getTtl() + ")");
+          "spec.lease.renewInterval (" + renewText + ") must be shorter than"
+              + " spec.lease.ttl (" + ttlText + ")");
     }
     String key = spec.getElectionKey();
     if (key == null || key.isBlank()) {
@@ -62,12 +72,22 @@ public record GroupSettings(
     } else if (key.contains("{") || key.contains("}")) {
       throw new IllegalArgumentException(
           "spec.electionKey must not contain braces: Baton wraps it in a Redis hash tag");
+    } else if (key.length() > MAX_ELECTION_KEY) {
+      throw new IllegalArgumentException(
+          "spec.electionKey must be at most " + MAX_ELECTION_KEY + " characters");
     }
     if (spec.getRedis() != null
         && (spec.getRedis().getSecretRef() == null
             || spec.getRedis().getSecretRef().getName() == null
             || spec.getRedis().getSecretRef().getName().isBlank())) {
       throw new IllegalArgumentException("spec.redis.secretRef.name is required");
+    }
+    if (spec.getRedis() != null
+        && !(spec.getRedis().getSecretRef().getName().matches(DNS_SUBDOMAIN)
+            && spec.getRedis().getSecretRef().getName().length() <= 253)) {
+      throw new IllegalArgumentException(
+          "spec.redis.secretRef.name '" + shown(spec.getRedis().getSecretRef().getName())
+              + "' is not a valid Secret name");
     }
     return new GroupSettings(
         roleLabel,
@@ -82,7 +102,37 @@ public record GroupSettings(
     try {
       return GoDuration.parse(value);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(field + ": " + e.getMessage());
+      throw new IllegalArgumentException(
+          field + ": '" + shown(value) + "' is not a duration such as 10s, 1m30s or 500ms");
     }
+  }
+
+  /**
+   * The schema's pattern, plus what a pattern cannot say: the prefix is a DNS subdomain of at most
+   * 253 characters whose parts have at most 63 (the API server would refuse such pod labels).
+   */
+  private static void checkRoleLabel(String roleLabel) {
+    if (!LabelKeys.isValid(roleLabel)) {
+      throw new IllegalArgumentException(
+          "spec.roleLabel '" + shown(roleLabel) + "' is not a valid label key");
+    }
+    int slash = roleLabel.indexOf('/');
+    if (slash > 0) {
+      for (String label : roleLabel.substring(0, slash).split("\\.")) {
+        if (label.length() > 63) {
+          throw new IllegalArgumentException(
+              "spec.roleLabel '" + shown(roleLabel) + "' is not a valid label key: a part of"
+                  + " its prefix is longer than 63 characters");
+        }
+      }
+    }
+  }
+
+  /** A user's value for a message: long ones are cut, so a condition stays readable. */
+  private static String shown(String value) {
+    if (value == null) {
+      return "";
+    }
+    return value.length() <= 64 ? value : value.substring(0, 61) + "...";
   }
 }

@@ -20,6 +20,8 @@ import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -77,6 +79,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(leaseEvents::onLease);
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
   private volatile InformerEventSource<Node, LeaderGroup> nodes;
+  private volatile InformerEventSource<Service, LeaderGroup> services;
+  private volatile InformerEventSource<EndpointSlice, LeaderGroup> endpointSlices;
 
   public LeaderGroupReconciler(
       KubernetesClient client,
@@ -117,7 +121,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             .withWatchAllNamespaces()
             .build();
     nodes = new InformerEventSource<>(nodeConfig, context);
-    return List.of(pods, nodes, leaseEvents);
+    // Services and their EndpointSlices: the third view of invariant 8 (who the leader Service
+    // actually routes to). A change to either re-checks the groups of its namespace.
+    services = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Service.class, LeaderGroup.class)
+            .withName("services")
+            .withSecondaryToPrimaryMapper(svc -> groupsRoutedBy(svc, groups))
+            .withNamespacesInheritedFromController()
+            .build(),
+        context);
+    endpointSlices = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(EndpointSlice.class, LeaderGroup.class)
+            .withName("endpointslices")
+            .withSecondaryToPrimaryMapper(slice -> serviceOf(slice)
+                .map(svc -> groupsRoutedBy(svc, groups)).orElse(Set.of()))
+            .withNamespacesInheritedFromController()
+            .build(),
+        context);
+    return List.of(pods, nodes, services, endpointSlices, leaseEvents);
   }
 
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
@@ -141,6 +162,71 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     pods.list(p -> p.getSpec() != null && name.equals(p.getSpec().getNodeName()))
         .forEach(p -> out.addAll(groupsOf(p, groups)));
     return out;
+  }
+
+  /** The groups whose role label the Service selects with the value leader. */
+  private static Set<ResourceID> groupsRoutedBy(
+      Service svc, IndexerResourceCache<LeaderGroup> groups) {
+    Map<String, String> selector = svc.getSpec() == null ? null : svc.getSpec().getSelector();
+    if (selector == null) {
+      return Set.of();
+    }
+    Set<ResourceID> out = new HashSet<>();
+    groups.list(svc.getMetadata().getNamespace())
+        .filter(g -> g.getSpec() != null
+            && BatonNames.LEADER.equals(selector.get(Membership.roleLabelOf(g))))
+        .forEach(g -> out.add(ResourceID.fromResource(g)));
+    return out;
+  }
+
+  private Optional<Service> serviceOf(EndpointSlice slice) {
+    var labels = slice.getMetadata().getLabels();
+    String name = labels == null ? null : labels.get("kubernetes.io/service-name");
+    if (name == null || services == null) {
+      return Optional.empty();
+    }
+    return services.get(new ResourceID(name, slice.getMetadata().getNamespace()));
+  }
+
+  /**
+   * The pods behind this group's leader Services: Services that select its role label with the
+   * value leader and whose other selector labels select at least one member. Null when none.
+   */
+  private Set<String> routedPods(String ns, String roleLabel, List<Pod> members) {
+    if (services == null || endpointSlices == null) {
+      return null;
+    }
+    List<Service> leaderServices = services.list(ns, svc -> {
+      Map<String, String> sel = svc.getSpec() == null ? null : svc.getSpec().getSelector();
+      if (sel == null || !BatonNames.LEADER.equals(sel.get(roleLabel))) {
+        return false;
+      }
+      return members.stream().anyMatch(p -> sel.entrySet().stream()
+          .filter(e -> !e.getKey().equals(roleLabel))
+          .allMatch(e -> e.getValue().equals(PodLabeler.label(p, e.getKey()))));
+    }).toList();
+    if (leaderServices.isEmpty()) {
+      return null;
+    }
+    Set<String> names = new HashSet<>();
+    for (Service svc : leaderServices) {
+      String svcName = svc.getMetadata().getName();
+      endpointSlices.list(ns, slice -> slice.getMetadata().getLabels() != null
+              && svcName.equals(slice.getMetadata().getLabels().get("kubernetes.io/service-name")))
+          .forEach(slice -> {
+            if (slice.getEndpoints() == null) {
+              return;
+            }
+            slice.getEndpoints().forEach(ep -> {
+              boolean ready = ep.getConditions() == null
+                  || !Boolean.FALSE.equals(ep.getConditions().getReady());
+              if (ready && ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind())) {
+                names.add(ep.getTargetRef().getName());
+              }
+            });
+          });
+    }
+    return names;
   }
 
   /** A node that exists and whose Ready condition is False or Unknown. */
@@ -186,7 +272,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
           .set(ConditionType.Invalid, true, "InvalidSpec", e.getMessage())
           .set(ConditionType.Ready, false, "InvalidSpec", e.getMessage())
           .keep(ConditionType.RedisAvailable)
-          .keep(ConditionType.Conflict);
+          .keep(ConditionType.Conflict)
+          .keep(ConditionType.SplitBrainSuspected);
       return finish(group, old, status(group, state, old.getCandidates(), conditions), null);
     }
     conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
@@ -195,7 +282,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
           .set(ConditionType.Ready, false, "Paused",
               "paused: labels are left as they are, nobody is elected, nothing is renewed")
           .keep(ConditionType.RedisAvailable)
-          .keep(ConditionType.Conflict);
+          .keep(ConditionType.Conflict)
+          .keep(ConditionType.SplitBrainSuspected);
       return finish(group, old, status(group, state, old.getCandidates(), conditions), null);
     }
     try {
@@ -261,7 +349,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       reportOnce(group, state, EventReason.RedisUnavailable, e.getMessage());
       conditions
           .set(ConditionType.RedisAvailable, false, e.reason(), e.getMessage())
-          .set(ConditionType.Ready, false, e.reason(), e.getMessage());
+          .set(ConditionType.Ready, false, e.reason(), e.getMessage())
+          .keep(ConditionType.SplitBrainSuspected);
       state.failures++;
       return finish(group, old, status(group, state, ready, conditions),
           backoff(state.failures));
@@ -383,7 +472,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       }
     }
     metrics.groupState(ns, name, state.maxTerm, ready);
-    return finish(group, old, status(group, state, ready, conditions), resync(settings));
+    Duration next = checkViews(group, state, settings, membership, conditions);
+    return finish(group, old, status(group, state, ready, conditions), next);
   }
 
   /** Marks an observation that needed no Redis call: the renewer renewed the lease lately. */
@@ -431,7 +521,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
           e.getMessage() + "; labels are kept as they are until Redis answers");
     }
     conditions.set(ConditionType.RedisAvailable, false, "Unreachable",
-        e.getMessage() + "; labels are kept as they are");
+        e.getMessage() + "; labels are kept as they are")
+        .keep(ConditionType.SplitBrainSuspected);
     if (Conditions.find(old.getConditions(), ConditionType.Ready).isPresent()) {
       conditions.keep(ConditionType.Ready);
     } else {
@@ -635,6 +726,52 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   private static String now() {
     return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  /**
+   * Compares the three views of invariant 8 and raises SplitBrainSuspected when they have disagreed
+   * for longer than one renew interval. Our own label writes reach the informer a moment later, so
+   * a fresh disagreement is only re-checked, after one interval, not reported.
+   */
+  private Duration checkViews(
+      LeaderGroup group, ElectionState state, GroupSettings settings, Membership membership,
+      Conditions conditions) {
+    String ns = group.getMetadata().getNamespace();
+    Set<String> labeled = new HashSet<>();
+    for (Pod p : membership.members()) {
+      if (BatonNames.LEADER.equals(PodLabeler.label(p, settings.roleLabel()))) {
+        labeled.add(p.getMetadata().getName());
+      }
+    }
+    String holder = state.holder == null ? null : state.holder.pod();
+    String disagreement = new ThreeViews(holder, labeled,
+        routedPods(ns, settings.roleLabel(), membership.members())).disagreement();
+    long now = System.nanoTime();
+    if (disagreement == null) {
+      state.viewsDisagreeSince = 0;
+      conditions.set(ConditionType.SplitBrainSuspected, false, "ViewsAgree",
+          "Redis, the pod labels and the leader Service endpoints agree");
+      metrics.splitBrain(ns, group.getMetadata().getName(), false);
+      return resync(settings);
+    }
+    if (state.viewsDisagreeSince == 0) {
+      state.viewsDisagreeSince = now;
+    }
+    if (now - state.viewsDisagreeSince > settings.renewInterval().toNanos()) {
+      String message = disagreement + " (for more than " + settings.renewInterval().toMillis()
+          + " ms)";
+      if (!Conditions.isTrue(group.getStatus() == null ? null
+          : group.getStatus().getConditions(), ConditionType.SplitBrainSuspected)) {
+        log.warn("LeaderGroup {}/{}: split brain suspected: {}", ns,
+            group.getMetadata().getName(), message);
+        events.record(group, EventReason.SplitBrainSuspected, message);
+      }
+      conditions.set(ConditionType.SplitBrainSuspected, true, "ViewsDisagree", message);
+      metrics.splitBrain(ns, group.getMetadata().getName(), true);
+    } else {
+      conditions.keep(ConditionType.SplitBrainSuspected);
+    }
+    return settings.renewInterval();
   }
 
   /**

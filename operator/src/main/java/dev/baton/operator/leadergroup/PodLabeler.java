@@ -82,9 +82,10 @@ public class PodLabeler {
   /**
    * Writes the changes with an update guarded by the resourceVersion they were computed from. When
    * our view was stale (409) the pod is read again and the same changes are applied to what it
-   * carries now, so labels written by anyone else in between are kept.
+   * carries now, so labels written by anyone else in between are kept. A null value removes the key.
+   * Public for the RedisLock holder labels, which need the same guarded write.
    */
-  private boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
+  public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }

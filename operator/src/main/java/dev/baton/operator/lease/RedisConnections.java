@@ -23,7 +23,7 @@ public class RedisConnections implements AutoCloseable {
   private static final Duration RECONNECT_BACKOFF = Duration.ofSeconds(1);
 
   private final Map<RedisSettings, Connection> connections = new ConcurrentHashMap<>();
-  private final Map<RedisSettings, Long> failedAt = new ConcurrentHashMap<>();
+  private final Map<RedisSettings, Failure> failedAt = new ConcurrentHashMap<>();
   private final RedisLeaseStore.ScriptTimer timer;
   private final Duration commandTimeout;
 
@@ -46,9 +46,10 @@ public class RedisConnections implements AutoCloseable {
     if (existing != null) {
       return existing;
     }
-    Long failed = failedAt.get(settings);
-    if (failed != null && System.nanoTime() - failed < RECONNECT_BACKOFF.toNanos()) {
-      throw new RedisUnavailableException("Redis " + settings.describe() + " is unreachable");
+    Failure failed = failedAt.get(settings);
+    if (failed != null && System.nanoTime() - failed.nanos() < RECONNECT_BACKOFF.toNanos()) {
+      // The same words as the attempt that failed, so a condition keeps saying why.
+      throw new RedisUnavailableException(failed.message());
     }
     synchronized (this) {
       existing = connections.get(settings);
@@ -64,10 +65,10 @@ public class RedisConnections implements AutoCloseable {
         log.info("Connected to Redis {}", settings.describe());
         return c;
       } catch (RuntimeException e) {
-        failedAt.put(settings, System.nanoTime());
-        throw new RedisUnavailableException(
-            "cannot connect to Redis " + settings.describe() + " (" + e.getClass().getSimpleName()
-                + ")");
+        String message = "cannot connect to Redis " + settings.describe() + ": "
+            + RedisErrors.explain(e, settings.secrets());
+        failedAt.put(settings, new Failure(System.nanoTime(), message));
+        throw new RedisUnavailableException(message);
       }
     }
   }
@@ -78,6 +79,17 @@ public class RedisConnections implements AutoCloseable {
     config.setNettyThreads(4);
     config.setUseScriptCache(true);
     int timeout = (int) commandTimeout.toMillis();
+    // Credentials and TLS trust are client-wide settings since Redisson 4 (the per-server ones
+    // are deprecated); the sentinels' own credentials stay on the sentinel settings.
+    if (settings.username() != null) {
+      config.setUsername(settings.username());
+    }
+    if (settings.password() != null) {
+      config.setPassword(settings.password());
+    }
+    if (settings.caCertificate() != null) {
+      config.setSslTrustManagerFactory(CaCertificates.trustManagers(settings.caCertificate()));
+    }
     if (settings.sentinel()) {
       var sentinel =
           config
@@ -90,7 +102,13 @@ public class RedisConnections implements AutoCloseable {
               .setSlaveConnectionPoolSize(2)
               .setSubscriptionConnectionMinimumIdleSize(1);
       settings.sentinelAddresses().forEach(sentinel::addSentinelAddress);
-      tune(sentinel, settings, timeout);
+      if (settings.sentinelUsername() != null) {
+        sentinel.setSentinelUsername(settings.sentinelUsername());
+      }
+      if (settings.sentinelPassword() != null) {
+        sentinel.setSentinelPassword(settings.sentinelPassword());
+      }
+      tune(sentinel, timeout);
     } else {
       SingleServerConfig single =
           config
@@ -100,24 +118,18 @@ public class RedisConnections implements AutoCloseable {
               .setConnectionPoolSize(8)
               .setSubscriptionConnectionMinimumIdleSize(1)
               .setSubscriptionConnectionPoolSize(2);
-      tune(single, settings, timeout);
+      tune(single, timeout);
     }
     return config;
   }
 
-  private static void tune(BaseConfig<?> c, RedisSettings settings, int timeoutMillis) {
+  private static void tune(BaseConfig<?> c, int timeoutMillis) {
     c.setConnectTimeout(timeoutMillis)
         .setTimeout(timeoutMillis)
         .setRetryAttempts(1)
         .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)))
         .setPingConnectionInterval(1000)
         .setClientName("baton-operator");
-    if (settings.username() != null) {
-      c.setUsername(settings.username());
-    }
-    if (settings.password() != null) {
-      c.setPassword(settings.password());
-    }
   }
 
   /** Whether the last attempt to reach this Redis failed (connect or command), without a call. */
@@ -133,4 +145,6 @@ public class RedisConnections implements AutoCloseable {
   }
 
   private record Connection(RedissonClient redisson, RedisLeaseStore leases) {}
+
+  private record Failure(long nanos, String message) {}
 }

@@ -78,7 +78,7 @@ public class RedisLeaseStore implements LeaseStore {
             lastCallFailed = true;
             throw new RedisUnavailableException(
                 "Redis " + target + " did not answer " + RENEW_MANY.name() + ": "
-                    + rootCause(error).getClass().getSimpleName());
+                    + RedisErrors.explain(error, List.of()));
           }
           lastCallFailed = false;
           List<String> out = new ArrayList<>(answers.size());
@@ -87,13 +87,6 @@ public class RedisLeaseStore implements LeaseStore {
           }
           return out;
         });
-  }
-
-  private static Throwable rootCause(Throwable t) {
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t;
   }
 
   @Override
@@ -138,7 +131,8 @@ public class RedisLeaseStore implements LeaseStore {
       timer.record(lua.name(), System.nanoTime() - start, true);
       lastCallFailed = true;
       throw new RedisUnavailableException(
-          "Redis " + target + " did not answer " + lua.name() + ": " + e.getClass().getSimpleName(),
+          "Redis " + target + " did not answer " + lua.name() + ": "
+              + RedisErrors.explain(e, List.of()),
           null);
     }
   }

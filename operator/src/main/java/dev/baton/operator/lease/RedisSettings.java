@@ -6,20 +6,46 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Where a Redis is and how to log in. {@link #toString()} and {@link #describe()} never show the
- * password, nor credentials written into the URL.
+ * Where a Redis is and how to log in: URL, credentials, the sentinels' own credentials and a CA to
+ * trust for rediss://. {@link #toString()} and {@link #describe()} never show a password, nor
+ * credentials written into the URL.
  */
 public final class RedisSettings {
 
   private final String url;
   private final String username;
   private final String password;
+  private final String sentinelUsername;
+  private final String sentinelPassword;
+  private final String caCertificate;
 
   public RedisSettings(String url, String username, String password) {
+    this(url, username, password, null, null, null);
+  }
+
+  private RedisSettings(String url, String username, String password, String sentinelUsername,
+      String sentinelPassword, String caCertificate) {
     this.url = Objects.requireNonNull(url, "url").trim();
     this.username = blankToNull(username);
     this.password = blankToNull(password);
+    this.sentinelUsername = blankToNull(sentinelUsername);
+    this.sentinelPassword = blankToNull(sentinelPassword);
+    this.caCertificate = blankToNull(caCertificate);
     validate();
+  }
+
+  /**
+   * The same settings with credentials for the sentinels themselves (a redis-sentinel:// URL
+   * only); without them the sentinels are reached with no password.
+   */
+  public RedisSettings withSentinelCredentials(String sentinelUsername, String sentinelPassword) {
+    return new RedisSettings(url, username, password, sentinelUsername, sentinelPassword,
+        caCertificate);
+  }
+
+  /** The same settings trusting these PEM CA certificates for TLS (a rediss:// URL only). */
+  public RedisSettings withCaCertificate(String pem) {
+    return new RedisSettings(url, username, password, sentinelUsername, sentinelPassword, pem);
   }
 
   public String url() {
@@ -32,6 +58,45 @@ public final class RedisSettings {
 
   public String password() {
     return password;
+  }
+
+  public String sentinelUsername() {
+    return sentinelUsername;
+  }
+
+  public String sentinelPassword() {
+    return sentinelPassword;
+  }
+
+  /** PEM CA certificates to trust instead of the JVM's, or null. */
+  public String caCertificate() {
+    return caCertificate;
+  }
+
+  public boolean tls() {
+    return url.startsWith("rediss://");
+  }
+
+  /** The passwords set, for scrubbing them out of third-party messages. */
+  List<String> secrets() {
+    List<String> out = new ArrayList<>();
+    if (password != null) {
+      out.add(password);
+    }
+    if (sentinelPassword != null) {
+      out.add(sentinelPassword);
+    }
+    int scheme = url.indexOf("://");
+    int at = url.lastIndexOf('@');
+    if (scheme >= 0 && at > scheme) {
+      String userInfo = url.substring(scheme + 3, at);
+      out.add(userInfo);
+      if (userInfo.contains(":")) {
+        out.add(userInfo.substring(userInfo.indexOf(':') + 1));
+      }
+    }
+    out.removeIf(String::isEmpty);
+    return out;
   }
 
   public boolean sentinel() {
@@ -76,6 +141,17 @@ public final class RedisSettings {
               + describe()
               + "' must start with redis://, rediss:// or redis-sentinel://");
     }
+    if (caCertificate != null) {
+      if (!tls()) {
+        throw new IllegalArgumentException("a CA certificate is only used with a rediss:// URL,"
+            + " not with '" + describe() + "'");
+      }
+      CaCertificates.parse(caCertificate);
+    }
+    if ((sentinelUsername != null || sentinelPassword != null) && !sentinel()) {
+      throw new IllegalArgumentException("sentinel credentials are only used with a"
+          + " redis-sentinel:// URL, not with '" + describe() + "'");
+    }
     if (sentinel()) {
       String rest = url.substring("redis-sentinel://".length());
       if (!rest.contains("/") || rest.endsWith("/")) {
@@ -109,16 +185,24 @@ public final class RedisSettings {
     return o instanceof RedisSettings r
         && url.equals(r.url)
         && Objects.equals(username, r.username)
-        && Objects.equals(password, r.password);
+        && Objects.equals(password, r.password)
+        && Objects.equals(sentinelUsername, r.sentinelUsername)
+        && Objects.equals(sentinelPassword, r.sentinelPassword)
+        && Objects.equals(caCertificate, r.caCertificate);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(url, username, password);
+    return Objects.hash(url, username, password, sentinelUsername, sentinelPassword,
+        caCertificate);
   }
 
   @Override
   public String toString() {
-    return "RedisSettings{" + describe() + (username != null ? ", user " + username : "") + "}";
+    return "RedisSettings{" + describe()
+        + (username != null ? ", user " + username : "")
+        + (sentinelUsername != null ? ", sentinel user " + sentinelUsername : "")
+        + (caCertificate != null ? ", own CA" : "")
+        + "}";
   }
 }

@@ -18,6 +18,11 @@ public class BatonMetrics {
   public static final String FAILOVER = PREFIX + "failover_duration";
   public static final String TERM = PREFIX + "leadergroup_term";
   public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
+  public static final String SPLIT_BRAIN = PREFIX + "leadergroup_split_brain_suspected";
+  public static final String LOCK_ACQUISITIONS = PREFIX + "lock_acquisitions";
+  public static final String LOCK_RELEASES = PREFIX + "lock_releases";
+  public static final String LOCK_REAPS = PREFIX + "lock_reaps";
+  public static final String LOCK_CONTENTION = PREFIX + "lock_contention";
   public static final String REDIS_SCRIPT = PREFIX + "redis_script_duration";
   public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
 
@@ -57,8 +62,26 @@ public class BatonMetrics {
     gauge(CANDIDATES, namespace, group, "Ready candidate pods").set(readyCandidates);
   }
 
+  /**
+   * Counts a lock event: {@link #LOCK_ACQUISITIONS}, {@link #LOCK_RELEASES}, {@link #LOCK_REAPS}
+   * (a dead holder's lock deleted before its ttl) or {@link #LOCK_CONTENTION} (an acquire that
+   * found the lock taken).
+   */
+  public void lock(String name, String namespace, String lock) {
+    Counter.builder(name)
+        .tags(Tags.of("namespace", namespace, "lock", lock))
+        .register(registry)
+        .increment();
+  }
+
+  /** 1 while Redis, the labels and the leader Service endpoints disagree past a renew interval. */
+  public void splitBrain(String namespace, String group, boolean suspected) {
+    gauge(SPLIT_BRAIN, namespace, group, "1 while the three views of the leader disagree")
+        .set(suspected ? 1 : 0);
+  }
+
   public void forgetGroup(String namespace, String group) {
-    for (String name : new String[] {TERM, CANDIDATES}) {
+    for (String name : new String[] {TERM, CANDIDATES, SPLIT_BRAIN}) {
       AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
       if (g != null) {
         registry.find(name).tags("namespace", namespace, "group", group).meters()

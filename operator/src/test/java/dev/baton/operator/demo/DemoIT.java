@@ -24,6 +24,8 @@ class DemoIT {
         .contains("not ready")
         .contains("== Redis restarted empty")
         .contains("== switchover to")
+        .contains("== lock nightly-migration taken by")
+        .contains("== lock holder")
         .contains("Summary")
         .contains("never two leaders at once")
         .contains("Every step converged.")

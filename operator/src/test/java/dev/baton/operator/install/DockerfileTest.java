@@ -27,7 +27,8 @@ class DockerfileTest {
         .contains("17")
         .endsWith(" AS build");
     assertThat(lines)
-        .anyMatch(l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests package"));
+        .anyMatch(l -> l.startsWith("RUN ")
+            && l.contains("mvn -B -DskipTests -pl operator -am package"));
     assertThat(lines).contains("FROM eclipse-temurin:17-jre");
     assertThat(lines)
         .anyMatch(
@@ -37,6 +38,34 @@ class DockerfileTest {
                         "/src/operator/target/baton-operator.jar /app/baton-operator.jar"));
     assertThat(lines.get(lines.size() - 1))
         .isEqualTo("ENTRYPOINT [\"java\", \"-jar\", \"/app/baton-operator.jar\"]");
+  }
+
+  @Test
+  void copiesTheOperatorAndEveryModuleItDependsOnIntoTheBuildContext() throws IOException {
+    String rootPom = Files.readString(InstallFiles.ROOT.resolve("pom.xml"));
+    String operatorPom = Files.readString(InstallFiles.ROOT.resolve("operator/pom.xml"));
+    String dockerfile = Files.readString(InstallFiles.DOCKERFILE);
+    String ignore = Files.readString(InstallFiles.ROOT.resolve(".dockerignore"));
+    assertThat(dockerfile).contains("mvn -B -DskipTests -pl operator -am package");
+    Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
+    List<String> needed = new java.util.ArrayList<>();
+    while (m.find()) {
+      String module = m.group(1);
+      String pom = Files.readString(InstallFiles.ROOT.resolve(module + "/pom.xml"));
+      Matcher id = Pattern.compile("</parent>\\s*<artifactId>([^<]+)</artifactId>").matcher(pom);
+      if (module.equals("operator")
+          || id.find() && operatorPom.contains("<artifactId>" + id.group(1) + "</artifactId>")) {
+        needed.add(module);
+      }
+    }
+    assertThat(needed).contains("operator", "client");
+    for (String module : needed) {
+      assertThat(dockerfile).as("Dockerfile copies module %s", module)
+          .contains("COPY " + module + "/pom.xml " + module + "/")
+          .contains("COPY " + module + "/src " + module + "/src");
+      assertThat(ignore).as(".dockerignore lets module %s in", module)
+          .contains("!" + module + "/pom.xml").contains("!" + module + "/src");
+    }
   }
 
   @Test

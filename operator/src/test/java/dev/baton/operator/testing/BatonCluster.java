@@ -3,14 +3,22 @@ package dev.baton.operator.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.operator.BatonOperator;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.operator.api.v1alpha1.RedisLockSpec;
+import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.demo.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The test's view of a {@link Sandbox}: waits, conditions, events, and failure descriptions. */
@@ -66,6 +74,95 @@ public final class BatonCluster extends Sandbox {
     }
     LeaderGroup g = get(group);
     sb.append("status:\n").append(g == null ? "(no group)" : Serialization.asYaml(g.getStatus()));
+    return sb.toString();
+  }
+
+  // ---- RedisLocks ----
+
+  /** A RedisLock with the given ttl, in the default Redis, without a holder selector. */
+  public static RedisLock redisLock(String name, String ttl) {
+    RedisLock l = new RedisLock();
+    l.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    RedisLockSpec spec = new RedisLockSpec();
+    spec.setTtl(ttl);
+    l.setSpec(spec);
+    return l;
+  }
+
+  /** The same, granted by the operator to one ready pod labeled app=&lt;app&gt;. */
+  public static RedisLock grantedLock(String name, String ttl, String app) {
+    RedisLock l = redisLock(name, ttl);
+    l.getSpec().setHolderSelector(
+        new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build());
+    return l;
+  }
+
+  public RedisLock create(RedisLock l) {
+    return client.resource(l).create();
+  }
+
+  public RedisLock lock(String name) {
+    return client.resources(RedisLock.class).inNamespace(NS).withName(name).get();
+  }
+
+  public Optional<Condition> lockCondition(String lock, String type) {
+    RedisLock l = lock(lock);
+    if (l == null || l.getStatus() == null || l.getStatus().getConditions() == null) {
+      return Optional.empty();
+    }
+    return l.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()))
+        .findFirst();
+  }
+
+  public void annotateLock(String lock, String key, String value) {
+    client.resources(RedisLock.class).inNamespace(NS).withName(lock).edit(l -> {
+      if (l.getMetadata().getAnnotations() == null) {
+        l.getMetadata().setAnnotations(new java.util.HashMap<>());
+      }
+      l.getMetadata().getAnnotations().put(key, value);
+      return l;
+    });
+  }
+
+  /** A Secret with a Redis URL, as spec.redis and spec.redlock instances reference. */
+  public void createRedisSecret(String name, String url) {
+    client.secrets().resource(new SecretBuilder().withNewMetadata().withName(name)
+        .withNamespace(NS).endMetadata().addToStringData("url", url).build()).create();
+  }
+
+  /**
+   * A second operator replica on the same API and Redis, with leader election off: both reconcile
+   * every resource. The caller closes it.
+   */
+  public BatonOperator startAnotherOperator() {
+    Map<String, String> env = Map.of(
+        OperatorConfig.REDIS_URL, redis.url(),
+        OperatorConfig.HTTP_PORT, "0",
+        OperatorConfig.LEADER_ELECTION, "false",
+        OperatorConfig.REDIS_TIMEOUT, "500ms");
+    try {
+      return new BatonOperator(OperatorConfig.from(env, false), kube.newClient()).start();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot start a second operator: " + e.getMessage(), e);
+    }
+  }
+
+  /** The pods with their lock label and token annotation, and the lock's status. */
+  public String describeLock(String lock) {
+    String key = "locks.baton.dev/" + lock;
+    StringBuilder sb = new StringBuilder("\npods:\n");
+    for (Pod p : pods()) {
+      var l = p.getMetadata().getLabels();
+      var a = p.getMetadata().getAnnotations();
+      sb.append("  ").append(p.getMetadata().getName())
+          .append(" label=").append(l == null ? null : l.get(key))
+          .append(" token=").append(a == null ? null : a.get(key))
+          .append(" ready=").append(p.getStatus() == null ? null
+              : p.getStatus().getConditions())
+          .append('\n');
+    }
+    RedisLock l = lock(lock);
+    sb.append("status:\n").append(l == null ? "(no lock)" : Serialization.asYaml(l.getStatus()));
     return sb.toString();
   }
 }

@@ -6,15 +6,28 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 
 /** What a LeaderGroup asks for: which pods run for leader, and how the lease behaves. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value =
+        "!has(self.roleLabel) || !has(self.selector.matchLabels)"
+            + " || !(self.roleLabel in self.selector.matchLabels)",
+    message =
+        "roleLabel must not be a label the selector matches on: labeling the pods would change"
+            + " which pods are selected")
 public class LeaderGroupSpec {
 
   public static final String DEFAULT_ROLE_LABEL = "baton.dev/role";
 
   @Required
+  @ValidationRule(
+      value =
+          "(has(self.matchLabels) && size(self.matchLabels) > 0)"
+              + " || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
+      message = "selector must not be empty: an empty selector selects every pod in the namespace")
   @JsonPropertyDescription("The candidate pods, in the LeaderGroup's namespace.")
   private LabelSelector selector;
 
@@ -22,13 +35,14 @@ public class LeaderGroupSpec {
   private LeaseSpec lease = new LeaseSpec();
 
   @Default(DEFAULT_ROLE_LABEL)
-  @Size(max = 316)
+  @Size(max = 317)
   @Pattern(LabelKeys.QUALIFIED_NAME_PATTERN)
   @JsonPropertyDescription(
       "Label key put on every candidate pod, with the value 'leader' or 'follower'.")
   private String roleLabel = DEFAULT_ROLE_LABEL;
 
   @Size(min = 1, max = 253)
+  @Pattern("^[^{}]+$")
   @JsonPropertyDescription(
       "The election's key in Redis; default <namespace>/<name>. Groups in several clusters that"
           + " share one Redis and one key run one election together.")

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** The Redis lease of an election: its time-to-live and how often the operator renews it. */
@@ -23,11 +24,13 @@ public class LeaseSpec {
   public static final String DEFAULT_RENEW_INTERVAL = "3s";
 
   @Default(DEFAULT_TTL)
+  @Size(max = 32)
   @Pattern(GoDuration.PATTERN)
   @JsonPropertyDescription("Time-to-live of the lease in Redis, a Go-style duration such as 10s.")
   private String ttl = DEFAULT_TTL;
 
   @Default(DEFAULT_RENEW_INTERVAL)
+  @Size(max = 32)
   @Pattern(GoDuration.PATTERN)
   @JsonPropertyDescription("How often the lease is renewed; must be shorter than ttl.")
   private String renewInterval = DEFAULT_RENEW_INTERVAL;

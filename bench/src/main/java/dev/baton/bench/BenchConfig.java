@@ -1,0 +1,72 @@
+package dev.baton.bench;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * What one benchmark run measures and how long it may take, from system properties (the Maven
+ * profile passes {@code -Dbench.*} through). Quick mode keeps the same steps with fewer trials and
+ * shorter windows: a smoke run whose figures are not for quoting.
+ */
+public record BenchConfig(
+    boolean quick,
+    Set<String> only,
+    String label,
+    Path out,
+    Path operatorJar,
+    String operatorJvm,
+    int failoverTrials,
+    int failoverWarmup,
+    int anchorTrials,
+    int groups,
+    int namespaces,
+    int steadySeconds,
+    int deletions) {
+
+  public static final Set<String> ALL = Set.of("failover", "locks", "scale");
+
+  public static BenchConfig from(Map<String, String> props) {
+    Function<String, String> get = k -> {
+      String v = props.get(k);
+      return v == null || v.isBlank() ? null : v.trim();
+    };
+    boolean quick = Boolean.parseBoolean(or(get.apply("bench.quick"), "false"));
+    String onlyProp = or(get.apply("bench.only"), "all");
+    Set<String> only = onlyProp.equals("all") ? ALL
+        : Arrays.stream(onlyProp.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+            .collect(Collectors.toUnmodifiableSet());
+    for (String s : only) {
+      if (!ALL.contains(s)) {
+        throw new IllegalArgumentException("bench.only: unknown benchmark '" + s + "', expected "
+            + ALL);
+      }
+    }
+    int groups = Integer.parseInt(or(get.apply("bench.groups"), quick ? "100" : "1000"));
+    return new BenchConfig(
+        quick,
+        only,
+        or(get.apply("bench.label"), ""),
+        Path.of(or(get.apply("bench.out"), "target/bench")),
+        Path.of(or(get.apply("bench.operatorJar"), "operator/target/baton-operator.jar")),
+        or(get.apply("bench.operatorJvm"), "-Xmx384m -XX:+ExitOnOutOfMemoryError"),
+        Integer.parseInt(or(get.apply("bench.failoverTrials"), quick ? "20" : "200")),
+        quick ? 2 : 10,
+        Integer.parseInt(or(get.apply("bench.anchorTrials"), quick ? "1" : "5")),
+        quick ? Math.min(groups, 100) : groups,
+        Integer.parseInt(or(get.apply("bench.namespaces"), "1")),
+        Integer.parseInt(or(get.apply("bench.steadySeconds"), quick ? "10" : "60")),
+        quick ? 10 : 100);
+  }
+
+  public boolean runs(String benchmark) {
+    return only.contains(benchmark);
+  }
+
+  private static String or(String v, String fallback) {
+    return v == null ? fallback : v;
+  }
+}

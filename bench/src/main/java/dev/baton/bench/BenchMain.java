@@ -1,0 +1,64 @@
+package dev.baton.bench;
+
+import dev.baton.bench.failover.FailoverBench;
+import dev.baton.bench.locks.LockOpsBench;
+import dev.baton.bench.scale.ScaleBench;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Runs the benchmarks side by side in one process on one machine, prints one Markdown report and
+ * writes it, with the raw numbers as JSON, under {@code bench.out}. Exits non-zero when a
+ * benchmark could not complete (its section then says why).
+ */
+public final class BenchMain {
+
+  private BenchMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> props = new HashMap<>();
+    System.getProperties().forEach((k, v) -> props.put(k.toString(), v.toString()));
+    BenchConfig config = BenchConfig.from(props);
+    Report report = new Report(Machine.describe(config));
+    boolean ok = true;
+    if (config.runs("failover")) {
+      ok &= run("failover", () -> new FailoverBench(config).run(report), report);
+    }
+    if (config.runs("locks")) {
+      ok &= run("locks", () -> new LockOpsBench(config).run(report), report);
+    }
+    if (config.runs("scale")) {
+      ok &= run("scale", () -> new ScaleBench(config).run(report), report);
+    }
+    report.write(config.out());
+    System.out.println();
+    System.out.println(report.markdown());
+    System.out.println("Written to " + config.out().toAbsolutePath().resolve("results.md")
+        + " and results.json");
+    System.exit(ok ? 0 : 1);
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  private static boolean run(String name, Step step, Report report) {
+    long start = System.nanoTime();
+    progress("== " + name + " ==");
+    try {
+      step.run();
+      progress("== " + name + " done in " + (System.nanoTime() - start) / 1_000_000_000 + " s ==");
+      return true;
+    } catch (Exception | AssertionError e) {
+      e.printStackTrace();
+      report.section(name + "-failed", name + ": did not complete", "error")
+          .row(e.getClass().getSimpleName() + ": " + e.getMessage());
+      return false;
+    }
+  }
+
+  /** A progress line on stderr, so that stdout keeps the report. */
+  public static void progress(String line) {
+    System.err.println("[bench " + java.time.LocalTime.now().withNano(0) + "] " + line);
+  }
+}

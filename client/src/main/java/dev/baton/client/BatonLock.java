@@ -1,0 +1,117 @@
+package dev.baton.client;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One lock, as an application takes it: {@code SET key value NX PX ttl} with a fresh value per
+ * acquisition and a fencing token issued in the same script. Thread-safe; each successful attempt
+ * returns its own {@link LockLease}.
+ */
+public final class BatonLock {
+
+  /** The random pause between attempts, so that contenders do not retry in lockstep. */
+  static final long RETRY_MIN_MILLIS = 5;
+  static final long RETRY_MAX_MILLIS = 40;
+
+  private final LockStore store;
+  private final LockKeys keys;
+  private final Duration ttl;
+  private final LockOwner owner;
+  private final AtomicLong highestToken = new AtomicLong();
+
+  BatonLock(LockStore store, LockKeys keys, Duration ttl, LockOwner owner) {
+    if (ttl.toMillis() < 10) {
+      throw new IllegalArgumentException("a lock ttl must be at least 10ms");
+    }
+    this.store = store;
+    this.keys = keys;
+    this.ttl = ttl;
+    this.owner = owner;
+  }
+
+  /** One attempt: the lease when the lock was free, else empty. */
+  public Optional<LockLease> tryAcquire() {
+    Attempt a = attempt();
+    if (!a.result().ok() && !a.result().view().quorumReachable()) {
+      throw unavailable(a.result().view());
+    }
+    return a.result().ok() ? Optional.of(lease(a)) : Optional.empty();
+  }
+
+  /**
+   * Tries until the lock is taken or {@code wait} has passed, pausing a random 5 to 40 ms between
+   * attempts. Empty when someone else held it all along.
+   *
+   * @throws LockUnavailableException when the last attempt could not reach a majority of instances
+   */
+  public Optional<LockLease> tryAcquire(Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      Attempt a = attempt();
+      LockResult r = a.result();
+      if (r.ok()) {
+        return Optional.of(lease(a));
+      }
+      long pause = ThreadLocalRandom.current().nextLong(RETRY_MIN_MILLIS, RETRY_MAX_MILLIS + 1);
+      if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) > deadline) {
+        if (!r.view().quorumReachable()) {
+          throw unavailable(r.view());
+        }
+        return Optional.empty();
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+    }
+  }
+
+  /** Who holds the lock now ({@code namespace/name} for a pod), or empty when it is free. */
+  public Optional<String> holder() {
+    LockView view = store.observe(keys, 0);
+    if (!view.quorumReachable()) {
+      throw unavailable(view);
+    }
+    return Optional.ofNullable(view.holder()).map(LockValues::holder);
+  }
+
+  /** The highest token this process has been given for this lock. */
+  public long highestToken() {
+    return highestToken.get();
+  }
+
+  public String key() {
+    return keys.key();
+  }
+
+  public Duration ttl() {
+    return ttl;
+  }
+
+  private Attempt attempt() {
+    String value = owner.newValue();
+    long start = System.nanoTime();
+    // The floor keeps this process's tokens growing even if every instance lost its data.
+    return new Attempt(value, start, store.acquire(keys, value, ttl, highestToken.get()));
+  }
+
+  private LockLease lease(Attempt a) {
+    highestToken.accumulateAndGet(a.result().token(), Math::max);
+    return new LockLease(store, keys, ttl, a.value(), a.result().token(),
+        a.startNanos() + TimeUnit.MILLISECONDS.toNanos(a.result().validityMillis()));
+  }
+
+  private record Attempt(String value, long startNanos, LockResult result) {}
+
+  private LockUnavailableException unavailable(LockView view) {
+    return new LockUnavailableException("lock " + keys.key() + ": only " + view.reachable()
+        + " of " + view.instances().size() + " Redis instances answered, " + view.quorum()
+        + " needed; unreachable: " + String.join(", ", view.unreachableDescriptions()));
+  }
+}

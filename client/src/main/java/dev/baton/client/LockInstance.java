@@ -1,0 +1,92 @@
+package dev.baton.client;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * One Redis (or Sentinel-managed master) that holds lock keys. Every operation is one script and
+ * one round trip, and ends in an {@link InstanceView}: a failure becomes an unreachable view, never
+ * an exception, so a quorum can be counted.
+ */
+public final class LockInstance {
+
+  private final String name;
+  private final RScript script;
+  private final String offlineError;
+
+  public LockInstance(String name, RedissonClient redisson) {
+    this.name = name;
+    this.script = redisson.getScript(StringCodec.INSTANCE);
+    this.offlineError = null;
+  }
+
+  private LockInstance(String name, String offlineError) {
+    this.name = name;
+    this.script = null;
+    this.offlineError = offlineError;
+  }
+
+  /** An instance that could not even be connected to: every call answers unreachable. */
+  public static LockInstance offline(String name, String error) {
+    return new LockInstance(name, error);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  CompletableFuture<InstanceView> acquire(LockKeys keys, String value, long ttlMillis,
+      long floor) {
+    return run(LockScripts.ACQUIRE, keys, value, Long.toString(ttlMillis),
+        Long.toString(Math.max(0, floor)));
+  }
+
+  CompletableFuture<InstanceView> fence(LockKeys keys, String value, long token) {
+    return run(LockScripts.FENCE, keys, value, Long.toString(token));
+  }
+
+  CompletableFuture<InstanceView> renew(LockKeys keys, String value, long ttlMillis, long token) {
+    return run(LockScripts.RENEW, keys, value, Long.toString(ttlMillis), Long.toString(token));
+  }
+
+  CompletableFuture<InstanceView> release(LockKeys keys, String value) {
+    return run(LockScripts.RELEASE, keys, value);
+  }
+
+  CompletableFuture<InstanceView> observe(LockKeys keys, long floor) {
+    return run(LockScripts.OBSERVE, keys, Long.toString(Math.max(0, floor)));
+  }
+
+  private CompletableFuture<InstanceView> run(LockScripts lua, LockKeys keys, Object... args) {
+    if (script == null) {
+      return CompletableFuture.completedFuture(InstanceView.unreachable(name, offlineError));
+    }
+    CompletableFuture<List<Object>> call;
+    try {
+      call = script.<List<Object>>evalAsync(keys.lock(), RScript.Mode.READ_WRITE, lua.source(),
+          RScript.ReturnType.LIST, keys.both(), args).toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.completedFuture(
+          InstanceView.unreachable(name, e.getClass().getSimpleName()));
+    }
+    return call.handle((r, e) -> e == null ? parse(r) : InstanceView.unreachable(name,
+        cause(e).getClass().getSimpleName()));
+  }
+
+  private InstanceView parse(List<Object> r) {
+    String value = (String) r.get(1);
+    return new InstanceView(name, true, ((Long) r.get(0)) == 1L,
+        value == null || value.isEmpty() ? null : value, (Long) r.get(2), (Long) r.get(3), null);
+  }
+
+  private static Throwable cause(Throwable e) {
+    while ((e instanceof java.util.concurrent.CompletionException
+        || e instanceof java.util.concurrent.ExecutionException) && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}

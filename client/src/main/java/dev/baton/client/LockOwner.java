@@ -1,0 +1,88 @@
+package dev.baton.client;
+
+import java.util.Map;
+
+/**
+ * Who takes a lock. In a pod, {@link #fromEnvironment()} reads the pod's identity from the
+ * downward API, so the operator shows the pod as holder and releases the lock when the pod is gone:
+ *
+ * <pre>
+ * env:
+ * - {name: POD_NAMESPACE, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+ * - {name: POD_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+ * - {name: POD_UID, valueFrom: {fieldRef: {fieldPath: metadata.uid}}}
+ * </pre>
+ */
+public final class LockOwner {
+
+  public static final String POD_NAMESPACE = "POD_NAMESPACE";
+  public static final String POD_NAME = "POD_NAME";
+  public static final String POD_UID = "POD_UID";
+
+  private final String id;
+  private final boolean pod;
+
+  private LockOwner(String id, boolean pod) {
+    this.id = id;
+    this.pod = pod;
+  }
+
+  public static LockOwner pod(String namespace, String name, String uid) {
+    String value = LockValues.pod(namespace, name, uid, "x");
+    return new LockOwner(value.substring(0, value.length() - 2), true);
+  }
+
+  /** The pod this process runs in, from POD_NAMESPACE, POD_NAME and POD_UID. */
+  public static LockOwner fromEnvironment() {
+    return fromEnvironment(System.getenv());
+  }
+
+  public static LockOwner fromEnvironment(Map<String, String> env) {
+    String ns = env.get(POD_NAMESPACE);
+    String name = env.get(POD_NAME);
+    String uid = env.get(POD_UID);
+    if (blank(ns) || blank(name) || blank(uid)) {
+      throw new IllegalStateException(
+          POD_NAMESPACE + ", " + POD_NAME + " and " + POD_UID + " must be set (downward API:"
+              + " metadata.namespace, metadata.name, metadata.uid); outside a pod use"
+              + " LockOwner.external(id)");
+    }
+    return pod(ns.trim(), name.trim(), uid.trim());
+  }
+
+  /**
+   * A holder that is not a pod (a CI job, a laptop). The operator shows the id and never reaps
+   * such a lock: it only expires.
+   */
+  public static LockOwner external(String id) {
+    if (blank(id) || id.startsWith(LockValues.POD_PREFIX)) {
+      throw new IllegalArgumentException(
+          "an external holder id must be non-empty and not start with '" + LockValues.POD_PREFIX
+              + "'");
+    }
+    return new LockOwner(id, false);
+  }
+
+  /** A fresh value for one acquisition: this owner's id, a colon and 16 random hex digits. */
+  public String newValue() {
+    return id + ":" + LockValues.random();
+  }
+
+  /** {@code pod:<namespace>/<name>/<uid>} or the external id. */
+  public String id() {
+    return id;
+  }
+
+  public boolean isPod() {
+    return pod;
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+
+  @Override
+  public String toString() {
+    return id;
+  }
+}

@@ -1,0 +1,86 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.operator.leadergroup.PodLabeler;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The label {@code locks.baton.dev/<lock>: held} and the annotation with the fencing token on the
+ * pod a lock is granted to. Writes go through {@link PodLabeler}'s resourceVersion-guarded update.
+ */
+final class HolderLabels {
+
+  private final KubernetesClient client;
+  private final PodLabeler writer;
+
+  HolderLabels(KubernetesClient client) {
+    this.client = client;
+    this.writer = new PodLabeler(client);
+  }
+
+  /** Puts the label and the token annotation on the holder, when it does not carry them yet. */
+  void mark(Pod pod, String key, long token) {
+    Map<String, String> labels = new HashMap<>();
+    Map<String, String> annotations = new HashMap<>();
+    if (!LockLabels.HELD.equals(label(pod, key))) {
+      labels.put(key, LockLabels.HELD);
+    }
+    if (!Long.toString(token).equals(annotation(pod, key))) {
+      annotations.put(key, Long.toString(token));
+    }
+    writer.patch(pod, labels, annotations);
+  }
+
+  /**
+   * Removes label and annotation from every pod of the namespace that carries them, except the
+   * pod with {@code keepUid} (null: from all). Lists the pods from the API server, not a cache: it
+   * runs before a lock changes hands, and a pod labeled a moment ago must not be missed.
+   */
+  void clearAllBut(String namespace, String key, String keepUid) {
+    clear(client.pods().inNamespace(namespace).withLabel(key).list().getItems(), key, keepUid);
+  }
+
+  /** Removes label and annotation from one pod, read from the API server; gone counts as done. */
+  void clearPod(String namespace, String name, String key) {
+    Pod pod = client.pods().inNamespace(namespace).withName(name).get();
+    if (pod != null) {
+      clear(List.of(pod), key, null);
+    }
+  }
+
+  /** The same, over pods as a cache shows them (the steady state, where nothing changes hands). */
+  void clear(List<Pod> pods, String key, String keepUid) {
+    for (Pod pod : pods) {
+      if (Objects.equals(pod.getMetadata().getUid(), keepUid)) {
+        continue;
+      }
+      Map<String, String> labels = new HashMap<>();
+      Map<String, String> annotations = new HashMap<>();
+      if (label(pod, key) != null) {
+        labels.put(key, null);
+      }
+      if (annotation(pod, key) != null) {
+        annotations.put(key, null);
+      }
+      writer.patch(pod, labels, annotations);
+    }
+  }
+
+  static boolean carries(Pod pod, String key) {
+    return label(pod, key) != null || annotation(pod, key) != null;
+  }
+
+  private static String label(Pod pod, String key) {
+    var l = pod.getMetadata().getLabels();
+    return l == null ? null : l.get(key);
+  }
+
+  private static String annotation(Pod pod, String key) {
+    var a = pod.getMetadata().getAnnotations();
+    return a == null ? null : a.get(key);
+  }
+}

@@ -1,0 +1,285 @@
+package dev.baton.operator.chaos;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaseSpec;
+import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.operator.demo.Sandbox;
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.operator.testing.FaultInjector;
+import dev.baton.operator.testing.InvariantChecker;
+import dev.baton.operator.testing.OperatorProcess;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A seeded chaos run: several groups, two operator replicas in their own JVMs electing the active
+ * one through a Kubernetes Lease, and at random: pods deleted, readiness flipped, Redis killed and
+ * restarted (with and without its data), operators killed with SIGKILL and restarted, API errors
+ * (500, 409) and slow answers, switchovers. The invariant checker must stay green throughout; a
+ * failure prints the seed and the history. Run longer with -Dbaton.chaos.seconds=600, replay with
+ * -Dbaton.chaos.seed=N.
+ */
+class ChaosIT {
+
+  private static final String ROLE = "baton.dev/role";
+  private static final int GROUPS = 3;
+  private static final int PODS = 3;
+
+  private final long seed = Long.getLong("baton.chaos.seed", System.nanoTime());
+  private final long seconds = Long.getLong("baton.chaos.seconds", 120);
+  private final Random random = new Random(seed);
+  private final Map<String, Integer> actions = new TreeMap<>();
+  private final List<Pending> pending = new ArrayList<>();
+
+  private record Pending(long dueNanos, String what, Runnable action) {}
+
+  @Test
+  void invariantsHoldUnderChaos() {
+    AtomicReference<FaultInjector> faults = new AtomicReference<>();
+    EmbeddedKubernetes kube = EmbeddedKubernetes.start(real -> {
+      faults.set(new FaultInjector(real, seed));
+      return faults.get();
+    });
+    try (Sandbox sandbox = new Sandbox(kube)) {
+      for (int g = 0; g < GROUPS; g++) {
+        for (int p = 0; p < PODS; p++) {
+          sandbox.createPod("g" + g + "-" + p, "g" + g);
+        }
+        LeaderGroup group = Sandbox.group("g" + g, "g" + g);
+        group.getSpec().setLease(new LeaseSpec("3s", "500ms"));
+        sandbox.create(group);
+      }
+      Map<String, String> env = Map.of(
+          OperatorConfig.REDIS_URL, sandbox.redis.url(),
+          OperatorConfig.REDIS_TIMEOUT, "500ms",
+          OperatorConfig.LEADER_ELECTION, "true",
+          OperatorConfig.LEADER_ELECTION_NAMESPACE, NS,
+          OperatorConfig.LEADER_ELECTION_LEASE, "3s");
+      List<OperatorProcess> operators = List.of(
+          new OperatorProcess("op-a", kube.url(), env).start(),
+          new OperatorProcess("op-b", kube.url(), env).start());
+      try (InvariantChecker checker = new InvariantChecker(sandbox.client, NS, ROLE,
+          Duration.ofSeconds(15), () -> holders(sandbox))) {
+        try {
+          await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
+          checker.note("converged; chaos starts, seed " + seed);
+          play(sandbox, faults.get(), operators, checker);
+          heal(sandbox, faults.get(), operators, checker);
+          await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
+        } catch (RuntimeException | AssertionError e) {
+          throw new AssertionError(report(checker, operators, faults.get()) + "\n"
+              + checker.history(300), e);
+        }
+        String report = report(checker, operators, faults.get());
+        System.out.println(report);
+        assertThat(checker.violations()).as(report + "\n" + checker.history(300)).isEmpty();
+      } finally {
+        operators.forEach(OperatorProcess::close);
+      }
+    }
+  }
+
+  private void play(Sandbox s, FaultInjector faults, List<OperatorProcess> operators,
+      InvariantChecker checker) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+    while (System.nanoTime() < deadline) {
+      sleep(200 + random.nextInt(600));
+      runDue(checker);
+      for (OperatorProcess op : operators) {
+        if (!op.alive() && pending.stream().noneMatch(p -> p.what().equals("start " + op.name()))) {
+          // It exited by itself (lost its Lease under API faults): restarted, as a kubelet would.
+          checker.disrupted(op.name() + " exited; restarting");
+          op.start();
+        }
+      }
+      int roll = random.nextInt(100);
+      String group = "g" + random.nextInt(GROUPS);
+      String pod = group + "-" + random.nextInt(PODS);
+      if (roll < 30) {
+        act("delete pod", checker, pod);
+        retry(() -> s.deletePod(pod));
+        later(1000 + random.nextInt(2000), "recreate " + pod, () -> {
+          if (s.pod(pod) == null) {
+            s.createPod(pod, group);
+          }
+        });
+      } else if (roll < 55) {
+        boolean ready = random.nextBoolean();
+        act(ready ? "ready" : "not ready", checker, pod);
+        retry(() -> {
+          if (s.pod(pod) != null) {
+            s.setReady(pod, ready);
+          }
+        });
+      } else if (roll < 65 && s.redis.running()) {
+        boolean keep = random.nextBoolean();
+        act("kill redis", checker, keep ? "(will keep data)" : "(will come back empty)");
+        checker.disrupted("redis killed");
+        if (keep) {
+          s.redis.command("SAVE");
+        }
+        s.redis.kill();
+        later(1000 + random.nextInt(2000), "restart redis", () -> {
+          s.redis.restart(keep);
+          checker.disrupted("redis restarted " + (keep ? "with" : "without") + " data");
+        });
+      } else if (roll < 75) {
+        OperatorProcess op = operators.get(random.nextInt(operators.size()));
+        if (op.alive()) {
+          act("kill -9", checker, op.name());
+          checker.disrupted(op.name() + " killed");
+          op.kill();
+          later(1000 + random.nextInt(3000), "start " + op.name(), () -> {
+            op.start();
+            checker.disrupted(op.name() + " started");
+          });
+        }
+      } else if (roll < 90) {
+        boolean on = random.nextBoolean();
+        double rate = on ? 0.05 + random.nextDouble() * 0.2 : 0;
+        int delay = on ? random.nextInt(300) : 0;
+        act("api faults", checker, on ? String.format("errors %.2f delay %d ms", rate, delay)
+            : "off");
+        faults.set(rate, delay);
+      } else {
+        act("switchover", checker, group + " -> " + pod);
+        retry(() -> s.annotate(group, BatonNames.SWITCHOVER_ANNOTATION, pod));
+      }
+    }
+  }
+
+  private void heal(Sandbox s, FaultInjector faults, List<OperatorProcess> operators,
+      InvariantChecker checker) {
+    faults.set(0, 0);
+    pending.sort((a, b) -> Long.compare(a.dueNanos(), b.dueNanos()));
+    pending.forEach(p -> retry(p.action()));
+    pending.clear();
+    if (!s.redis.running()) {
+      s.redis.restart(true);
+    }
+    for (OperatorProcess op : operators) {
+      if (!op.alive()) {
+        op.start();
+      }
+    }
+    for (int g = 0; g < GROUPS; g++) {
+      for (int p = 0; p < PODS; p++) {
+        String pod = "g" + g + "-" + p;
+        String group = "g" + g;
+        retry(() -> {
+          if (s.pod(pod) == null) {
+            s.createPod(pod, group);
+          }
+          s.setReady(pod, true);
+        });
+      }
+    }
+    checker.disrupted("healed: faults off, every pod ready, Redis and operators up");
+  }
+
+  /** Every group has exactly one labeled leader, and it is the Redis holder. */
+  private static boolean allConverged(Sandbox s) {
+    Map<String, String> holders = holders(s);
+    if (holders == null) {
+      return false;
+    }
+    for (int g = 0; g < GROUPS; g++) {
+      String group = "g" + g;
+      List<String> leaders = s.pods().stream()
+          .filter(p -> group.equals(p.getMetadata().getLabels().get("app")))
+          .filter(p -> "leader".equals(p.getMetadata().getLabels().get(ROLE)))
+          .map(p -> p.getMetadata().getName()).toList();
+      if (leaders.size() != 1 || !leaders.get(0).equals(holders.get(group))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Group name to the pod holding its lease in Redis; null while Redis is down. */
+  private static Map<String, String> holders(Sandbox s) {
+    if (!s.redis.running()) {
+      return null;
+    }
+    Map<String, String> out = new HashMap<>();
+    for (int g = 0; g < GROUPS; g++) {
+      String reply = s.redis.command("GET", new LeaseKeys(NS + "/g" + g).holder());
+      String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
+      out.put("g" + g, HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
+    }
+    return out;
+  }
+
+  private void act(String kind, InvariantChecker checker, String detail) {
+    actions.merge(kind, 1, Integer::sum);
+    checker.note("CHAOS " + kind + " " + detail);
+  }
+
+  private void later(long millis, String what, Runnable action) {
+    pending.add(new Pending(System.nanoTime() + millis * 1_000_000, what, action));
+  }
+
+  private void runDue(InvariantChecker checker) {
+    long now = System.nanoTime();
+    List<Pending> due = pending.stream().filter(p -> p.dueNanos() <= now).toList();
+    pending.removeAll(due);
+    for (Pending p : due) {
+      checker.note("CHAOS " + p.what());
+      retry(p.action());
+    }
+  }
+
+  /** The test's own writes go through the faulty API too: they retry like any client. */
+  private static void retry(Runnable action) {
+    RuntimeException last = null;
+    for (int i = 0; i < 20; i++) {
+      try {
+        action.run();
+        return;
+      } catch (RuntimeException e) {
+        last = e;
+        sleep(100);
+      }
+    }
+    throw last;
+  }
+
+  private String report(InvariantChecker checker, List<OperatorProcess> operators,
+      FaultInjector faults) {
+    int total = actions.values().stream().mapToInt(Integer::intValue).sum();
+    StringBuilder sb = new StringBuilder();
+    sb.append(String.format("chaos: seed %d, %d s, %d chaos events %s, %d pod events seen,"
+            + " %d failovers, %d API requests of which %d faulted or delayed, violations %d%n",
+        seed, seconds, total, actions, checker.events(), checker.failovers(),
+        faults.requests.get(), faults.injected.get(), checker.violations().size()));
+    checker.violations().forEach(v -> sb.append("  VIOLATION ").append(v).append('\n'));
+    for (OperatorProcess op : operators) {
+      sb.append("--- ").append(op.name()).append(" log tail ---\n").append(op.tail(40))
+          .append('\n');
+    }
+    return sb.toString();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package dev.baton.operator.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.demo.Sandbox;
+import dev.baton.operator.testing.BatonCluster;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The two most dangerous bad specs, end to end (the whole list is {@link BadInputTest}): a group
+ * whose empty selector would take every pod of the namespace, and one whose role label is the
+ * label it selects on. Both end in Invalid=True with a clear message and touch no pod, while a
+ * good group beside them elects as usual.
+ */
+class BadInputIT {
+
+  private static final String ROLE = BatonCluster.ROLE;
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @Test
+  void aSelectorOfEveryPodOrARoleLabelItSelectsOnIsInvalidAndLabelsNothing() {
+    try (BatonCluster cluster = new BatonCluster()) {
+      for (int i = 0; i < 2; i++) {
+        cluster.createPod("payments-" + i, "payments");
+        cluster.createPod("orders-" + i, "orders");
+      }
+      cluster.startOperator();
+      LeaderGroup everything = Sandbox.group("everything", "ignored");
+      everything.getSpec().setSelector(new LabelSelector());
+      everything.getSpec().setRoleLabel("everything.example.com/role");
+      cluster.create(everything);
+      LeaderGroup selfish = Sandbox.group("selfish", "orders");
+      selfish.getSpec().setRoleLabel("app");
+      cluster.create(selfish);
+      cluster.create(Sandbox.group("payments", "payments"));
+
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.condition("everything", "Invalid")).get()
+            .as(cluster.describe("everything", ROLE)).satisfies(c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getMessage()).contains("spec.selector must not be empty: an empty"
+                  + " selector selects every pod in the namespace");
+            });
+        assertThat(cluster.condition("selfish", "Invalid")).get()
+            .as(cluster.describe("selfish", ROLE)).satisfies(c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getMessage()).contains(
+                  "spec.roleLabel 'app' must not be a label the selector matches on");
+            });
+      });
+      assertThat(cluster.eventReasons("everything")).contains("InvalidSpec");
+      cluster.awaitLeader("payments", ROLE);
+      assertThat(cluster.roles("everything.example.com/role")).isEmpty();
+      assertThat(cluster.roles("app")).containsOnly(
+          java.util.Map.entry("payments-0", "payments"), java.util.Map.entry("payments-1",
+              "payments"), java.util.Map.entry("orders-0", "orders"),
+          java.util.Map.entry("orders-1", "orders"));
+      assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1");
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.baton.operator.security;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.demo.Sandbox;
+import dev.baton.operator.lease.RedisSecrets;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.CapturedOutput;
+import dev.baton.operator.testing.RedisProcess;
+import dev.baton.operator.testing.RespClient;
+import dev.baton.operator.testing.TestCertificates;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Baton over TLS: a real redis-server that listens on a TLS port only, with a certificate from a
+ * CA made by the test. The operator trusts that CA through BATON_REDIS_CA_FILE, a group through
+ * its Secret's ca.crt; a group that does not trust it is told so and labels nothing.
+ */
+class RedisTlsIT {
+
+  private static final String ROLE = BatonCluster.ROLE;
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final String PASSWORD = "Tls-Pw-71c3e";
+
+  /** A redis-server with no plain port: TLS on a free port, a password for the default user. */
+  static RedisProcess tlsRedis(TestCertificates ca, Path dir) {
+    TestCertificates.ServerFiles files = ca.issueServer(dir);
+    int port = RedisProcess.freePort();
+    return RedisProcess.start(dir, port, ca.trustingContext(), List.of(
+        "--port", "0", "--tls-port", Integer.toString(port), "--bind", "127.0.0.1",
+        "--tls-cert-file", files.certificate().toString(),
+        "--tls-key-file", files.key().toString(),
+        "--tls-ca-cert-file", files.ca().toString(),
+        "--tls-auth-clients", "no",
+        "--requirepass", PASSWORD,
+        "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+  }
+
+  @Test
+  void electsOverTlsTrustingTheCaFromAFileOrASecretAndRefusesAnUntrustedServer()
+      throws Exception {
+    TestCertificates ca = TestCertificates.newCa("baton-test-ca");
+    TestCertificates otherCa = TestCertificates.newCa("some-other-ca");
+    Path dir = RedisProcess.tempDir("baton-tls");
+    try (CapturedOutput output = new CapturedOutput();
+        RedisProcess redis = tlsRedis(ca, dir);
+        BatonCluster cluster = new BatonCluster()) {
+      String url = "rediss://127.0.0.1:" + redis.port();
+      cluster.env(OperatorConfig.REDIS_URL, url)
+          .env(OperatorConfig.REDIS_PASSWORD, PASSWORD)
+          .env(OperatorConfig.REDIS_CA_FILE, dir.resolve("ca.crt").toString());
+      // orders: by host name, trusting the CA given in its Secret.
+      secret(cluster, "orders-redis", Map.of("url", "rediss://localhost:" + redis.port(),
+          "password", PASSWORD, RedisSecrets.CA_CERTIFICATE, ca.caPem()));
+      // untrusted: the JVM's default trust store, which has never heard of the test CA.
+      secret(cluster, "untrusted-redis", Map.of("url", url, "password", PASSWORD));
+      // wrongca: trusts a CA that did not sign the server's certificate.
+      secret(cluster, "wrongca-redis", Map.of("url", url, "password", PASSWORD,
+          RedisSecrets.CA_CERTIFICATE, otherCa.caPem()));
+      List<String> apps = List.of("payments", "orders", "untrusted", "wrongca");
+      for (String app : apps) {
+        cluster.createPod(app + "-0", app);
+        cluster.createPod(app + "-1", app);
+      }
+      cluster.startOperator();
+      for (String app : apps) {
+        LeaderGroup g = Sandbox.group(app, app);
+        if (!app.equals("payments")) {
+          g.getSpec().setRedis(new RedisConnectionRef(app + "-redis"));
+          g.getSpec().setRoleLabel(app + ".example.com/role");
+        }
+        cluster.create(g);
+      }
+
+      cluster.awaitLeader("payments", ROLE);
+      cluster.awaitLeader("orders", "orders.example.com/role");
+      await().atMost(WAIT).untilAsserted(() -> {
+        for (String g : List.of("untrusted", "wrongca")) {
+          assertThat(cluster.condition(g, "RedisAvailable")).get()
+              .as(cluster.describe(g, ROLE)).satisfies(c -> {
+                assertThat(c.getStatus()).isEqualTo("False");
+                assertThat(c.getMessage()).contains("cannot connect to Redis " + url)
+                    .contains("TLS handshake failed: the server certificate is not trusted");
+              });
+        }
+      });
+      assertThat(cluster.roles("untrusted.example.com/role")).isEmpty();
+      assertThat(cluster.roles("wrongca.example.com/role")).isEmpty();
+      try (RespClient c = RespClient.connect(redis.port(), ca.trustingContext(), null,
+          PASSWORD)) {
+        assertThat(c.text("INFO", "stats")).as("connections came in over TLS")
+            .doesNotContain("total_connections_received:0");
+        assertThat(c.call("EXISTS", "baton:{shop/payments}:leader")).isEqualTo(1L);
+        assertThat(c.call("EXISTS", "baton:{shop/orders}:leader")).isEqualTo(1L);
+      }
+
+      StringBuilder everything = new StringBuilder(output.text());
+      for (String g : apps) {
+        everything.append(Serialization.asYaml(cluster.get(g)));
+      }
+      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS)
+          .list()));
+      assertThat(everything.toString()).as("a password in logs, status or Events")
+          .doesNotContain(PASSWORD);
+    }
+  }
+
+  private static void secret(BatonCluster cluster, String name, Map<String, String> data) {
+    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata().withName(name)
+        .withNamespace(NS).endMetadata().addToStringData(data).build()).create();
+  }
+}
