@@ -48,7 +48,7 @@ public final class LockOpsBench {
 
     Report.Section ops = report.section("locks",
         "Lock operations: acquire + release of a free lock (latency in µs)",
-        "implementation", "threads", "ops/s", "± ops/s", "p50", "p90", "p99", "max",
+        "implementation", "threads", "ops/s", "iterations min-max", "p50", "p90", "p99", "max",
         "round trips/op");
     for (int threads : THREADS) {
       BenchMain.progress("locks: JMH, " + threads + " thread(s)");
@@ -60,7 +60,7 @@ public final class LockOpsBench {
         Statistics st = sample == null ? null : sample.getPrimaryResult().getStatistics();
         ops.row(s.description(), threads,
             thr == null ? Double.NaN : thr.getPrimaryResult().getScore() * 1e6,
-            thr == null ? Double.NaN : thr.getPrimaryResult().getScoreError() * 1e6,
+            thr == null ? "" : range(thr.getPrimaryResult().getStatistics()),
             st == null ? Double.NaN : st.getPercentile(50),
             st == null ? Double.NaN : st.getPercentile(90),
             st == null ? Double.NaN : st.getPercentile(99),
@@ -68,8 +68,8 @@ public final class LockOpsBench {
             tripsBySubject.getOrDefault(s.name(), Double.NaN));
       }
     }
-    ops.note("JMH " + jmhShape() + "; throughput from Throughput mode (± is JMH's 99.9%"
-        + " confidence half-width over the iterations), percentiles from SampleTime mode. Each thread locks its own key (no contention); ttl 30 s. Redis "
+    ops.note("JMH " + jmhShape() + "; throughput from Throughput mode (mean of the iterations,"
+        + " with the slowest and fastest iteration beside it), percentiles from SampleTime mode. Each thread locks its own key (no contention); ttl 30 s. Redis "
         + "7 on loopback, one redis-server per instance, all on this machine.");
     ops.note("Every implementation uses the same Redisson 4.7.0 configuration: one client per"
         + " Redis instance, script cache on (EVALSHA), 16 to 32 connections, no PINGs. Baton's"
@@ -93,10 +93,16 @@ public final class LockOpsBench {
     rt.note("Target (DESIGN.md): one acquire or renew = one Redis round trip.");
   }
 
+  /** The slowest and fastest iteration, in operations per second. */
+  private static String range(Statistics iterations) {
+    return Report.format(iterations.getMin() * 1e6) + " - " + Report.format(iterations.getMax()
+        * 1e6);
+  }
+
   private String jmhShape() {
     return config.quick()
         ? "1.37, 1 fork, 1 x 0.5 s warm-up, 1 x 1 s measurement per mode"
-        : "1.37, 1 fork, 2 x 1 s warm-up, 3 x 1 s measurement per mode";
+        : "1.37, 1 fork, 2 x 1 s warm-up, 5 x 1 s measurement per mode";
   }
 
   private Map<String, Map<Mode, RunResult>> jmh(int threads) throws Exception {
@@ -118,7 +124,7 @@ public final class LockOpsBench {
           .measurementIterations(1).measurementTime(TimeValue.seconds(1));
     } else {
       options.warmupIterations(2).warmupTime(TimeValue.seconds(1))
-          .measurementIterations(3).measurementTime(TimeValue.seconds(1));
+          .measurementIterations(5).measurementTime(TimeValue.seconds(1));
     }
     Collection<RunResult> results = new Runner(options.build()).run();
     Map<String, Map<Mode, RunResult>> out = new HashMap<>();

@@ -8,6 +8,7 @@ import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseRenewer;
@@ -24,9 +25,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -74,6 +72,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final EventRecorder events;
   private final BatonMetrics metrics;
   private final Liveness liveness;
+  private final StatusWriter statusWriter;
   private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
   private final LeaseEventSource leaseEvents = new LeaseEventSource();
   private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(leaseEvents::onLease);
@@ -98,6 +97,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     this.events = new EventRecorder(client);
     this.metrics = metrics;
     this.liveness = liveness;
+    this.statusWriter = new StatusWriter(client);
   }
 
   @Override
@@ -634,21 +634,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   private UpdateControl<LeaderGroup> finish(
       LeaderGroup group, LeaderGroupStatus old, LeaderGroupStatus next, Duration reschedule) {
-    if (!next.equals(old)) {
-      log.debug("status change: {} -> {}", Serialization.asJson(old), Serialization.asJson(next));
-      // One JSON Patch op that replaces the whole status: it is wholly ours, the patch needs no
-      // resourceVersion (a concurrent annotation edit never fails it), and unlike a merge patch
-      // it cannot leave stale conditions behind in any server's array handling.
-      client
-          .resources(LeaderGroup.class)
-          .inNamespace(group.getMetadata().getNamespace())
-          .withName(group.getMetadata().getName())
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.JSON),
-              Serialization.asJson(
-                  List.of(Map.of("op", "add", "path", "/status", "value", next))));
-    }
+    statusWriter.write(group, old, next);
     liveness.progressed(reschedule);
     UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);

@@ -36,7 +36,8 @@ public final class RedisSettings {
 
   /**
    * The same settings with credentials for the sentinels themselves (a redis-sentinel:// URL
-   * only); without them the sentinels are reached with no password.
+   * only); without them the client offers the data nodes' credentials to the sentinels, which a
+   * sentinel without a password accepts.
    */
   public RedisSettings withSentinelCredentials(String sentinelUsername, String sentinelPassword) {
     return new RedisSettings(url, username, password, sentinelUsername, sentinelPassword,

@@ -12,6 +12,7 @@ import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.leadergroup.Candidate;
 import dev.baton.operator.lease.RedisConnections;
@@ -22,9 +23,6 @@ import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -78,6 +76,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final HolderLabels labels;
   private final EventRecorder events;
   private final Liveness liveness;
+  private final StatusWriter statusWriter;
   private final Map<ResourceID, LockState> states = new ConcurrentHashMap<>();
   private volatile InformerEventSource<Pod, RedisLock> pods;
   private final BatonMetrics metrics;
@@ -95,6 +94,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     this.labels = new HolderLabels(client);
     this.events = new EventRecorder(client);
     this.liveness = liveness;
+    this.statusWriter = new StatusWriter(client);
     this.metrics = metrics;
   }
 
@@ -765,19 +765,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   private UpdateControl<RedisLock> finish(
       RedisLock lock, RedisLockStatus old, RedisLockStatus next, Duration reschedule) {
-    if (!next.equals(old)) {
-      log.debug("status change: {} -> {}", Serialization.asJson(old), Serialization.asJson(next));
-      // As for LeaderGroups: one JSON Patch op replacing the whole status, which is wholly ours.
-      client
-          .resources(RedisLock.class)
-          .inNamespace(lock.getMetadata().getNamespace())
-          .withName(lock.getMetadata().getName())
-          .subresource("status")
-          .patch(
-              PatchContext.of(PatchType.JSON),
-              Serialization.asJson(
-                  List.of(Map.of("op", "add", "path", "/status", "value", next))));
-    }
+    statusWriter.write(lock, old, next);
     liveness.progressed(reschedule);
     UpdateControl<RedisLock> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);
