@@ -111,6 +111,20 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             .withNamespacesInheritedFromController()
             .build();
     pods = new InformerEventSource<>(config, context);
+    pods.addIndexers(Map.of(
+        BY_LABEL, pod -> {
+          var labels = pod.getMetadata().getLabels();
+          if (labels == null) {
+            return List.of();
+          }
+          List<String> keys = new java.util.ArrayList<>(labels.size());
+          labels.forEach((k, v) -> keys.add(labelIndexKey(pod.getMetadata().getNamespace(), k, v)));
+          return keys;
+        },
+        BY_GROUP, pod -> {
+          String g = Membership.annotation(pod, BatonNames.GROUP_ANNOTATION);
+          return g == null ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + g);
+        }));
     // Nodes: a node turning NotReady/Unknown moves leadership off it before its pods' own Ready
     // conditions flip. Only readiness changes matter; node heartbeats are filtered out.
     var nodeConfig =
@@ -139,6 +153,40 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             .build(),
         context);
     return List.of(pods, nodes, services, endpointSlices, leaseEvents);
+  }
+
+  /** Pod index: one entry per label, namespace/key=value. */
+  private static final String BY_LABEL = "label";
+  /** Pod index: namespace/group of the group that labeled the pod. */
+  private static final String BY_GROUP = "group";
+
+  private static String labelIndexKey(String ns, String key, String value) {
+    return ns + "/" + key + "=" + value;
+  }
+
+  /**
+   * The pods a group may concern: those carrying its first matchLabels pair (every selected pod
+   * does), and those it labeled before. Read from the informer's indexes, so a reconcile costs the
+   * size of the group, not of the namespace; a selector with only matchExpressions lists the
+   * namespace.
+   */
+  private List<Pod> podsConcerning(LeaderGroup group) {
+    String ns = group.getMetadata().getNamespace();
+    var matchLabels = group.getSpec().getSelector().getMatchLabels();
+    if (matchLabels == null || matchLabels.isEmpty()) {
+      return pods.list(ns, p -> true).toList();
+    }
+    var first = matchLabels.entrySet().iterator().next();
+    List<Pod> out = new java.util.ArrayList<>(
+        pods.byIndex(BY_LABEL, labelIndexKey(ns, first.getKey(), first.getValue())));
+    Set<String> seen = new HashSet<>();
+    out.forEach(p -> seen.add(p.getMetadata().getUid()));
+    for (Pod p : pods.byIndex(BY_GROUP, ns + "/" + group.getMetadata().getName())) {
+      if (seen.add(p.getMetadata().getUid())) {
+        out.add(p);
+      }
+    }
+    return out;
   }
 
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
@@ -313,7 +361,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
         Membership.of(
             group,
             settings.roleLabel(),
-            pods.list(ns, p -> true).toList(),
+            podsConcerning(group),
             context.getPrimaryCache().list(ns).toList());
     if (membership.conflicts().isEmpty()) {
       conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
@@ -662,8 +710,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             ? LeaderGroupSpec.DEFAULT_ROLE_LABEL
             : group.getSpec().getRoleLabel();
     // Labels first, then the lease: a pod never carries the leader label without a lease.
-    pods.list(ns, p -> name.equals(Membership.annotation(p, BatonNames.GROUP_ANNOTATION)))
-        .forEach(p -> labeler.clear(p, roleLabel));
+    pods.byIndex(BY_GROUP, ns + "/" + name).forEach(p -> labeler.clear(p, roleLabel));
     if (state != null && state.holder != null) {
       try {
         leaseStore(group).release(GroupSettings.of(group).keys(), state.holder.encode());
@@ -762,12 +809,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   /**
    * The safety-net timer: events and the renewer drive everything, so this only catches what no
-   * event announced. Ten renew intervals, at least 10 s, at most 5 min.
+   * event announced. Twenty renew intervals, at least 60 s, at most 10 min.
    */
   private static Duration resync(GroupSettings settings) {
-    long nanos = settings.renewInterval().toNanos() * 10;
-    return Duration.ofNanos(Math.min(Math.max(nanos, Duration.ofSeconds(10).toNanos()),
-        Duration.ofMinutes(5).toNanos()));
+    long nanos = settings.renewInterval().toNanos() * 20;
+    return Duration.ofNanos(Math.min(Math.max(nanos, Duration.ofSeconds(60).toNanos()),
+        Duration.ofMinutes(10).toNanos()));
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */

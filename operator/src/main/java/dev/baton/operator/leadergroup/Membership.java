@@ -4,7 +4,6 @@ import dev.baton.operator.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -23,10 +22,15 @@ import java.util.Objects;
  */
 public record Membership(List<Pod> members, Map<String, String> conflicts, List<Pod> strays) {
 
-  /** Earlier creation wins; the name breaks ties, so every replica orders groups the same way. */
+  /**
+   * Earlier creation wins; the name breaks ties, so every replica orders groups the same way. The
+   * API server writes creationTimestamp as fixed-width RFC 3339 UTC ("2026-11-29T07:00:00Z"), so
+   * the strings sort as the instants do, without parsing on every comparison.
+   */
   static final Comparator<LeaderGroup> SENIORITY =
       Comparator.comparing(
-              (LeaderGroup g) -> parse(g.getMetadata().getCreationTimestamp()))
+              (LeaderGroup g) -> g.getMetadata().getCreationTimestamp(),
+              Comparator.nullsLast(Comparator.naturalOrder()))
           .thenComparing(g -> g.getMetadata().getName());
 
   public static Membership of(
@@ -75,13 +79,5 @@ public record Membership(List<Pod> members, Map<String, String> conflicts, List<
   static String annotation(Pod pod, String key) {
     var a = pod.getMetadata().getAnnotations();
     return a == null ? null : a.get(key);
-  }
-
-  private static Instant parse(String ts) {
-    try {
-      return ts == null ? Instant.MAX : Instant.parse(ts);
-    } catch (RuntimeException e) {
-      return Instant.MAX;
-    }
   }
 }
