@@ -42,15 +42,9 @@ public class EventRecorder {
                 .substring(0, 13)
                 .replace("-", "");
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    var events = client.v1().events().inNamespace(ns);
     try {
-      var events = client.v1().events().inNamespace(ns);
-      var existing = events.withName(name).get();
-      if (existing != null) {
-        int count = existing.getCount() == null ? 2 : existing.getCount() + 1;
-        events.withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-            "{\"count\":" + count + ",\"lastTimestamp\":\"" + now + "\"}");
-        return;
-      }
+      // Create first: a new event is one request; only a repeat (409) costs a read and a patch.
       events
           .resource(
               new EventBuilder()
@@ -77,8 +71,26 @@ public class EventRecorder {
                   .build())
           .create();
     } catch (KubernetesClientException e) {
-      log.warn("Could not record event {} on {}/{}: {}", reason, ns, about.getMetadata().getName(),
-          e.getMessage());
+      if (e.getCode() != 409) {
+        log.warn("Could not record event {} on {}/{}: {}", reason, ns,
+            about.getMetadata().getName(), e.getMessage());
+        return;
+      }
+      bumpCount(events.withName(name), now, reason, about);
+    }
+  }
+
+  private void bumpCount(
+      io.fabric8.kubernetes.client.dsl.Resource<io.fabric8.kubernetes.api.model.Event> event,
+      String now, EventReason reason, HasMetadata about) {
+    try {
+      var existing = event.get();
+      int count = existing == null || existing.getCount() == null ? 2 : existing.getCount() + 1;
+      event.patch(PatchContext.of(PatchType.JSON_MERGE),
+          "{\"count\":" + count + ",\"lastTimestamp\":\"" + now + "\"}");
+    } catch (KubernetesClientException e) {
+      log.warn("Could not record event {} on {}/{}: {}", reason,
+          about.getMetadata().getNamespace(), about.getMetadata().getName(), e.getMessage());
     }
   }
 }
