@@ -73,7 +73,8 @@ public final class BatonOperator implements AutoCloseable {
                   .withCloseClientOnStop(false)
                   // Merge patches, not server-side apply: the status is wholly ours.
                   .withUseSSAToPatchPrimaryResource(false)
-                  .withMetrics(MicrometerMetrics.newMicrometerMetricsBuilder(registry).build())
+                  // Per controller, not per resource: a label per group would grow without bound.
+                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
                   .withReconciliationTerminationTimeout(Duration.ofSeconds(5));
               if (config.leaderElection()) {
                 o.withLeaderElectionConfiguration(

@@ -109,7 +109,13 @@ public class BatonMetrics {
       if (failed) {
         Counter.builder(REDIS_ERRORS).tag("script", script).register(registry).increment();
       }
-      Timer.builder(REDIS_SCRIPT).tag("script", script).register(registry)
+      Timer.builder(REDIS_SCRIPT)
+          .description("Latency of each Redis Lua script call, one round trip")
+          .tag("script", script)
+          .publishPercentileHistogram()
+          .minimumExpectedValue(Duration.ofMillis(1))
+          .maximumExpectedValue(Duration.ofSeconds(5))
+          .register(registry)
           .record(Duration.ofNanos(nanos));
     };
   }

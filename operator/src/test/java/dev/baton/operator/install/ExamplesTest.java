@@ -1,11 +1,16 @@
 package dev.baton.operator.install;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.operator.api.v1alpha1.GoDuration;
 import dev.baton.operator.api.v1alpha1.LabelKeys;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.redislock.LockSettings;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -46,7 +51,8 @@ class ExamplesTest {
               .sorted()
               .collect(Collectors.toList());
       assertThat(names)
-          .contains("leader-deployment.yaml", "leader-statefulset.yaml", "redis-secret.yaml");
+          .contains("leader-deployment.yaml", "leader-statefulset.yaml", "redis-secret.yaml",
+              "lock-granted.yaml", "lock-app-held.yaml", "lock-redlock.yaml");
       return names.stream();
     }
   }
@@ -64,6 +70,9 @@ class ExamplesTest {
       assertWorks(file, group, objects);
     }
     Map<String, PodTemplateSpec> workloads = workloads(objects);
+    for (RedisLock lock : Manifests.ofKind(objects, RedisLock.class)) {
+      assertLockWorks(file, lock, objects, workloads);
+    }
     List<String> roleLabels =
         Manifests.ofKind(objects, LeaderGroup.class).stream()
             .map(g -> g.getSpec().getRoleLabel())
@@ -78,6 +87,33 @@ class ExamplesTest {
           .as(file + ": Service %s selects the pods of a workload", service.getMetadata().getName())
           .anySatisfy(
               t -> assertThat(Manifests.selects(selector, t.getMetadata().getLabels())).isTrue());
+    }
+  }
+
+  /**
+   * A RedisLock example passes the operator's own checks; its holderSelector selects the pods of a
+   * workload in the same file; its Redlock Secrets are in the file too.
+   */
+  private static void assertLockWorks(String file, RedisLock lock, List<HasMetadata> objects,
+      Map<String, PodTemplateSpec> workloads) {
+    RedisLock applied = Serialization.clone(lock);
+    applied.getMetadata().setNamespace("shop");
+    assertThatCode(() -> LockSettings.of(applied))
+        .as(file + ": RedisLock %s is valid", lock.getMetadata().getName())
+        .doesNotThrowAnyException();
+    var selector = lock.getSpec().getHolderSelector();
+    if (selector != null) {
+      assertThat(workloads.values())
+          .as(file + ": RedisLock %s selects the pods of a workload", lock.getMetadata().getName())
+          .anySatisfy(t -> assertThat(
+              LabelSelectors.matches(selector, t.getMetadata().getLabels())).isTrue());
+    }
+    if (lock.getSpec().getRedlock() != null) {
+      List<String> secrets = Manifests.ofKind(objects, Secret.class).stream()
+          .map(sec -> sec.getMetadata().getName()).toList();
+      assertThat(lock.getSpec().getRedlock().getInstances())
+          .as(file + ": Redlock instances name Secrets of the file")
+          .allSatisfy(ref -> assertThat(secrets).contains(ref.getSecretRef().getName()));
     }
   }
 

@@ -35,6 +35,7 @@ final class Manifests {
   private static KubernetesSerialization newSerialization() {
     KubernetesSerialization serialization = new KubernetesSerialization(new ObjectMapper(), true);
     serialization.registerKubernetesResource(LeaderGroup.class);
+    serialization.registerKubernetesResource(dev.baton.operator.api.v1alpha1.RedisLock.class);
     return serialization;
   }
 

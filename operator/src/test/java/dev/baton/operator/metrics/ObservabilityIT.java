@@ -76,6 +76,25 @@ class ObservabilityIT {
         assertThat(get(cluster, "/metrics").body())
             .contains("baton_redis_script_errors_total{script=\"lease-renew\"}");
       });
+      // The Grafana dashboard in examples/ asks only for metrics the operator exports.
+      String scrape = get(cluster, "/metrics").body();
+      String dashboard = java.nio.file.Files.readString(
+          java.nio.file.Path.of("../examples/grafana-dashboard.json"));
+      java.util.regex.Matcher names = java.util.regex.Pattern
+          .compile("\\b((?:baton|operator_sdk)_[a-z_]+)").matcher(dashboard);
+      java.util.Set<String> lockMetrics = java.util.Set.of(BatonMetrics.LOCK_ACQUISITIONS,
+          BatonMetrics.LOCK_RELEASES, BatonMetrics.LOCK_REAPS, BatonMetrics.LOCK_CONTENTION);
+      int checked = 0;
+      while (names.find()) {
+        String name = names.group(1);
+        checked++;
+        if (lockMetrics.contains(name.replaceAll("_total$", ""))) {
+          continue; // counted only once a lock does something; their names are the constants
+        }
+        assertThat(scrape).as("the dashboard's metric %s is exported", name).contains(name);
+      }
+      assertThat(checked).isGreaterThan(10);
+
     }
   }
 
