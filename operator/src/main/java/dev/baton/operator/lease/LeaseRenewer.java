@@ -120,7 +120,15 @@ public final class LeaseRenewer<K> implements AutoCloseable {
 
   private CompletionStage<Void> renew(LeaseStore store, List<Map.Entry<K, Held>> leases) {
     long sent = System.nanoTime();
-    return store.renewAll(leases.stream().map(e -> e.getValue().renewal()).toList())
+    CompletionStage<List<String>> call;
+    try {
+      call = store.renewAll(leases.stream().map(e -> e.getValue().renewal()).toList());
+    } catch (RuntimeException e) {
+      // Failing before the call went out must still end this batch, or the store's in-flight
+      // mark would never clear and its leases would never be renewed again.
+      call = CompletableFuture.failedFuture(e);
+    }
+    return call
         .handle((answers, error) -> {
           if (error != null) {
             if (unreachable.put(store, true) == null) {
