@@ -188,9 +188,9 @@ public final class Demo {
 
   private void summary(RoleWatcher watcher) {
     out.println("Summary");
-    out.printf("   %-32s %10s %s%n", "step", "ms", "");
+    out.printf("   %-44s %8s %s%n", "step", "ms", "");
     for (Step s : steps) {
-      out.printf("   %-32s %10d %s%n", s.name(), s.millis(),
+      out.printf("   %-44s %8d %s%n", s.name(), s.millis(),
           s.converged() ? (s.failover() ? "failover" : "") : "NOT CONVERGED");
     }
     out.println("   Times run from the change at the API to the new state seen by a client"
