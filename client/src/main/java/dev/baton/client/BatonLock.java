@@ -17,6 +17,9 @@ public final class BatonLock {
   static final long RETRY_MIN_MILLIS = 5;
   static final long RETRY_MAX_MILLIS = 40;
 
+  /** How long any attempt waits for the operator to reserve tokens of a new or reset lock. */
+  public static final Duration RESERVATION_WAIT = Duration.ofSeconds(2);
+
   private final LockStore store;
   private final LockKeys keys;
   private final Duration ttl;
@@ -33,23 +36,33 @@ public final class BatonLock {
     this.owner = owner;
   }
 
-  /** One attempt: the lease when the lock was free, else empty. */
+  /**
+   * One attempt: the lease when the lock was free, else empty. A lock whose tokens are not
+   * reserved yet (see {@link #tryAcquire(Duration)}) is waited for up to {@link #RESERVATION_WAIT}.
+   *
+   * @throws LockUnavailableException as {@link #tryAcquire(Duration)}
+   */
   public Optional<LockLease> tryAcquire() {
-    Attempt a = attempt();
-    if (!a.result().ok() && !a.result().view().quorumReachable()) {
-      throw unavailable(a.result().view());
-    }
-    return a.result().ok() ? Optional.of(lease(a)) : Optional.empty();
+    return tryAcquire(Duration.ZERO);
   }
 
   /**
    * Tries until the lock is taken or {@code wait} has passed, pausing a random 5 to 40 ms between
    * attempts. Empty when someone else held it all along.
    *
-   * @throws LockUnavailableException when the last attempt could not reach a majority of instances
+   * <p>Tokens are only issued within a range the Baton operator has reserved and recorded in the
+   * RedisLock's status, so that they keep growing even after Redis loses its data. A new lock, or
+   * a Redis that restarted or failed over, has no reservation until the operator makes one (as it
+   * reconciles the RedisLock); for that, attempts go on for at least {@link #RESERVATION_WAIT}.
+   *
+   * @throws LockUnavailableException when the last attempt could not reach a majority of
+   *     instances, or still found no token reservation (no RedisLock for this key, or the operator
+   *     is not running)
    */
   public Optional<LockLease> tryAcquire(Duration wait) {
-    long deadline = System.nanoTime() + wait.toNanos();
+    long start = System.nanoTime();
+    long deadline = start + wait.toNanos();
+    long reservationDeadline = start + Math.max(wait.toNanos(), RESERVATION_WAIT.toNanos());
     while (true) {
       Attempt a = attempt();
       LockResult r = a.result();
@@ -57,9 +70,16 @@ public final class BatonLock {
         return Optional.of(lease(a));
       }
       long pause = ThreadLocalRandom.current().nextLong(RETRY_MIN_MILLIS, RETRY_MAX_MILLIS + 1);
-      if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) > deadline) {
+      long next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+      boolean waiting = r.view().waitsForReservation();
+      if (next - (waiting ? reservationDeadline : deadline) > 0) {
         if (!r.view().quorumReachable()) {
           throw unavailable(r.view());
+        }
+        if (waiting) {
+          throw new LockUnavailableException("lock " + keys.key() + ": no fencing tokens are"
+              + " reserved for it on Redis; the Baton operator reserves them for the RedisLock"
+              + " of this key (is there one, and is the operator running?)");
         }
         return Optional.empty();
       }
@@ -74,7 +94,7 @@ public final class BatonLock {
 
   /** Who holds the lock now ({@code namespace/name} for a pod), or empty when it is free. */
   public Optional<String> holder() {
-    LockView view = store.observe(keys, 0);
+    LockView view = store.observe(keys);
     if (!view.quorumReachable()) {
       throw unavailable(view);
     }

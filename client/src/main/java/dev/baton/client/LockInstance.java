@@ -40,46 +40,67 @@ public final class LockInstance {
 
   CompletableFuture<InstanceView> acquire(LockKeys keys, String value, long ttlMillis,
       long floor) {
-    return run(LockScripts.ACQUIRE, keys, value, Long.toString(ttlMillis),
+    return run(LockScripts.ACQUIRE, keys.all(), value, Long.toString(ttlMillis),
         Long.toString(Math.max(0, floor)));
   }
 
   CompletableFuture<InstanceView> fence(LockKeys keys, String value, long token) {
-    return run(LockScripts.FENCE, keys, value, Long.toString(token));
+    return run(LockScripts.FENCE, keys.both(), value, Long.toString(token));
   }
 
   CompletableFuture<InstanceView> renew(LockKeys keys, String value, long ttlMillis, long token) {
-    return run(LockScripts.RENEW, keys, value, Long.toString(ttlMillis), Long.toString(token));
+    return run(LockScripts.RENEW, keys.all(), value, Long.toString(ttlMillis),
+        Long.toString(token));
   }
 
   CompletableFuture<InstanceView> release(LockKeys keys, String value) {
-    return run(LockScripts.RELEASE, keys, value);
+    return run(LockScripts.RELEASE, keys.both(), value);
   }
 
-  CompletableFuture<InstanceView> observe(LockKeys keys, long floor) {
-    return run(LockScripts.OBSERVE, keys, Long.toString(Math.max(0, floor)));
+  CompletableFuture<InstanceView> observe(LockKeys keys) {
+    return run(LockScripts.OBSERVE, keys.all());
   }
 
-  private CompletableFuture<InstanceView> run(LockScripts lua, LockKeys keys, Object... args) {
+  /**
+   * Reserves tokens up to {@code ceiling}, which the caller has recorded durably; see
+   * {@code counter-reserve.lua}. The view's {@code reserved} is the ceiling in force afterwards.
+   */
+  CompletableFuture<InstanceView> reserve(LockKeys keys, long floor, long ceiling) {
+    return run(LockScripts.RESERVE, List.of(keys.token(), keys.reservation()),
+        Long.toString(Math.max(0, floor)), Long.toString(ceiling));
+  }
+
+  private CompletableFuture<InstanceView> run(LockScripts lua, List<Object> keys,
+      Object... args) {
     if (script == null) {
       return CompletableFuture.completedFuture(InstanceView.unreachable(name, offlineError));
     }
     CompletableFuture<List<Object>> call;
     try {
-      call = script.<List<Object>>evalAsync(keys.lock(), RScript.Mode.READ_WRITE, lua.source(),
-          RScript.ReturnType.LIST, keys.both(), args).toCompletableFuture();
+      call = script.<List<Object>>evalAsync((String) keys.get(0), RScript.Mode.READ_WRITE,
+          lua.source(), RScript.ReturnType.LIST, keys, args).toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           InstanceView.unreachable(name, e.getClass().getSimpleName()));
     }
-    return call.handle((r, e) -> e == null ? parse(r) : InstanceView.unreachable(name,
-        cause(e).getClass().getSimpleName()));
+    boolean reservation = lua == LockScripts.RESERVE;
+    return call.handle((r, e) -> e != null
+        ? InstanceView.unreachable(name, cause(e).getClass().getSimpleName())
+        : reservation ? parseReservation(r) : parse(r));
   }
 
   private InstanceView parse(List<Object> r) {
     String value = (String) r.get(1);
-    return new InstanceView(name, true, ((Long) r.get(0)) == 1L,
-        value == null || value.isEmpty() ? null : value, (Long) r.get(2), (Long) r.get(3), null);
+    long code = (Long) r.get(0);
+    long reserved = r.size() > 4 ? (Long) r.get(4) : -1;
+    return new InstanceView(name, true, code == 1L,
+        value == null || value.isEmpty() ? null : value, (Long) r.get(2), (Long) r.get(3),
+        reserved, code == -1L, null);
+  }
+
+  private InstanceView parseReservation(List<Object> r) {
+    long ceiling = (Long) r.get(0);
+    return new InstanceView(name, true, true, null, -2, (Long) r.get(1), ceiling, false, null);
   }
 
   private static Throwable cause(Throwable e) {

@@ -4,8 +4,9 @@ import java.util.List;
 
 /**
  * The Redis keys of one lock: {@code baton:{key}:lock} holds the holder's value with a PX expiry,
- * {@code baton:{key}:token} the fencing-token counter. Both share the hash tag {key}, so one script
- * can touch both on Redis Cluster.
+ * {@code baton:{key}:token} the fencing-token counter, {@code baton:{key}:reserved} how far tokens
+ * are reserved (see {@code reservation.lua}). All share the hash tag {key}, so one script can touch
+ * them together on Redis Cluster.
  */
 public record LockKeys(String key) {
 
@@ -38,7 +39,15 @@ public record LockKeys(String key) {
     return "baton:{" + key + "}:token";
   }
 
+  public String reservation() {
+    return "baton:{" + key + "}:reserved";
+  }
+
   List<Object> both() {
     return List.of(lock(), token());
+  }
+
+  List<Object> all() {
+    return List.of(lock(), token(), reservation());
   }
 }

@@ -135,9 +135,19 @@ public final class LockStore {
     return new LockResult(any, 0, 0, new LockView(views, quorum));
   }
 
-  /** Reads the lock everywhere, raising counters below {@code floor} to it. */
-  public LockView observe(LockKeys keys, long floor) {
-    return new LockView(call(i -> i.observe(keys, floor)), quorum);
+  /** Reads the lock everywhere: value, expiry, token counter and the reservation in force. */
+  public LockView observe(LockKeys keys) {
+    return new LockView(call(i -> i.observe(keys)), quorum);
+  }
+
+  /**
+   * Reserves tokens up to {@code ceiling} on every instance, after the caller recorded the ceiling
+   * durably; an instance without a reservation of its own first has its counter raised to
+   * {@code floor}. Each view's {@code reserved} is the ceiling in force there afterwards (-1 on an
+   * instance that did not answer). Only the operator calls this: see {@code counter-reserve.lua}.
+   */
+  public LockView reserve(LockKeys keys, long floor, long ceiling) {
+    return new LockView(call(i -> i.reserve(keys, floor, ceiling)), quorum);
   }
 
   private static long validity(long ttlMillis, long startNanos) {

@@ -1,6 +1,9 @@
 package dev.baton.client;
 
-/** Not enough Redis instances answered to take or keep a lock. */
+/**
+ * A lock could not be decided: not enough Redis instances answered, or no fencing tokens are
+ * reserved for it yet.
+ */
 public class LockUnavailableException extends RuntimeException {
   public LockUnavailableException(String message) {
     super(message);

@@ -98,6 +98,15 @@ public record LockView(List<InstanceView> instances, int quorum) {
         .max().orElse(0);
   }
 
+  /**
+   * Whether an acquire failed for want of a token reservation rather than because the lock was
+   * held: enough instances refused for that reason that no majority could be taken.
+   */
+  public boolean waitsForReservation() {
+    long refused = instances.stream().filter(InstanceView::unreserved).count();
+    return refused > 0 && instances.size() - refused < quorum;
+  }
+
   /** The instances that did not answer, with why, for messages. */
   public List<String> unreachableDescriptions() {
     return instances.stream().filter(i -> !i.reachable())

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class LockViewTest {
 
   private static InstanceView held(String name, String value, long pttl, long counter) {
-    return new InstanceView(name, true, false, value, pttl, counter, null);
+    return new InstanceView(name, true, false, value, pttl, counter, -1, false, null);
   }
 
   private static InstanceView down(String name) {

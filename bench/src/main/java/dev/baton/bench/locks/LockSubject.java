@@ -2,6 +2,9 @@ package dev.baton.bench.locks;
 
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
+import dev.baton.client.LockInstance;
+import dev.baton.client.LockKeys;
+import dev.baton.client.LockStore;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.lease.HolderRecord;
@@ -28,6 +31,7 @@ public enum LockSubject {
   BATON_LOCK("Baton lock scripts (baton-client, one Redis)", 1) {
     @Override
     LockOp open(List<RedissonClient> clients, String key) {
+      reserveLock(clients.subList(0, 1), key);
       return batonLock(BatonLocks.singleRedis(clients.get(0), OWNER).lock(key, TTL));
     }
   },
@@ -38,8 +42,9 @@ public enum LockSubject {
           new RedisLeaseStore(clients.get(0), "bench", RedisLeaseStore.ScriptTimer.NONE);
       LeaseKeys keys = new LeaseKeys(key);
       String prefix = HolderRecord.prefix("bench", "bench", "pod", "uid");
+      store.reserve(keys, 0, RESERVATION);
       return () -> {
-        LeaseStore.Acquisition a = store.acquire(keys, null, prefix, TTL.toMillis(), 0);
+        LeaseStore.Acquisition a = store.acquire(keys, null, prefix, TTL.toMillis());
         check(a.acquired(), "lease acquire");
         check(store.release(keys, a.holder()), "lease release");
       };
@@ -74,12 +79,14 @@ public enum LockSubject {
   REDLOCK_3("Baton Redlock, 3 instances (baton-client)", 3) {
     @Override
     LockOp open(List<RedissonClient> clients, String key) {
+      reserveLock(clients.subList(0, 3), key);
       return batonLock(BatonLocks.redlock(named(clients, 3), OWNER).lock(key, TTL));
     }
   },
   REDLOCK_5("Baton Redlock, 5 instances (baton-client)", 5) {
     @Override
     LockOp open(List<RedissonClient> clients, String key) {
+      reserveLock(clients.subList(0, 5), key);
       return batonLock(BatonLocks.redlock(named(clients, 5), OWNER).lock(key, TTL));
     }
   };
@@ -90,6 +97,21 @@ public enum LockSubject {
   static final String COMPARE_AND_DELETE =
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end"
           + " return 0";
+
+  /**
+   * Terms and tokens reserved for every benchmark key up front, as the operator would reserve them
+   * (no operator runs here), so that no measured call waits for a reservation.
+   */
+  static final long RESERVATION = 1L << 40;
+
+  /** Reserves tokens for a lock key on each of the given Redis instances. */
+  static void reserveLock(List<RedissonClient> clients, String key) {
+    List<LockInstance> instances = new java.util.ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      instances.add(new LockInstance("redis-" + i, clients.get(i)));
+    }
+    new LockStore(instances, LockStore.SINGLE_TIMEOUT).reserve(new LockKeys(key), 0, RESERVATION);
+  }
 
   private final String description;
   private final int instances;

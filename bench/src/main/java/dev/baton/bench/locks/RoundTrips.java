@@ -50,15 +50,19 @@ final class RoundTrips {
   private void leaseSteps(RedissonClient redisson) {
     RedisLeaseStore store = new RedisLeaseStore(redisson, "bench", RedisLeaseStore.ScriptTimer.NONE);
     String prefix = HolderRecord.prefix("bench", "bench", "pod", "uid");
+    for (int i = 0; i < n; i++) {
+      store.reserve(new LeaseKeys("rt/lease-warm-" + i), 0, LockSubject.RESERVATION);
+      store.reserve(new LeaseKeys("rt/lease-" + i), 0, LockSubject.RESERVATION);
+    }
     warm(i -> {
       LeaseKeys k = new LeaseKeys("rt/lease-warm-" + i);
-      LeaseStore.Acquisition a = store.acquire(k, null, prefix, 30_000, 0);
+      LeaseStore.Acquisition a = store.acquire(k, null, prefix, 30_000);
       store.renew(k, a.holder(), 30_000);
       store.release(k, a.holder());
     });
     String[] records = new String[n];
     count("Baton lease: acquire (lease-acquire.lua)", 1, i -> records[i] =
-        store.acquire(new LeaseKeys("rt/lease-" + i), null, prefix, 30_000, 0).holder(), false);
+        store.acquire(new LeaseKeys("rt/lease-" + i), null, prefix, 30_000).holder(), false);
     count("Baton lease: renew (lease-renew.lua)", 1,
         i -> store.renew(new LeaseKeys("rt/lease-" + i), records[i], 30_000), false);
     count("Baton lease: release (lease-release.lua)", 1,
@@ -68,6 +72,10 @@ final class RoundTrips {
   /** The application lock's acquire, renew and release one by one, on n different locks. */
   private void lockSteps(RedissonClient redisson) {
     BatonLocks locks = BatonLocks.singleRedis(redisson, LockSubject.OWNER);
+    for (int i = 0; i < n; i++) {
+      LockSubject.reserveLock(List.of(redisson), "rt/lock-warm-" + i);
+      LockSubject.reserveLock(List.of(redisson), "rt/lock-" + i);
+    }
     warm(i -> {
       LockLease l = locks.lock("rt/lock-warm-" + i, LockSubject.TTL).tryAcquire().orElseThrow();
       l.renew();

@@ -134,10 +134,11 @@ public final class Demo {
     try {
       BatonLock migration = BatonLocks.singleRedis(redisson, LockOwner.pod(Sandbox.NS, pod, uid))
           .lock(Sandbox.NS + "/" + LOCK, Duration.ofSeconds(30));
-      // The application takes the lock, then the RedisLock makes it visible to Kubernetes.
+      // The RedisLock makes the lock visible to Kubernetes (and the operator reserves its fencing
+      // tokens); the application takes it.
       step("lock " + LOCK + " taken by " + pod, false, () -> {
-        migration.tryAcquire().orElseThrow();
         sandbox.client.resource(lock).create();
+        migration.tryAcquire().orElseThrow();
       }, () -> (Sandbox.NS + "/" + pod).equals(lockHolder()));
       step("lock holder " + pod + " deleted", false, () -> sandbox.deletePod(pod),
           () -> lockHolder() == null && migration.holder().isEmpty());

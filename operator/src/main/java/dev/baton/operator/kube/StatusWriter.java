@@ -1,25 +1,28 @@
 package dev.baton.operator.kube;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
+import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a resource's status, only when it changed. One JSON Patch op replaces the whole status:
- * it is wholly ours, the patch needs no resourceVersion (a concurrent annotation edit never fails
- * it), and unlike a merge patch it cannot leave stale conditions behind in any server's handling
- * of arrays and nulls.
+ * Writes a resource's status, only when it changed, as an update of the status subresource guarded
+ * by the resourceVersion it was computed from. The status holds the fencing reservation, which must
+ * never go down (docs/design.md, "Terms and tokens never repeat"): a write based on a stale copy is
+ * refused by the API server (409), and is retried on the current object with the reservation
+ * merged, so whatever another writer reserved in between is kept. The whole status is ours, so a
+ * replace cannot leave stale conditions behind in any server's handling of arrays and nulls.
  */
 public final class StatusWriter {
 
   private static final Logger log = LoggerFactory.getLogger(StatusWriter.class);
+  private static final int ATTEMPTS = 5;
 
   private final KubernetesClient client;
 
@@ -27,21 +30,63 @@ public final class StatusWriter {
     this.client = client;
   }
 
-  /** Returns true when a patch was sent. */
-  @SuppressWarnings("unchecked")
-  public <R extends HasMetadata> boolean write(R resource, Object old, Object next) {
-    if (Objects.equals(next, old)) {
-      return false;
+  /**
+   * Writes {@code next} over {@code seen}'s status.
+   *
+   * @param keep merges what must survive from the status on the server into the status to write
+   *     (the higher reservation): {@code keep(current, next)}
+   * @return the status the write replaced and the status on the server afterwards (both the same
+   *     when nothing needed writing); null when the resource is gone
+   * @throws KubernetesClientException when the API server refused or failed the write
+   */
+  public <S, R extends CustomResource<?, S>> Written<S> write(R seen, S next,
+      BinaryOperator<S> keep) {
+    R current = seen;
+    for (int attempt = 1; ; attempt++) {
+      S base = current.getStatus();
+      S merged = base == null ? next : keep.apply(base, next);
+      if (Objects.equals(merged, base)) {
+        return new Written<>(base, base);
+      }
+      log.debug("status change: {} -> {}", Serialization.asJson(base),
+          Serialization.asJson(merged));
+      try {
+        R written = client.resource(copyWithStatus(current, merged)).updateStatus();
+        return new Written<>(base, written == null ? merged : written.getStatus());
+      } catch (KubernetesClientException e) {
+        if (e.getCode() == 404) {
+          return null;
+        }
+        if (e.getCode() != 409 || attempt >= ATTEMPTS) {
+          throw e;
+        }
+        current = client.resource(current).get();
+        if (current == null) {
+          return null;
+        }
+      }
     }
-    log.debug("status change: {} -> {}", Serialization.asJson(old), Serialization.asJson(next));
-    client
-        .resources((Class<R>) resource.getClass())
-        .inNamespace(resource.getMetadata().getNamespace())
-        .withName(resource.getMetadata().getName())
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.JSON),
-            Serialization.asJson(List.of(Map.of("op", "add", "path", "/status", "value", next))));
-    return true;
+  }
+
+  /** A status write: what it replaced (null: no status yet) and what the server holds now. */
+  public record Written<S>(S before, S after) {}
+
+  /** Name, namespace and resourceVersion of {@code from}, and {@code status}: nothing of the cache. */
+  @SuppressWarnings("unchecked")
+  private static <S, R extends CustomResource<?, S>> R copyWithStatus(R from, S status) {
+    R copy;
+    try {
+      copy = (R) from.getClass().getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot copy " + from.getClass().getSimpleName(), e);
+    }
+    ObjectMeta m = from.getMetadata();
+    copy.setMetadata(new ObjectMetaBuilder()
+        .withName(m.getName())
+        .withNamespace(m.getNamespace())
+        .withResourceVersion(m.getResourceVersion())
+        .build());
+    copy.setStatus(status);
+    return copy;
   }
 }

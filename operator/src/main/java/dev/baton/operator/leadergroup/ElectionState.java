@@ -12,8 +12,11 @@ final class ElectionState {
   /** The holder record this operator last wrote or renewed, or null. */
   HolderRecord holder;
 
-  /** Highest term seen for this election: the floor for the next acquisition. */
+  /** Highest term seen for this election: what the status reports. */
   long maxTerm;
+
+  /** Terms reserved in the status up to this one (docs/design.md, "Terms and tokens never repeat"). */
+  long reserved;
 
   String leaderSince;
 
@@ -33,6 +36,7 @@ final class ElectionState {
     ElectionState s = new ElectionState();
     if (status != null) {
       s.maxTerm = status.getTerm() == null ? 0 : status.getTerm();
+      s.reserved = status.getReservedTerm() == null ? 0 : status.getReservedTerm();
       if (status.getLeader() != null && !status.getLeader().isEmpty()
           && status.getLeaderUID() != null && status.getTerm() != null) {
         s.holder = new HolderRecord(clusterId, namespace, status.getLeader(),

@@ -25,6 +25,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -445,16 +446,16 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
         case ELECT -> {
           demoteAllBut(leader, membership.members(), state, settings, name, ns);
           String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
-          long floor = Math.max(state.maxTerm, old.getTerm() == null ? 0 : old.getTerm());
-          LeaseStore.Acquisition got =
-              store.acquire(
-                  settings.keys(),
-                  expected,
-                  HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid()),
-                  ttl,
-                  floor);
+          String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
+          LeaseStore.Acquisition got = store.acquire(settings.keys(), expected, prefix, ttl);
+          if (got.unreserved()) {
+            reserveTerms(group, state, store, settings, membership.members(),
+                got.unreservedCounter());
+            got = store.acquire(settings.keys(), expected, prefix, ttl);
+          }
           if (!got.acquired()) {
-            // Someone changed the lease between our read and our write: decide again at once.
+            // Someone changed the lease between our read and our write (or reserved terms in the
+            // meantime): decide again at once.
             return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(Duration.ofMillis(10));
           }
           HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
@@ -522,6 +523,58 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     metrics.groupState(ns, name, state.maxTerm, ready);
     Duration next = checkViews(group, state, settings, membership, conditions);
     return finish(group, old, status(group, state, ready, conditions), next);
+  }
+
+  /**
+   * Reserves the next block of terms: first in the status (durable, guarded by resourceVersion so
+   * the reservation never goes down), only then in Redis. On a Redis without a reservation of its
+   * own the counter is raised to the reservation the status held before, above every term issued
+   * (docs/design.md, "Terms and tokens never repeat").
+   */
+  private void reserveTerms(LeaderGroup group, ElectionState state, LeaseStore store,
+      GroupSettings settings, List<Pod> members, long counter) {
+    long known = Math.max(state.reserved, state.maxTerm);
+    for (Pod p : members) {
+      known = Math.max(known, Membership.term(p));
+    }
+    long wanted = Math.max(known, counter) + TERM_RESERVATION;
+    LeaderGroupStatus raise = new LeaderGroupStatus();
+    raise.setReservedTerm(wanted);
+    StatusWriter.Written<LeaderGroupStatus> written =
+        statusWriter.write(group, raise, LeaderGroupReconciler::raiseReservation);
+    if (written == null) {
+      return;
+    }
+    long before = reservedTerm(written.before());
+    long ceiling = reservedTerm(written.after());
+    state.reserved = Math.max(state.reserved, ceiling);
+    store.reserve(settings.keys(), Math.max(known, before), ceiling);
+    log.info("LeaderGroup {}/{}: reserved terms up to {}", group.getMetadata().getNamespace(),
+        group.getMetadata().getName(), ceiling);
+  }
+
+  /** Terms reserved per status write: a Redis that loses its data skips at most this many. */
+  static final long TERM_RESERVATION = 100;
+
+  private static long reservedTerm(LeaderGroupStatus s) {
+    return s == null || s.getReservedTerm() == null ? 0 : s.getReservedTerm();
+  }
+
+  /** The status on the server with its reservation raised to the one asked for, nothing else. */
+  private static LeaderGroupStatus raiseReservation(LeaderGroupStatus current,
+      LeaderGroupStatus asked) {
+    LeaderGroupStatus out = Serialization.clone(current);
+    out.setReservedTerm(Math.max(reservedTerm(current), reservedTerm(asked)));
+    return out;
+  }
+
+  /** The status to write, with a reservation never below the one on the server. */
+  private static LeaderGroupStatus keepReservation(LeaderGroupStatus current,
+      LeaderGroupStatus next) {
+    if (reservedTerm(current) > reservedTerm(next)) {
+      next.setReservedTerm(current.getReservedTerm());
+    }
+    return next;
   }
 
   /** Marks an observation that needed no Redis call: the renewer renewed the lease lately. */
@@ -673,6 +726,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     s.setLeader(state.holder == null ? "" : state.holder.pod());
     s.setLeaderUID(state.holder == null ? "" : state.holder.uid());
     s.setTerm(state.maxTerm > 0 ? state.maxTerm : null);
+    s.setReservedTerm(state.reserved > 0 ? state.reserved : null);
     s.setLeaderSince(state.holder == null || state.leaderSince == null ? "" : state.leaderSince);
     s.setCandidates(ready == null ? 0 : ready);
     s.setObservedGeneration(group.getMetadata().getGeneration());
@@ -682,7 +736,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   private UpdateControl<LeaderGroup> finish(
       LeaderGroup group, LeaderGroupStatus old, LeaderGroupStatus next, Duration reschedule) {
-    statusWriter.write(group, old, next);
+    var written = statusWriter.write(group, next, LeaderGroupReconciler::keepReservation);
+    ElectionState state = states.get(ResourceID.fromResource(group));
+    if (written != null && state != null) {
+      state.reserved = Math.max(state.reserved, reservedTerm(written.after()));
+    }
     liveness.progressed(reschedule);
     UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);

@@ -76,6 +76,16 @@ public record Membership(List<Pod> members, Map<String, String> conflicts, List<
     return r == null ? dev.baton.operator.api.v1alpha1.LeaderGroupSpec.DEFAULT_ROLE_LABEL : r;
   }
 
+  /** The term a pod's annotation shows (it led with it), or 0. */
+  static long term(Pod pod) {
+    String t = annotation(pod, dev.baton.operator.kube.BatonNames.TERM_ANNOTATION);
+    try {
+      return t == null ? 0 : Long.parseLong(t.trim());
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
   static String annotation(Pod pod, String key) {
     var a = pod.getMetadata().getAnnotations();
     return a == null ? null : a.get(key);

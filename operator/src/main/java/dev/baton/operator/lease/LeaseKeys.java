@@ -3,8 +3,9 @@ package dev.baton.operator.lease;
 import java.util.List;
 
 /**
- * The Redis keys of one election. Both share the hash tag {electionKey}, so one script can touch
- * both on Redis Cluster.
+ * The Redis keys of one election: the holder record, the term counter and the term reservation
+ * (see {@code reservation.lua}). All share the hash tag {electionKey}, so one script can touch them
+ * together on Redis Cluster.
  */
 public record LeaseKeys(String electionKey) {
 
@@ -16,7 +17,15 @@ public record LeaseKeys(String electionKey) {
     return "baton:{" + electionKey + "}:term";
   }
 
+  public String reservation() {
+    return "baton:{" + electionKey + "}:reserved";
+  }
+
   List<Object> both() {
     return List.of(holder(), term());
+  }
+
+  List<Object> all() {
+    return List.of(holder(), term(), reservation());
   }
 }

@@ -24,11 +24,17 @@ public interface LeaseStore {
   record Renewal(LeaseKeys keys, String record, long ttlMillis) {}
 
   /**
-   * Takes the lease if it is free or held by exactly {@code expected}, with a new term above both
-   * the counter and {@code termFloor}.
+   * Takes the lease if it is free or held by exactly {@code expected}, with the next term, when a
+   * reservation on this Redis covers that term (else {@link Acquisition#unreserved()}).
    */
-  Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long termFloor);
+  Acquisition acquire(LeaseKeys keys, String expected, String recordPrefix, long ttlMillis);
+
+  /**
+   * Reserves terms up to {@code ceiling}, which the caller has already recorded durably; a Redis
+   * without a reservation of its own (restarted, or a promoted replica) first has its counter
+   * raised to {@code floor}. Returns the ceiling in force.
+   */
+  long reserve(LeaseKeys keys, long floor, long ceiling);
 
   /** Deletes the lease if {@code record} holds it (compare-and-delete). */
   boolean release(LeaseKeys keys, String record);
@@ -47,8 +53,14 @@ public interface LeaseStore {
    * The outcome of an acquire.
    *
    * @param acquired true when the caller now holds the lease
-   * @param holder the holder record after the call
+   * @param holder the holder record after the call, or null when the lease is free
    * @param term the new term when acquired, else -1
+   * @param unreservedCounter when the lease was not taken for want of a term reservation: the term
+   *     counter (reserve above it and try again); else -1
    */
-  record Acquisition(boolean acquired, String holder, long term) {}
+  record Acquisition(boolean acquired, String holder, long term, long unreservedCounter) {
+    public boolean unreserved() {
+      return unreservedCounter >= 0;
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.LuaScript;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ public class RedisLeaseStore implements LeaseStore {
   static final LuaScript OBSERVE = LuaScript.load("lease-observe");
   static final LuaScript RELEASE = LuaScript.load("lease-release");
   static final LuaScript RENEW_MANY = LuaScript.load("lease-renew-many");
+  static final LuaScript RESERVE = LuaScript.load("counter-reserve");
 
   private final RScript script;
   private final String target;
@@ -91,17 +93,25 @@ public class RedisLeaseStore implements LeaseStore {
 
   @Override
   public Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long termFloor) {
+      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
     List<Object> r =
         run(
             ACQUIRE,
-            keys.both(),
+            keys.all(),
             expected == null ? "" : expected,
             recordPrefix,
-            Long.toString(ttlMillis),
-            Long.toString(Math.max(0, termFloor)));
-    boolean acquired = ((Long) r.get(0)) == 1L;
-    return new Acquisition(acquired, (String) r.get(1), acquired ? (Long) r.get(2) : -1);
+            Long.toString(ttlMillis));
+    long code = (Long) r.get(0);
+    String holder = (String) r.get(1);
+    return new Acquisition(code == 1L, holder.isEmpty() ? null : holder,
+        code == 1L ? (Long) r.get(2) : -1, code == -1L ? (Long) r.get(2) : -1);
+  }
+
+  @Override
+  public long reserve(LeaseKeys keys, long floor, long ceiling) {
+    List<Object> r = run(RESERVE, List.of(keys.term(), keys.reservation()),
+        Long.toString(Math.max(0, floor)), Long.toString(ceiling));
+    return (Long) r.get(0);
   }
 
   @Override

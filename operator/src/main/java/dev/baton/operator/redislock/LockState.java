@@ -25,6 +25,14 @@ final class LockState {
   /** Highest token seen for this lock: the floor for the next acquisition. */
   long maxToken;
 
+  /** Tokens reserved in the status up to this one (docs/design.md, "Terms and tokens never repeat"). */
+  long reserved;
+
+  /** The size of the last reservation, and when it was made (System.nanoTime, 0: never). */
+  long tokenBlock = RedisLockReconciler.MIN_TOKEN_RESERVATION;
+
+  long lastReservationNanos;
+
   /** The holder value last observed, and since when (RFC 3339). */
   String holderValue;
 
@@ -50,6 +58,7 @@ final class LockState {
     LockState s = new LockState();
     if (status != null) {
       s.maxToken = status.getFencingToken() == null ? 0 : status.getFencingToken();
+      s.reserved = status.getReservedToken() == null ? 0 : status.getReservedToken();
       s.statusHolder = status.getHolder();
       s.statusAcquiredAt = status.getAcquiredAt();
     }

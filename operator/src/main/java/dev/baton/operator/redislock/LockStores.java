@@ -21,11 +21,14 @@ final class LockStores {
   private final RedisSettings defaultRedis;
   private final RedisConnections connections;
   private final RedisSecrets secrets;
+  private final LockEvents events;
 
-  LockStores(RedisSettings defaultRedis, RedisConnections connections, RedisSecrets secrets) {
+  LockStores(RedisSettings defaultRedis, RedisConnections connections, RedisSecrets secrets,
+      LockEvents events) {
     this.defaultRedis = defaultRedis;
     this.connections = connections;
     this.secrets = secrets;
+    this.events = events;
   }
 
   /**
@@ -53,7 +56,9 @@ final class LockStores {
 
   private LockInstance instance(String name, RedisSettings redis) {
     try {
-      return new LockInstance(name, connections.redisson(redis));
+      var redisson = connections.redisson(redis);
+      events.listen(redisson);
+      return new LockInstance(name, redisson);
     } catch (RedisUnavailableException e) {
       return LockInstance.offline(name, e.getMessage());
     }

@@ -23,6 +23,7 @@ import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -79,6 +80,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final StatusWriter statusWriter;
   private final Map<ResourceID, LockState> states = new ConcurrentHashMap<>();
   private volatile InformerEventSource<Pod, RedisLock> pods;
+  private final LockEvents lockEvents = new LockEvents();
   private final BatonMetrics metrics;
 
   public RedisLockReconciler(
@@ -90,7 +92,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       Liveness liveness) {
     this.client = client;
     this.clusterId = clusterId;
-    this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client));
+    this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
     this.labels = new HolderLabels(client);
     this.events = new EventRecorder(client);
     this.liveness = liveness;
@@ -126,7 +128,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
             .withNamespacesInheritedFromController()
             .build();
     pods = new InformerEventSource<>(config, context);
-    return List.of(pods);
+    return List.of(pods, lockEvents);
   }
 
   /**
@@ -185,6 +187,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
           backoff(state.failures));
     }
     conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
+    lockEvents.watch(ResourceID.fromResource(lock), settings.keys().lock());
     try {
       return new Pass(lock, settings, store, state, old, conditions).run();
     } catch (KubernetesClientException e) {
@@ -282,8 +285,43 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       return r;
     }
 
+    /** Reads the lock; reserves tokens first where Redis has too few reserved for what comes. */
     private LockView observe() {
-      return quorum(store.observe(settings.keys(), state.maxToken));
+      LockView view = quorum(store.observe(settings.keys()));
+      if (view.instances().stream().anyMatch(i -> i.reachable()
+          && i.reserved() - i.counter() < state.tokenBlock / 2)) {
+        reserveTokens(view);
+        view = quorum(store.observe(settings.keys()));
+      }
+      return view;
+    }
+
+    /**
+     * Reserves the next block of tokens: first in the status (durable, guarded by resourceVersion
+     * so the reservation never goes down), only then on every Redis. A Redis without a reservation
+     * of its own has its counter raised to the reservation the status held before, above every
+     * token issued (docs/design.md, "Terms and tokens never repeat"). The block doubles while
+     * reservations come less than a minute apart, so a busy lock costs few status writes.
+     */
+    private void reserveTokens(LockView view) {
+      long now = System.nanoTime();
+      state.tokenBlock = state.lastReservationNanos != 0
+          && now - state.lastReservationNanos < RESERVATION_WINDOW.toNanos()
+          ? Math.min(state.tokenBlock * 2, MAX_TOKEN_RESERVATION) : MIN_TOKEN_RESERVATION;
+      state.lastReservationNanos = now;
+      long known = Math.max(state.reserved, state.maxToken);
+      long wanted = Math.max(known, view.maxCounter()) + state.tokenBlock;
+      RedisLockStatus raise = new RedisLockStatus();
+      raise.setReservedToken(wanted);
+      StatusWriter.Written<RedisLockStatus> written =
+          statusWriter.write(lock, raise, RedisLockReconciler::raiseReservation);
+      if (written == null) {
+        return;
+      }
+      long ceiling = reservedToken(written.after());
+      state.reserved = Math.max(state.reserved, ceiling);
+      store.reserve(settings.keys(), Math.max(known, reservedToken(written.before())), ceiling);
+      log.info("RedisLock {}/{}: reserved tokens up to {}", ns, name, ceiling);
     }
 
     private LockView quorum(LockView view) {
@@ -393,6 +431,11 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
           target.getMetadata().getUid());
       LockResult r = store.acquire(settings.keys(), value, settings.ttl(), state.maxToken);
       quorum(r.view());
+      if (!r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved)) {
+        reserveTokens(r.view());
+        r = store.acquire(settings.keys(), value, settings.ttl(), state.maxToken);
+        quorum(r.view());
+      }
       if (!r.ok()) {
         metrics.lock(BatonMetrics.LOCK_CONTENTION, ns, name);
         // Someone took it between our read and our write, or a Redlock attempt lost the race:
@@ -680,6 +723,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     private RedisLockStatus baseStatus() {
       RedisLockStatus s = new RedisLockStatus();
       s.setFencingToken(state.maxToken > 0 ? state.maxToken : null);
+      s.setReservedToken(state.reserved > 0 ? state.reserved : null);
       s.setObservedGeneration(lock.getMetadata().getGeneration());
       return s;
     }
@@ -755,6 +799,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     RedisLockStatus s = new RedisLockStatus();
     s.setHolder(old.getHolder() == null ? "" : old.getHolder());
     s.setFencingToken(old.getFencingToken());
+    s.setReservedToken(old.getReservedToken());
     s.setAcquiredAt(old.getAcquiredAt());
     s.setExpiresAt(old.getExpiresAt());
     s.setInstances(old.getInstances());
@@ -765,10 +810,38 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   private UpdateControl<RedisLock> finish(
       RedisLock lock, RedisLockStatus old, RedisLockStatus next, Duration reschedule) {
-    statusWriter.write(lock, old, next);
+    var written = statusWriter.write(lock, next, RedisLockReconciler::keepReservation);
+    LockState state = states.get(ResourceID.fromResource(lock));
+    if (written != null && state != null) {
+      state.reserved = Math.max(state.reserved, reservedToken(written.after()));
+    }
     liveness.progressed(reschedule);
     UpdateControl<RedisLock> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);
+  }
+
+  /** Tokens reserved per status write at first, and at most (the block doubles when busy). */
+  static final long MIN_TOKEN_RESERVATION = 1_000;
+  static final long MAX_TOKEN_RESERVATION = 1L << 30;
+  private static final Duration RESERVATION_WINDOW = Duration.ofMinutes(1);
+
+  private static long reservedToken(RedisLockStatus s) {
+    return s == null || s.getReservedToken() == null ? 0 : s.getReservedToken();
+  }
+
+  /** The status on the server with its reservation raised to the one asked for, nothing else. */
+  private static RedisLockStatus raiseReservation(RedisLockStatus current, RedisLockStatus asked) {
+    RedisLockStatus out = Serialization.clone(current);
+    out.setReservedToken(Math.max(reservedToken(current), reservedToken(asked)));
+    return out;
+  }
+
+  /** The status to write, with a reservation never below the one on the server. */
+  private static RedisLockStatus keepReservation(RedisLockStatus current, RedisLockStatus next) {
+    if (reservedToken(current) > reservedToken(next)) {
+      next.setReservedToken(current.getReservedToken());
+    }
+    return next;
   }
 
   @Override
@@ -776,6 +849,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     String ns = lock.getMetadata().getNamespace();
     String name = lock.getMetadata().getName();
     LockState state = states.remove(ResourceID.fromResource(lock));
+    lockEvents.forget(ResourceID.fromResource(lock));
     // Labels first, then the grant: a pod never carries the label without the lock.
     try {
       labels.clearAllBut(ns, LockLabels.key(name), null);

@@ -47,7 +47,8 @@ class LeaderGroupIT {
   }
 
   private long term(String group) {
-    return cluster.get(group).getStatus().getTerm();
+    Long term = cluster.status(group).getTerm();
+    return term == null ? 0 : term;
   }
 
   @Test
@@ -141,7 +142,7 @@ class LeaderGroupIT {
 
       cluster.setReady(first, true);
       await().atMost(WAIT).untilAsserted(
-          () -> assertThat(cluster.get("payments").getStatus().getCandidates()).isEqualTo(3));
+          () -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
       // Sticky: the new leader keeps leading through renewals.
       await().during(Duration.ofSeconds(2)).atMost(WAIT).untilAsserted(() -> {
         assertThat(cluster.leaders(ROLE)).containsExactly(second);
@@ -260,7 +261,7 @@ class LeaderGroupIT {
         assertThat(c.getStatus()).isEqualTo("False");
         assertThat(c.getReason()).isEqualTo("NoCandidates");
       });
-      assertThat(cluster.get("payments").getStatus().getLeader()).isEmpty();
+      assertThat(cluster.status("payments").getLeader()).isEmpty();
     });
     assertThat(cluster.redis.command("EXISTS", new LeaseKeys(NS + "/payments").holder()))
         .isEqualTo(":0");
@@ -287,7 +288,7 @@ class LeaderGroupIT {
       await().during(Duration.ofSeconds(1)).atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
       assertThat(watcher.history()).hasSize(seen);
-      assertThat(cluster.get("payments-copy").getStatus().getLeader()).isEmpty();
+      assertThat(cluster.status("payments-copy").getLeader()).isEmpty();
       assertThat(cluster.condition("payments", "Conflict")).get()
           .extracting(c -> c.getStatus()).isEqualTo("False");
       assertThat(cluster.leaders(ROLE)).containsExactly(leader);
@@ -379,7 +380,7 @@ class LeaderGroupIT {
         .withName("orders-redis").withNamespace(NS).endMetadata()
         .addToStringData("url", cluster.redis.url()).build()).create();
     await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> assertThat(
-        cluster.get("orders").getStatus().getLeader()).startsWith("orders-"));
+        cluster.status("orders").getLeader()).startsWith("orders-"));
     for (var e : cluster.client.v1().events().inNamespace(NS).list().getItems()) {
       assertThat(e.getMessage()).doesNotContain("s3cr3t-billing-pw");
     }

@@ -121,7 +121,7 @@ class SplitBrainIT {
         .findFirst().orElseThrow();
     String uid = cluster.pod(other).getMetadata().getUid();
     LeaseKeys keys = new LeaseKeys(NS + "/payments");
-    long term = cluster.get("payments").getStatus().getTerm() + 5;
+    long term = cluster.status("payments").getTerm() + 5;
     cluster.redis.command("SET", keys.term(), Long.toString(term));
     cluster.redis.command("SET", keys.holder(),
         new HolderRecord("default", NS, other, uid, term).encode(), "PX", "30000");
@@ -129,7 +129,7 @@ class SplitBrainIT {
     // Label follows lease: Redis is the truth, and the labels move to the pod it names.
     await().atMost(WAIT).untilAsserted(() -> {
       assertThat(cluster.leaders(ROLE)).containsExactly(other);
-      assertThat(cluster.get("payments").getStatus().getTerm()).isEqualTo(term);
+      assertThat(cluster.status("payments").getTerm()).isEqualTo(term);
     });
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
   }

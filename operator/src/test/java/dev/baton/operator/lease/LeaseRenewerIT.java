@@ -36,7 +36,8 @@ class LeaseRenewerIT {
       LeaseStore store = connections.leaseStore(new RedisSettings(redis.url(), null, null));
       for (int i = 0; i < LEASES; i++) {
         LeaseKeys keys = new LeaseKeys("renew/" + i);
-        var got = store.acquire(keys, "", "c|ns|p" + i + "|u" + i, 1_000, 0);
+        store.reserve(keys, 0, 100);
+        var got = store.acquire(keys, "", "c|ns|p" + i + "|u" + i, 1_000);
         renewer.hold("g" + i, store, keys, got.holder(), Duration.ofSeconds(1),
             Duration.ofMillis(300));
       }

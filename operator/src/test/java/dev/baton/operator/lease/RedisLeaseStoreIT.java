@@ -2,6 +2,7 @@ package dev.baton.operator.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.demo.LocalRedis;
 import java.time.Duration;
@@ -33,43 +34,92 @@ class RedisLeaseStoreIT {
     return new LeaseKeys("test/" + name);
   }
 
+  /** A lease key with terms reserved up to 1000, as the operator reserves them. */
+  private static LeaseKeys reserved(String name) {
+    LeaseKeys k = keys(name);
+    store.reserve(k, 0, 1000);
+    return k;
+  }
+
   @Test
   void acquiresAFreeLeaseOnlyOnceAndIncrementsTheTerm() {
-    LeaseKeys k = keys("free");
-    var first = store.acquire(k, "", "c|ns|a|ua", 10_000, 0);
+    LeaseKeys k = reserved("free");
+    var first = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(first.acquired()).isTrue();
     assertThat(first.term()).isEqualTo(1);
     assertThat(first.holder()).isEqualTo("c|ns|a|ua|1");
-    var second = store.acquire(k, "", "c|ns|b|ub", 10_000, 0);
+    var second = store.acquire(k, "", "c|ns|b|ub", 10_000);
     assertThat(second.acquired()).isFalse();
+    assertThat(second.unreserved()).isFalse();
     assertThat(second.holder()).isEqualTo("c|ns|a|ua|1");
     assertThat(redis.command("PTTL", k.holder())).matches(":\\d+");
   }
 
   @Test
   void takesOverOnlyFromTheExpectedHolder() {
-    LeaseKeys k = keys("takeover");
-    var a = store.acquire(k, "", "c|ns|a|ua", 10_000, 0);
-    assertThat(store.acquire(k, "c|ns|x|ux|1", "c|ns|b|ub", 10_000, 0).acquired()).isFalse();
-    var b = store.acquire(k, a.holder(), "c|ns|b|ub", 10_000, 0);
+    LeaseKeys k = reserved("takeover");
+    var a = store.acquire(k, "", "c|ns|a|ua", 10_000);
+    assertThat(store.acquire(k, "c|ns|x|ux|1", "c|ns|b|ub", 10_000).acquired()).isFalse();
+    var b = store.acquire(k, a.holder(), "c|ns|b|ub", 10_000);
     assertThat(b.acquired()).isTrue();
     assertThat(b.term()).isEqualTo(a.term() + 1);
   }
 
   @Test
-  void termFloorKeepsTermsGrowingAfterDataLoss() {
-    LeaseKeys k = keys("floor");
-    var got = store.acquire(k, "", "c|ns|a|ua", 10_000, 41);
-    assertThat(got.term()).isEqualTo(42);
-    // A floor below the counter changes nothing.
-    store.release(k, got.holder());
-    assertThat(store.acquire(k, "", "c|ns|a|ua", 10_000, 5).term()).isEqualTo(43);
+  void issuesNoTermBeyondTheReservation() {
+    LeaseKeys k = keys("ceiling");
+    var none = store.acquire(k, "", "c|ns|a|ua", 10_000);
+    assertThat(none.acquired()).isFalse();
+    assertThat(none.unreserved()).isTrue();
+    assertThat(none.unreservedCounter()).isZero();
+    assertThat(redis.command("EXISTS", k.holder())).isEqualTo(":0");
+
+    assertThat(store.reserve(k, 0, 2)).isEqualTo(2);
+    var one = store.acquire(k, "", "c|ns|a|ua", 10_000);
+    var two = store.acquire(k, one.holder(), "c|ns|b|ub", 10_000);
+    assertThat(two.term()).isEqualTo(2);
+    var three = store.acquire(k, two.holder(), "c|ns|a|ua", 10_000);
+    assertThat(three.acquired()).isFalse();
+    assertThat(three.unreservedCounter()).isEqualTo(2);
+    assertThat(store.observe(k).holder()).isEqualTo(two.holder());
+    // A lower ceiling never replaces the one in force; a higher one lets terms go on.
+    assertThat(store.reserve(k, 0, 1)).isEqualTo(2);
+    assertThat(store.reserve(k, 0, 3)).isEqualTo(3);
+    assertThat(store.acquire(k, two.holder(), "c|ns|a|ua", 10_000).term()).isEqualTo(3);
+  }
+
+  @Test
+  void aReservationHoldsOnlyOnTheRedisProcessThatMadeIt() {
+    try (LocalRedis own = LocalRedis.start();
+        RedisConnections conns =
+            new RedisConnections(RedisLeaseStore.ScriptTimer.NONE, Duration.ofMillis(500))) {
+      LeaseStore s = conns.leaseStore(new RedisSettings(own.url(), null, null));
+      LeaseKeys k = keys("restart");
+      s.reserve(k, 0, 100);
+      var a = s.acquire(k, "", "c|ns|a|ua", 60_000);
+      assertThat(a.term()).isEqualTo(1);
+      // Restarted with its data (an RDB that may predate later increments): the counter is there,
+      // but the reservation was made on another process, so nothing is issued until a new one.
+      own.command("SAVE");
+      own.restart(true);
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+          .until(() -> s.observe(k).holder() != null);
+      var refused = s.acquire(k, a.holder(), "c|ns|b|ub", 60_000);
+      assertThat(refused.unreserved()).isTrue();
+      // Re-seeded from the durable floor: the next term is above every term issued before.
+      s.reserve(k, 100, 200);
+      var b = s.acquire(k, a.holder(), "c|ns|b|ub", 60_000);
+      assertThat(b.term()).isEqualTo(101);
+      // With a reservation in force, the floor no longer moves the counter.
+      s.reserve(k, 150, 300);
+      assertThat(s.acquire(k, b.holder(), "c|ns|a|ua", 60_000).term()).isEqualTo(102);
+    }
   }
 
   @Test
   void renewsOnlyForTheOwnerAndReportsTheHolderOtherwise() {
-    LeaseKeys k = keys("renew");
-    var a = store.acquire(k, "", "c|ns|a|ua", 1_000, 0);
+    LeaseKeys k = reserved("renew");
+    var a = store.acquire(k, "", "c|ns|a|ua", 1_000);
     var renewed = store.renew(k, a.holder(), 60_000);
     assertThat(renewed.renewed()).isTrue();
     assertThat(Long.parseLong(redis.command("PTTL", k.holder()).substring(1)))
@@ -82,8 +132,8 @@ class RedisLeaseStoreIT {
 
   @Test
   void releasesOnlyForTheOwner() {
-    LeaseKeys k = keys("release");
-    var a = store.acquire(k, "", "c|ns|a|ua", 10_000, 0);
+    LeaseKeys k = reserved("release");
+    var a = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(store.release(k, "c|ns|a|ua|999")).isFalse();
     assertThat(store.observe(k).holder()).isEqualTo(a.holder());
     assertThat(store.release(k, a.holder())).isTrue();
@@ -96,7 +146,8 @@ class RedisLeaseStoreIT {
   void keysShareOneHashTagSoScriptsWorkOnRedisCluster() {
     LeaseKeys k = keys("slot");
     assertThat(redis.command("CLUSTER", "KEYSLOT", k.holder()))
-        .isEqualTo(redis.command("CLUSTER", "KEYSLOT", k.term()));
+        .isEqualTo(redis.command("CLUSTER", "KEYSLOT", k.term()))
+        .isEqualTo(redis.command("CLUSTER", "KEYSLOT", k.reservation()));
   }
 
   @Test

@@ -34,7 +34,9 @@ class ClientLockIT {
     redis.close();
   }
 
+  /** A lock with tokens reserved, as the operator reserves them for a RedisLock. */
   private static BatonLock lock(String key, String pod, Duration ttl) {
+    LockStore.single(redisson).reserve(new LockKeys(key), 0, 1_000_000);
     return BatonLocks.singleRedis(redisson, LockOwner.pod("shop", pod, pod + "-uid"))
         .lock(key, ttl);
   }

@@ -4,7 +4,12 @@ import static dev.baton.operator.demo.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.client.BatonLock;
+import dev.baton.client.BatonLocks;
+import dev.baton.client.LockLease;
+import dev.baton.client.LockOwner;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
 import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.demo.LocalRedis;
@@ -26,11 +31,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 /**
  * Baton against a Redis that lets it do only what docs/redis-acl.md grants: the documented ACL
  * line is read from that file and applied as written, the default user is disabled, and every
- * election path runs without a single ACL denial.
+ * election path, and an application's lock, run without a single ACL denial.
  */
 class RedisAclIT {
 
@@ -122,18 +130,35 @@ class RedisAclIT {
       cluster.create(Sandbox.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
 
-      // Every path of the scripts: take-over on deletion, re-acquisition above the kept term after
-      // Redis lost its data, renewals, and the release when the group goes away.
+      // Every path of the scripts: take-over on deletion, re-acquisition above the reserved terms
+      // after Redis lost its data, renewals, and the release when the group goes away.
       cluster.deletePod(first);
       await().atMost(WAIT).until(() -> cluster.leaders(ROLE).size() == 1
           && !cluster.leaders(ROLE).contains(first) && term(cluster) == 2);
       // Data and script cache gone, as after a restart: Redisson loads its scripts again.
       admin.text("FLUSHALL");
       admin.text("SCRIPT", "FLUSH");
-      await().atMost(WAIT).until(() -> term(cluster) == 3);
+      // Terms 1 and 2 came from the first reservation (up to 100): the next one is above it.
+      await().atMost(WAIT).until(() -> term(cluster) == 101);
       // GETRANGE and EXISTS, not GET: the admin's own commands must not count as Baton's below.
-      assertThat(admin.text("GETRANGE", "baton:{shop/payments}:term", "0", "-1")).isEqualTo("3");
+      assertThat(admin.text("GETRANGE", "baton:{shop/payments}:term", "0", "-1"))
+          .isEqualTo("101");
       await().atMost(WAIT).until(() -> commandStats(admin).contains("pexpire"));
+
+      // A lock taken and released by an application on the same user: tokens reserved, the
+      // scripts' notifications published and heard.
+      cluster.create(BatonCluster.redisLock("jobs", "10s"));
+      RedissonClient app = application(redis);
+      try {
+        BatonLock lock = BatonLocks.singleRedis(app, LockOwner.external("acl-test"))
+            .lock(NS + "/jobs", Duration.ofSeconds(10));
+        LockLease lease = lock.tryAcquire(WAIT).orElseThrow();
+        await().atMost(WAIT).until(() -> "acl-test".equals(holder(cluster)));
+        assertThat(lease.release()).isTrue();
+        await().atMost(WAIT).until(() -> "".equals(holder(cluster)));
+      } finally {
+        app.shutdown();
+      }
       cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName("payments").delete();
       await().atMost(WAIT).until(() -> Long.valueOf(0).equals(
           admin.call("EXISTS", "baton:{shop/payments}:leader")));
@@ -226,10 +251,24 @@ class RedisAclIT {
         .addToStringData("password", password).build()).create();
   }
 
+  /** An application's Redisson client, logged in as the documented user. */
+  private static RedissonClient application(LocalRedis redis) {
+    Config config = new Config();
+    config.setUsername("baton");
+    config.setPassword(BATON_PASSWORD);
+    config.useSingleServer().setAddress(redis.url()).setConnectionMinimumIdleSize(1)
+        .setSubscriptionConnectionMinimumIdleSize(0);
+    return Redisson.create(config);
+  }
+
+  private static String holder(BatonCluster cluster) {
+    RedisLock l = cluster.lock("jobs");
+    return l == null || l.getStatus() == null ? null : l.getStatus().getHolder();
+  }
+
   private static long term(BatonCluster cluster) {
-    LeaderGroup g = cluster.get("payments");
-    return g == null || g.getStatus() == null || g.getStatus().getTerm() == null ? 0
-        : g.getStatus().getTerm();
+    Long term = cluster.status("payments").getTerm();
+    return term == null ? 0 : term;
   }
 
   /** The commands run since the last CONFIG RESETSTAT, lower case, subcommands as a|b. */

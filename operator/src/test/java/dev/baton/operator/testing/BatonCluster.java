@@ -5,9 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.operator.api.v1alpha1.RedisLock;
 import dev.baton.operator.api.v1alpha1.RedisLockSpec;
+import dev.baton.operator.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.demo.EmbeddedKubernetes;
 import dev.baton.operator.demo.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
@@ -26,6 +29,15 @@ public final class BatonCluster extends Sandbox {
 
   public static final String ROLE = "baton.dev/role";
 
+  public BatonCluster() {
+    super();
+  }
+
+  /** On an API started with, say, fault injection. */
+  public BatonCluster(EmbeddedKubernetes kube) {
+    super(kube);
+  }
+
   public Optional<Condition> condition(String group, String type) {
     LeaderGroup g = get(group);
     if (g == null || g.getStatus() == null || g.getStatus().getConditions() == null) {
@@ -43,6 +55,22 @@ public final class BatonCluster extends Sandbox {
 
   public List<String> eventReasons(String involvedName) {
     return events(involvedName).stream().map(Event::getReason).toList();
+  }
+
+  /**
+   * The group's status, empty (never null) while the group or its status does not exist yet: a
+   * condition polled by Awaitility must fail as an assertion, which is retried, not as a
+   * NullPointerException, which is not.
+   */
+  public LeaderGroupStatus status(String group) {
+    LeaderGroup g = get(group);
+    return g == null || g.getStatus() == null ? new LeaderGroupStatus() : g.getStatus();
+  }
+
+  /** The lock's status, empty (never null) while the lock or its status does not exist yet. */
+  public RedisLockStatus lockStatus(String lock) {
+    RedisLock l = lock(lock);
+    return l == null || l.getStatus() == null ? new RedisLockStatus() : l.getStatus();
   }
 
   /** Waits until exactly one pod is labeled leader and the group's status names it. */

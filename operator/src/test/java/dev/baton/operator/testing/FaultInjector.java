@@ -5,6 +5,7 @@ import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 /**
  * Sits in front of the mock API server's handling and, while switched on, answers some writes with
@@ -15,6 +16,7 @@ public final class FaultInjector extends Dispatcher {
 
   private final Dispatcher real;
   private final Random random;
+  private volatile Predicate<RecordedRequest> alwaysFail = r -> false;
   private volatile double errorRate;
   private volatile int maxDelayMillis;
   public final AtomicLong injected = new AtomicLong();
@@ -31,10 +33,33 @@ public final class FaultInjector extends Dispatcher {
     this.maxDelayMillis = maxDelayMillis;
   }
 
+  /** Answers every request matching {@code which} with a 500 until {@link #clear()}. */
+  public void failAll(Predicate<RecordedRequest> which) {
+    this.alwaysFail = which;
+  }
+
+  /** No more errors or delays. */
+  public void clear() {
+    alwaysFail = r -> false;
+    set(0, 0);
+  }
+
+  /** A write to the status of one custom resource: {@code plural} as in its URL. */
+  public static Predicate<RecordedRequest> statusWrites(String plural, String name) {
+    return r -> !r.getMethod().equals("GET")
+        && r.getPath().contains("/" + plural + "/" + name + "/status");
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     requests.incrementAndGet();
     String path = request.getPath();
+    if (alwaysFail.test(request)) {
+      injected.incrementAndGet();
+      return new MockResponse().setResponseCode(500).setBody("{\"kind\":\"Status\","
+          + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":500,"
+          + "\"reason\":\"InternalError\",\"message\":\"injected fault\"}");
+    }
     if (path.contains("selfsubjectrulesreviews")) {
       return new MockResponse().setResponseCode(201).setBody(ALL_LEASE_RULES);
     }

@@ -24,6 +24,11 @@ public class LeaderGroupStatus {
       "Fencing term: strictly increases with every new lease of this election, never decreases.")
   private Long term;
 
+  @JsonPropertyDescription(
+      "Terms up to this one are reserved: recorded here before Redis may issue them, so that after"
+          + " Redis loses its data the next term is above it. Only grows.")
+  private Long reservedTerm;
+
   @JsonPropertyDescription("When the current leader was elected (RFC 3339).")
   private String leaderSince;
 
@@ -59,6 +64,14 @@ public class LeaderGroupStatus {
 
   public void setTerm(Long term) {
     this.term = term;
+  }
+
+  public Long getReservedTerm() {
+    return reservedTerm;
+  }
+
+  public void setReservedTerm(Long reservedTerm) {
+    this.reservedTerm = reservedTerm;
   }
 
   public String getLeaderSince() {
@@ -101,6 +114,7 @@ public class LeaderGroupStatus {
     return Objects.equals(leader, s.leader)
         && Objects.equals(leaderUID, s.leaderUID)
         && Objects.equals(term, s.term)
+        && Objects.equals(reservedTerm, s.reservedTerm)
         && Objects.equals(leaderSince, s.leaderSince)
         && Objects.equals(candidates, s.candidates)
         && Objects.equals(observedGeneration, s.observedGeneration)

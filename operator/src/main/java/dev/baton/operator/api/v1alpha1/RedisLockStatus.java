@@ -20,6 +20,11 @@ public class RedisLockStatus {
       "Fencing token of the current (or last) hold: strictly increases with every acquisition.")
   private Long fencingToken;
 
+  @JsonPropertyDescription(
+      "Tokens up to this one are reserved: recorded here before Redis may issue them, so that"
+          + " after Redis loses its data the next token is above it. Only grows.")
+  private Long reservedToken;
+
   @JsonPropertyDescription("When the current holder took the lock, as first seen (RFC 3339).")
   private String acquiredAt;
 
@@ -49,6 +54,14 @@ public class RedisLockStatus {
 
   public void setFencingToken(Long fencingToken) {
     this.fencingToken = fencingToken;
+  }
+
+  public Long getReservedToken() {
+    return reservedToken;
+  }
+
+  public void setReservedToken(Long reservedToken) {
+    this.reservedToken = reservedToken;
   }
 
   public String getAcquiredAt() {
@@ -98,6 +111,7 @@ public class RedisLockStatus {
     }
     return Objects.equals(holder, s.holder)
         && Objects.equals(fencingToken, s.fencingToken)
+        && Objects.equals(reservedToken, s.reservedToken)
         && Objects.equals(acquiredAt, s.acquiredAt)
         && Objects.equals(expiresAt, s.expiresAt)
         && Objects.equals(instances, s.instances)

@@ -1,0 +1,109 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.FaultInjector;
+import dev.baton.operator.testing.InvariantChecker;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The interleaving the chaos run found (seed 2394008703375): a new leader's term is shown on its
+ * pod while the status write that would record it fails, the operator that knew the term only in
+ * memory is killed, Redis comes back empty, and the pod that showed the term is gone. A term
+ * derived from what survives must still be above every term any pod ever showed.
+ */
+class TermFencingIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
+  private BatonCluster cluster;
+
+  @BeforeEach
+  void start() {
+    cluster = new BatonCluster(EmbeddedKubernetes.start(real -> {
+      faults.set(new FaultInjector(real, 1));
+      return faults.get();
+    }));
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void aTermShownOnAPodIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("payments-" + i, "payments");
+    }
+    cluster.startOperator();
+    try (InvariantChecker checker = new InvariantChecker(cluster.client, NS, ROLE, WAIT,
+        () -> holders(cluster))) {
+      cluster.create(BatonCluster.group("payments", "payments"));
+      String first = cluster.awaitLeader("payments", ROLE);
+      assertThat(term(cluster.pod(first))).isEqualTo(1);
+
+      // From now on every status write of the group fails, as under an API server in trouble.
+      faults.get().failAll(FaultInjector.statusWrites("leadergroups", "payments"));
+      cluster.deletePod(first);
+      String second = await().atMost(WAIT).until(() -> leader(cluster), p -> p != null
+          && !p.equals(first) && term(cluster.pod(p)) == 2);
+      assertThat(cluster.status("payments").getTerm())
+          .as("the status write of term 2 failed").isEqualTo(1);
+
+      // The operator that knew term 2 dies, Redis comes back empty, the pod that showed term 2
+      // goes, and the API server heals.
+      cluster.stopOperator();
+      cluster.redis.restart(false);
+      checker.disrupted("operator stopped, Redis restarted empty");
+      cluster.deletePod(second);
+      faults.get().clear();
+
+      cluster.startOperator();
+      String third = await().atMost(WAIT).until(() -> leader(cluster),
+          p -> p != null && !p.equals(second));
+      long thirdTerm = term(cluster.pod(third));
+      assertThat(thirdTerm).as(cluster.describe("payments", ROLE)).isGreaterThan(2);
+      await().atMost(WAIT).untilAsserted(() ->
+          assertThat(cluster.status("payments").getTerm()).isEqualTo(thirdTerm));
+      assertThat(checker.violations()).as(checker.history(100)).isEmpty();
+    }
+  }
+
+  private static String leader(BatonCluster cluster) {
+    var leaders = cluster.leaders(ROLE);
+    return leaders.size() == 1 ? leaders.get(0) : null;
+  }
+
+  private static long term(Pod pod) {
+    var a = pod == null ? null : pod.getMetadata().getAnnotations();
+    String t = a == null ? null : a.get("baton.dev/term");
+    return t == null ? 0 : Long.parseLong(t);
+  }
+
+  private static Map<String, String> holders(BatonCluster cluster) {
+    if (!cluster.redis.running()) {
+      return null;
+    }
+    String reply = cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder());
+    String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
+    Map<String, String> out = new HashMap<>();
+    out.put("payments", HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
+    return out;
+  }
+}

@@ -1,0 +1,133 @@
+package dev.baton.operator.redislock;
+
+import static dev.baton.operator.demo.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.client.BatonLock;
+import dev.baton.client.BatonLocks;
+import dev.baton.client.LockLease;
+import dev.baton.client.LockOwner;
+import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.FaultInjector;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.redisson.api.RedissonClient;
+
+/**
+ * RedisLock fencing tokens under the interleaving that broke election terms: a token is issued
+ * and shown while the status write that would record it fails, the operator restarts, Redis comes
+ * back empty. The next token must be above every token issued before, in both modes.
+ */
+class TokenFencingIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
+  private BatonCluster cluster;
+  private RedissonClient redisson;
+
+  @BeforeEach
+  void start() {
+    cluster = new BatonCluster(EmbeddedKubernetes.start(real -> {
+      faults.set(new FaultInjector(real, 1));
+      return faults.get();
+    }));
+    redisson = TestRedisson.connect(cluster.redis);
+  }
+
+  @AfterEach
+  void stop() {
+    redisson.shutdown();
+    cluster.close();
+  }
+
+  @Test
+  void aGrantedTokenIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("batch-" + i, "batch");
+    }
+    cluster.startOperator();
+    try (HeldLabelWatcher watcher = new HeldLabelWatcher(cluster.client, NS, "nightly")) {
+      cluster.create(BatonCluster.grantedLock("nightly", "3s", "batch"));
+      String first = RedlockIT.awaitHolder(cluster, "nightly");
+      long firstToken = RedlockIT.token(cluster, "nightly");
+
+      faults.get().failAll(FaultInjector.statusWrites("redislocks", "nightly"));
+      cluster.deletePod(first);
+      String second = await().atMost(WAIT).until(() -> heldBy(cluster),
+          p -> p != null && !p.equals(first));
+      long secondToken = tokenOn(cluster.pod(second));
+      assertThat(secondToken).isGreaterThan(firstToken);
+      assertThat(cluster.lockStatus("nightly").getFencingToken())
+          .as("the status write of the second token failed").isEqualTo(firstToken);
+
+      cluster.stopOperator();
+      cluster.redis.restart(false);
+      cluster.deletePod(second);
+      faults.get().clear();
+      cluster.startOperator();
+
+      String third = await().atMost(WAIT).until(() -> heldBy(cluster),
+          p -> p != null && !p.equals(second));
+      assertThat(tokenOn(cluster.pod(third))).as(cluster.describeLock("nightly"))
+          .isGreaterThan(secondToken);
+      assertThat(watcher.violations()).isEmpty();
+    }
+  }
+
+  @Test
+  void anApplicationTokenIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {
+    Pod a = cluster.createPod("worker-a", "worker");
+    Pod b = cluster.createPod("worker-b", "worker");
+    cluster.startOperator();
+    cluster.create(BatonCluster.redisLock("jobs", "3s"));
+    BatonLock fromA = appLock(a);
+
+    LockLease firstHold = fromA.tryAcquire(WAIT).orElseThrow();
+    await().atMost(WAIT).until(() -> cluster.lockStatus("jobs") != null
+        && Long.valueOf(firstHold.token()).equals(cluster.lockStatus("jobs")
+            .getFencingToken()));
+
+    faults.get().failAll(FaultInjector.statusWrites("redislocks", "jobs"));
+    firstHold.release();
+    LockLease secondHold = fromA.tryAcquire(WAIT).orElseThrow();
+    assertThat(secondHold.token()).isGreaterThan(firstHold.token());
+    await().pollDelay(Duration.ofSeconds(2)).atMost(WAIT).until(() -> true);
+    assertThat(cluster.lockStatus("jobs").getFencingToken())
+        .as("the status write of the second token failed").isEqualTo(firstHold.token());
+
+    cluster.stopOperator();
+    cluster.redis.restart(false);
+    faults.get().clear();
+    cluster.startOperator();
+
+    // Another pod, which never saw a token: only Redis and the operator can keep it above.
+    LockLease third = appLock(b).tryAcquire(WAIT).orElseThrow();
+    assertThat(third.token()).as(cluster.describeLock("jobs"))
+        .isGreaterThan(secondHold.token());
+  }
+
+  private BatonLock appLock(Pod pod) {
+    return BatonLocks.singleRedis(redisson, LockOwner.pod(NS, pod.getMetadata().getName(),
+        pod.getMetadata().getUid())).lock(NS + "/jobs", Duration.ofSeconds(3));
+  }
+
+  private static String heldBy(BatonCluster cluster) {
+    var held = cluster.pods().stream()
+        .filter(p -> p.getMetadata().getLabels() != null
+            && "held".equals(p.getMetadata().getLabels().get("locks.baton.dev/nightly")))
+        .map(p -> p.getMetadata().getName()).toList();
+    return held.size() == 1 ? held.get(0) : null;
+  }
+
+  private static long tokenOn(Pod pod) {
+    String t = pod.getMetadata().getAnnotations().get("locks.baton.dev/nightly");
+    return Long.parseLong(t);
+  }
+}
