@@ -23,15 +23,21 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A seeded chaos run: several groups, two operator replicas in their own JVMs electing the active
+ * Seeded chaos runs: several groups, two operator replicas in their own JVMs electing the active
  * one through a Kubernetes Lease, and at random: pods deleted, readiness flipped, Redis killed and
  * restarted (with and without its data), operators killed with SIGKILL and restarted, API errors
  * (500, 409) and slow answers, switchovers. The invariant checker must stay green throughout; a
- * failure prints the seed and the history. Run longer with -Dbaton.chaos.seconds=600, replay with
- * -Dbaton.chaos.seed=N.
+ * failure prints the seed and the history.
+ *
+ * <p>The test command runs a fixed list of seeds, so CI is reproducible (as far as thread timing
+ * allows). Replay one with {@code -Dbaton.chaos.seed=N}, make every run longer with
+ * {@code -Dbaton.chaos.seconds=600}, and soak with {@code -Dbaton.chaos.soak=K}: K runs on fresh
+ * random seeds, each printed before it starts.
  */
 class ChaosIT {
 
@@ -39,16 +45,51 @@ class ChaosIT {
   private static final int GROUPS = 3;
   private static final int PODS = 3;
 
-  private final long seed = Long.getLong("baton.chaos.seed", System.nanoTime());
-  private final long seconds = Long.getLong("baton.chaos.seconds", 120);
-  private final Random random = new Random(seed);
+  /**
+   * The seeds of the test command and how long each runs. 2394008703375 once produced a repeated
+   * term (a status write failed, Redis came back empty and the operator restarted); 7808202390076
+   * is the longest clean run before it.
+   */
+  private static final List<Run> FIXED = List.of(
+      new Run(2394008703375L, 120), new Run(7808202390076L, 60), new Run(1L, 60));
+
+  private record Run(long seed, long seconds) {
+    @Override
+    public String toString() {
+      return "seed " + seed + ", " + seconds + " s";
+    }
+  }
+
+  static Stream<Run> runs() {
+    Long seconds = Long.getLong("baton.chaos.seconds");
+    Long seed = Long.getLong("baton.chaos.seed");
+    int soak = Integer.getInteger("baton.chaos.soak", 0);
+    if (seed != null) {
+      return Stream.of(new Run(seed, seconds == null ? 120 : seconds));
+    }
+    if (soak > 0) {
+      Random seeds = new Random();
+      return Stream.generate(() -> new Run(seeds.nextLong() & Long.MAX_VALUE,
+          seconds == null ? 300 : seconds)).limit(soak);
+    }
+    return FIXED.stream().map(r -> seconds == null ? r : new Run(r.seed(), seconds));
+  }
+
+  private long seed;
+  private long seconds;
+  private Random random;
   private final Map<String, Integer> actions = new TreeMap<>();
   private final List<Pending> pending = new ArrayList<>();
 
   private record Pending(long dueNanos, String what, Runnable action) {}
 
-  @Test
-  void invariantsHoldUnderChaos() {
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("runs")
+  void invariantsHoldUnderChaos(Run run) {
+    seed = run.seed();
+    seconds = run.seconds();
+    random = new Random(seed);
+    System.out.println("chaos run: seed " + seed + ", " + seconds + " s");
     AtomicReference<FaultInjector> faults = new AtomicReference<>();
     EmbeddedKubernetes kube = EmbeddedKubernetes.start(real -> {
       faults.set(new FaultInjector(real, seed));

@@ -44,6 +44,7 @@ class WatchedNamespacesIT {
       await().atMost(WAIT).untilAsserted(() -> {
         for (String ns : List.of("team-a", "team-b")) {
           assertThat(leaders(cluster, ns)).as("leaders in %s", ns).hasSize(1);
+          assertThat(group(cluster, ns).getStatus()).as("status in %s", ns).isNotNull();
           assertThat(group(cluster, ns).getStatus().getLeader())
               .isEqualTo(leaders(cluster, ns).get(0));
         }

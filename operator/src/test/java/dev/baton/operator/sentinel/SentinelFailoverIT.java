@@ -94,8 +94,8 @@ class SentinelFailoverIT {
               .isGreaterThan(2);
         }
       });
-      assertThat(cluster.get("payments").getStatus().getLeader()).isEqualTo(paymentsLeader);
-      assertThat(cluster.get("orders").getStatus().getLeader()).isEqualTo(ordersLeader);
+      assertThat(cluster.status("payments").getLeader()).isEqualTo(paymentsLeader);
+      assertThat(cluster.status("orders").getLeader()).isEqualTo(ordersLeader);
       assertThat(cluster.leaders(ROLE)).containsExactly(paymentsLeader);
       assertThat(cluster.leaders(ORDERS_ROLE)).containsExactly(ordersLeader);
       int newMaster = redis.masterPort();
@@ -134,7 +134,7 @@ class SentinelFailoverIT {
     await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
       assertThat(cluster.leaders(role)).as(cluster.describe(group, role)).hasSize(1)
           .doesNotContain(old);
-      assertThat(cluster.get(group).getStatus().getLeader())
+      assertThat(cluster.status(group).getLeader())
           .isEqualTo(cluster.leaders(role).get(0));
       assertThat(term(cluster, group)).isGreaterThan(oldTerm);
     });
@@ -142,8 +142,8 @@ class SentinelFailoverIT {
   }
 
   private static long term(BatonCluster cluster, String group) {
-    LeaderGroup g = cluster.get(group);
-    return g.getStatus() == null || g.getStatus().getTerm() == null ? 0 : g.getStatus().getTerm();
+    Long term = cluster.status(group).getTerm();
+    return term == null ? 0 : term;
   }
 
   /** Records every term that the LeaderGroups' status shows, in the order the API sends them. */
