@@ -81,6 +81,11 @@ public record LockSettings(
       if (problem != null) {
         throw new IllegalArgumentException(problem.replace("spec.selector", "spec.holderSelector"));
       }
+      if (LabelSelectors.selectsEverything(selector)) {
+        throw new IllegalArgumentException(
+            "spec.holderSelector must not be empty: an empty selector selects every pod in the"
+                + " namespace; leave holderSelector out to let applications take the lock");
+      }
       if (name.length() > MAX_LABEL_NAME) {
         throw new IllegalArgumentException(
             "with spec.holderSelector the lock's name is a label key (" + LockLabels.PREFIX

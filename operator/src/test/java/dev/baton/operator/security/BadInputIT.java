@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
 import dev.baton.operator.demo.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +62,43 @@ class BadInputIT {
               "payments"), java.util.Map.entry("orders-0", "orders"),
           java.util.Map.entry("orders-1", "orders"));
       assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1");
+    }
+  }
+
+  /**
+   * Objects the API server let in before the CRD refused them (or a server that skips CEL): the
+   * operator refuses them too, says why, and grants nothing.
+   */
+  @Test
+  void aLockWithAnEmptyHolderSelectorOrAnUnknownOperatorIsInvalidAndGrantsNothing() {
+    try (BatonCluster cluster = new BatonCluster()) {
+      cluster.createPod("batch-0", "batch");
+      cluster.startOperator();
+      RedisLock anyPod = BatonCluster.grantedLock("any-pod", "30s", "ignored");
+      anyPod.getSpec().setHolderSelector(new LabelSelector());
+      cluster.create(anyPod);
+      RedisLock likes = BatonCluster.grantedLock("likes", "30s", "ignored");
+      likes.getSpec().setHolderSelector(new LabelSelectorBuilder().addNewMatchExpression()
+          .withKey("app").withOperator("Likes").withValues("batch").endMatchExpression()
+          .build());
+      cluster.create(likes);
+
+      await().atMost(WAIT).untilAsserted(() -> {
+        assertThat(cluster.lockCondition("any-pod", "Invalid")).get()
+            .as(cluster.describeLock("any-pod")).satisfies(c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getMessage()).contains("spec.holderSelector must not be empty: an"
+                  + " empty selector selects every pod in the namespace");
+            });
+        assertThat(cluster.lockCondition("likes", "Invalid")).get()
+            .as(cluster.describeLock("likes")).satisfies(c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getMessage()).contains("unknown operator 'Likes'");
+            });
+      });
+      assertThat(cluster.eventReasons("any-pod")).contains("InvalidSpec");
+      assertThat(cluster.pod("batch-0").getMetadata().getLabels())
+          .doesNotContainKeys("locks.baton.dev/any-pod", "locks.baton.dev/likes");
     }
   }
 }

@@ -9,10 +9,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.RedisLock;
 import dev.baton.operator.demo.EmbeddedKubernetes;
 import dev.baton.operator.demo.Sandbox;
 import dev.baton.operator.leadergroup.GroupSettings;
 import dev.baton.operator.lease.RedisSecrets;
+import dev.baton.operator.redislock.LockSettings;
+import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
@@ -32,7 +35,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every kind of bad input to a LeaderGroup, in one table: the field, the bad value, what the API
+ * Every kind of bad input to a LeaderGroup (and, in a second table, to a RedisLock), in one table: the field, the bad value, what the API
  * server's schema says about it (from the generated CRD; null when the schema lets it through),
  * and what the operator says (null when it never gets that far, or accepts it). Schema keywords
  * (type, required, pattern, length) are evaluated here, since the mock API server does not;
@@ -43,9 +46,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 class BadInputTest {
 
   private static final ObjectMapper JSON = Serialization.jsonMapper();
-  private static final JSONSchemaProps SCHEMA =
-      EmbeddedKubernetes.crd("leadergroups.baton.dev-v1.yml").getSpec().getVersions().get(0)
-          .getSchema().getOpenAPIV3Schema();
+  private static final JSONSchemaProps SCHEMA = schema("leadergroups.baton.dev-v1.yml");
+  private static final JSONSchemaProps LOCK_SCHEMA = schema("redislocks.baton.dev-v1.yml");
+  private static final String UNKNOWN_OPERATOR = "Unsupported value: \"%s\": supported values:"
+      + " \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\"";
   private static final String PASSWORD = "Url-Pw-f00d5";
   private static final String TTL_PATTERN = "should match '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$'";
   private static final String LABEL_KEY_PATTERN = "should match '^([a-z0-9]([-a-z0-9]*";
@@ -100,7 +104,10 @@ class BadInputTest {
             "spec.selector must not be empty: an empty selector selects every pod"),
         row("spec.selector", Map.of("matchLabels", Map.of()), "selector must not be empty",
             "spec.selector must not be empty"),
-        row("spec.selector", expression("app", "Near"), null, "unknown operator 'Near'"),
+        row("spec.selector", expression("app", "Near"), UNKNOWN_OPERATOR.formatted("Near"),
+            "unknown operator 'Near'"),
+        row("spec.selector", expression("app", "Likes", "payments"),
+            UNKNOWN_OPERATOR.formatted("Likes"), "unknown operator 'Likes'"),
         row("spec.selector", expression("app", "In"), null,
             "operator In on 'app' needs values"),
         row("spec.selector", expression("app", "Exists", "payments"), null,
@@ -129,6 +136,21 @@ class BadInputTest {
             "a CA certificate is only used with a rediss:// URL"),
         row("Secret", Map.of("url", "redis://redis:6379", "sentinelPassword", PASSWORD), null,
             "sentinel credentials are only used with a redis-sentinel:// URL"));
+  }
+
+  /** The same for a RedisLock's spec: the field, the bad value, the schema's and operator's say. */
+  static Stream<Arguments> badLockInput() {
+    return Stream.of(
+        row("spec.holderSelector", Map.of(), "holderSelector must not be empty",
+            "spec.holderSelector must not be empty: an empty selector selects every pod in the"
+                + " namespace"),
+        row("spec.holderSelector", Map.of("matchLabels", Map.of()),
+            "holderSelector must not be empty", "spec.holderSelector must not be empty"),
+        row("spec.holderSelector", expression("job", "Likes", "migrate"),
+            UNKNOWN_OPERATOR.formatted("Likes"), "spec.holderSelector: unknown operator 'Likes'"),
+        row("spec.holderSelector", expression("job", "In"), null,
+            "operator In on 'job' needs values"),
+        row("spec.ttl", "soon", TTL_PATTERN, "spec.ttl: 'soon' is not a duration"));
   }
 
   @BeforeAll
@@ -189,6 +211,46 @@ class BadInputTest {
     }
   }
 
+  @Test
+  void theLockTableStartsFromAValidLock() {
+    ObjectNode lock = JSON.valueToTree(grantedLock());
+    assertThat(schemaRefusals(LOCK_SCHEMA, lock.get("spec"))).isEmpty();
+    LockSettings.of(grantedLock());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badLockInput")
+  void badLockInputIsRefusedByTheSchemaOrTheOperatorWithAClearMessage(Row row)
+      throws Exception {
+    ObjectNode lock = JSON.valueToTree(grantedLock());
+    set(lock, row.field(), row.value());
+    List<String> refusals = schemaRefusals(LOCK_SCHEMA, lock.get("spec"));
+    if (row.schemaSays() == null) {
+      assertThat(refusals).as("the schema lets %s through", row).isEmpty();
+    } else if (refusals.isEmpty()) {
+      assertThat(celMessagesAround(LOCK_SCHEMA, row.field()))
+          .as("a CEL rule on %s or around it", row.field())
+          .anySatisfy(m -> assertThat(m).contains(row.schemaSays()));
+    } else {
+      assertThat(refusals).anySatisfy(r -> assertThat(r).contains(row.schemaSays()));
+    }
+    RedisLock parsed = JSON.treeToValue(lock, RedisLock.class);
+    assertThatThrownBy(() -> LockSettings.of(parsed))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(row.operatorSays())
+        .satisfies(e -> assertThat(e.getMessage()).as("a message short enough to read")
+            .hasSizeLessThan(300));
+  }
+
+  private static RedisLock grantedLock() {
+    return BatonCluster.grantedLock("migration", "30s", "migrate");
+  }
+
+  private static JSONSchemaProps schema(String crdFile) {
+    return EmbeddedKubernetes.crd(crdFile).getSpec().getVersions().get(0).getSchema()
+        .getOpenAPIV3Schema();
+  }
+
   private static void checkSecret(Row row) {
     KubernetesClient client = kube.client();
     String name = "redis-" + SECRETS.incrementAndGet();
@@ -240,8 +302,12 @@ class BadInputTest {
    * and maxLength, walked through properties and items, worded the way the API server words them.
    */
   private static List<String> schemaRefusals(JsonNode spec) {
+    return schemaRefusals(SCHEMA, spec);
+  }
+
+  private static List<String> schemaRefusals(JSONSchemaProps schema, JsonNode spec) {
     List<String> out = new ArrayList<>();
-    validate(SCHEMA.getProperties().get("spec"), spec, "spec", out);
+    validate(schema.getProperties().get("spec"), spec, "spec", out);
     return out;
   }
 
@@ -278,6 +344,12 @@ class BadInputTest {
         out.add(path + ": Invalid value: " + path + " in body should match '"
             + schema.getPattern() + "'");
       }
+      List<JsonNode> allowed = schema.getEnum() == null ? List.of() : schema.getEnum();
+      if (!allowed.isEmpty()
+          && allowed.stream().noneMatch(e -> e.isTextual() && e.asText().equals(s))) {
+        out.add(path + ": Unsupported value: \"" + s + "\": supported values: "
+            + String.join(", ", allowed.stream().map(e -> "\"" + e.asText() + "\"").toList()));
+      }
     }
     if (value.isObject()) {
       if (schema.getRequired() != null) {
@@ -307,8 +379,12 @@ class BadInputTest {
 
   /** Messages of the CEL rules on the field at this path and on the objects that hold it. */
   private static List<String> celMessagesAround(String path) {
+    return celMessagesAround(SCHEMA, path);
+  }
+
+  private static List<String> celMessagesAround(JSONSchemaProps schema, String path) {
     List<String> out = new ArrayList<>();
-    JSONSchemaProps node = SCHEMA;
+    JSONSchemaProps node = schema;
     for (String part : path.split("\\.")) {
       node = node.getProperties().get(part);
       assertThat(node).as("schema of %s", path).isNotNull();

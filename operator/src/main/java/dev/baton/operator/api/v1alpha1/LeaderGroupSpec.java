@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 
@@ -29,6 +30,7 @@ public class LeaderGroupSpec {
               + " || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
       message = "selector must not be empty: an empty selector selects every pod in the namespace")
   @JsonPropertyDescription("The candidate pods, in the LeaderGroup's namespace.")
+  @SchemaFrom(type = SelectorSchema.class)
   private LabelSelector selector;
 
   @JsonPropertyDescription("Lease time-to-live and renew interval.")

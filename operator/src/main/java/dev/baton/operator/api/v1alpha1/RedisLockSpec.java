@@ -2,6 +2,7 @@ package dev.baton.operator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
@@ -39,6 +40,13 @@ public class RedisLockSpec {
           + " matches, labels it locks.baton.dev/<name>=held and moves the lock when it is not"
           + " ready. Absent: applications take the lock themselves and the operator observes,"
           + " reports and reaps it.")
+  @SchemaFrom(type = SelectorSchema.class)
+  @ValidationRule(
+      value =
+          "(has(self.matchLabels) && size(self.matchLabels) > 0)"
+              + " || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
+      message = "holderSelector must not be empty: an empty selector selects every pod in the"
+          + " namespace; leave holderSelector out to let applications take the lock")
   private LabelSelector holderSelector;
 
   @JsonPropertyDescription(
