@@ -12,13 +12,16 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,24 +97,12 @@ public final class BatonOperator implements AutoCloseable {
               }
             });
     Liveness liveness = new Liveness();
-    leaderGroups =
-        new LeaderGroupReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics, liveness);
-    operator.register(
-        leaderGroups,
-        c -> {
-          if (!config.watchesAllNamespaces()) {
-            c.settingNamespaces(config.namespaces());
-          }
-        });
-    operator.register(
-        new RedisLockReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics, liveness),
-        c -> {
-          if (!config.watchesAllNamespaces()) {
-            c.settingNamespaces(config.namespaces());
-          }
-        });
+    Clock clock = Clock.systemUTC();
+    leaderGroups = new LeaderGroupReconciler(client, config.clusterId(), config.redis(),
+        connections, metrics, liveness, clock);
+    operator.register(leaderGroups, this::controllerSettings);
+    operator.register(new RedisLockReconciler(client, config.clusterId(), config.redis(),
+        connections, metrics, liveness, clock), this::controllerSettings);
     operator.start();
     http =
         HttpEndpoints.start(
@@ -126,6 +117,18 @@ public final class BatonOperator implements AutoCloseable {
         config.redis().describe(),
         http.port());
     return this;
+  }
+
+  /**
+   * The namespaces to watch, and the retry of a reconcile that failed on an API error: soon, then
+   * backing off to 30 s, without ever giving up (docs/design.md, "Failure policy").
+   */
+  private void controllerSettings(ControllerConfigurationOverrider<?> c) {
+    if (!config.watchesAllNamespaces()) {
+      c.settingNamespaces(config.namespaces());
+    }
+    c.withRetry(new GenericRetry().setInitialInterval(200).setIntervalMultiplier(2)
+        .setMaxInterval(30_000).withoutMaxAttempts());
   }
 
   private HttpEndpoints.Check readiness() {

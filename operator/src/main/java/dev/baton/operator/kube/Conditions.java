@@ -2,7 +2,7 @@ package dev.baton.operator.kube;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
-import java.time.Instant;
+import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +17,12 @@ public final class Conditions {
   private final List<Condition> previous;
   private final List<Condition> next = new ArrayList<>();
   private final long generation;
+  private final Clock clock;
 
-  public Conditions(List<Condition> previous, Long generation) {
+  public Conditions(List<Condition> previous, Long generation, Clock clock) {
     this.previous = previous == null ? List.of() : previous;
     this.generation = generation == null ? 0 : generation;
+    this.clock = clock;
   }
 
   public Conditions set(ConditionType type, boolean status, String reason, String message) {
@@ -30,7 +32,7 @@ public final class Conditions {
         find(previous, type)
             .filter(c -> s.equals(c.getStatus()))
             .map(Condition::getLastTransitionTime)
-            .orElse(Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+            .orElse(clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
     next.add(
         new ConditionBuilder()
             .withType(type.name())

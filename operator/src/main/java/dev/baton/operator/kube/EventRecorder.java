@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -25,9 +25,11 @@ public class EventRecorder {
   private static final String COMPONENT = "baton-operator";
 
   private final KubernetesClient client;
+  private final Clock clock;
 
-  public EventRecorder(KubernetesClient client) {
+  public EventRecorder(KubernetesClient client, Clock clock) {
     this.client = client;
+    this.clock = clock;
   }
 
   public void record(HasMetadata about, EventReason reason, String message) {
@@ -41,7 +43,7 @@ public class EventRecorder {
                 .toString()
                 .substring(0, 13)
                 .replace("-", "");
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
     var events = client.v1().events().inNamespace(ns);
     try {
       // Create first: a new event is one request; only a repeat (409) costs a read and a patch.

@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +27,14 @@ public final class StatusWriter {
   private static final int ATTEMPTS = 5;
 
   private final KubernetesClient client;
+  /**
+   * Per resource uid, the last write: the resourceVersion it replaced and the object it made. An
+   * informer cache shows our own write a moment later; until then a write based on the cached
+   * copy starts from what we wrote instead of failing once with 409.
+   */
+  private final Map<String, Last<?>> last = new ConcurrentHashMap<>();
+
+  private record Last<R>(String replaced, R written) {}
 
   public StatusWriter(KubernetesClient client) {
     this.client = client;
@@ -41,7 +51,7 @@ public final class StatusWriter {
    */
   public <S, R extends CustomResource<?, S>> Written<S> write(R seen, S next,
       BinaryOperator<S> keep) {
-    R current = seen;
+    R current = newest(seen);
     for (int attempt = 1; ; attempt++) {
       S base = current.getStatus();
       S merged = base == null ? next : keep.apply(base, next);
@@ -52,6 +62,10 @@ public final class StatusWriter {
           Serialization.asJson(merged));
       try {
         R written = client.resource(copyWithStatus(current, merged)).updateStatus();
+        if (written != null) {
+          last.put(seen.getMetadata().getUid(),
+              new Last<>(current.getMetadata().getResourceVersion(), written));
+        }
         return new Written<>(base, written == null ? merged : written.getStatus());
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
@@ -66,6 +80,20 @@ public final class StatusWriter {
         }
       }
     }
+  }
+
+  /** Forgets what was written for a resource that is gone. */
+  public void forget(String uid) {
+    last.remove(uid);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <R extends CustomResource<?, ?>> R newest(R seen) {
+    Last<?> l = last.get(seen.getMetadata().getUid());
+    if (l != null && Objects.equals(l.replaced(), seen.getMetadata().getResourceVersion())) {
+      return (R) l.written();
+    }
+    return seen;
   }
 
   /** A status write: what it replaced (null: no status yet) and what the server holds now. */

@@ -25,12 +25,11 @@ final class ElectionState {
 
   boolean redisDown;
 
-  /** When the three views of invariant 8 started to disagree (System.nanoTime), or 0. */
-  long viewsDisagreeSince;
+  /** When the three views of the leader started to disagree (epoch millis), or 0. */
+  long viewsDisagreeSinceMillis;
 
+  /** The last problem reported as an Event, so it is not reported again on every retry. */
   String lastProblem;
-
-  int failures;
 
   static ElectionState from(LeaderGroupStatus status, String clusterId, String namespace) {
     ElectionState s = new ElectionState();

@@ -1,7 +1,9 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
@@ -63,7 +65,7 @@ public record Membership(List<Pod> members, Map<String, String> conflicts, List<
         if (owner != null) {
           conflicts.put(pod.getMetadata().getName(), owner);
         }
-        if (name.equals(annotation(pod, BatonNames.GROUP_ANNOTATION))) {
+        if (name.equals(Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION))) {
           strays.add(pod);
         }
       }
@@ -73,21 +75,16 @@ public record Membership(List<Pod> members, Map<String, String> conflicts, List<
 
   static String roleLabelOf(LeaderGroup g) {
     String r = g.getSpec().getRoleLabel();
-    return r == null ? dev.baton.operator.api.v1alpha1.LeaderGroupSpec.DEFAULT_ROLE_LABEL : r;
+    return r == null ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : r;
   }
 
   /** The term a pod's annotation shows (it led with it), or 0. */
   static long term(Pod pod) {
-    String t = annotation(pod, dev.baton.operator.kube.BatonNames.TERM_ANNOTATION);
+    String t = Metadata.annotation(pod, BatonNames.TERM_ANNOTATION);
     try {
       return t == null ? 0 : Long.parseLong(t.trim());
     } catch (NumberFormatException e) {
       return 0;
     }
-  }
-
-  static String annotation(Pod pod, String key) {
-    var a = pod.getMetadata().getAnnotations();
-    return a == null ? null : a.get(key);
   }
 }

@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -31,7 +32,7 @@ public class PodLabeler {
     Map<String, String> labels = new LinkedHashMap<>();
     Map<String, String> annotations = new LinkedHashMap<>();
     String value = role.leader() ? BatonNames.LEADER : BatonNames.FOLLOWER;
-    if (!value.equals(label(pod, role.roleLabel()))) {
+    if (!value.equals(Metadata.label(pod, role.roleLabel()))) {
       labels.put(role.roleLabel(), value);
     }
     want(pod, annotations, BatonNames.GROUP_ANNOTATION, role.group());
@@ -69,7 +70,7 @@ public class PodLabeler {
   public boolean clear(Pod pod, String roleLabel) {
     Map<String, String> labels = new LinkedHashMap<>();
     Map<String, String> annotations = new LinkedHashMap<>();
-    if (label(pod, roleLabel) != null) {
+    if (Metadata.label(pod, roleLabel) != null) {
       labels.put(roleLabel, null);
     }
     want(pod, annotations, BatonNames.GROUP_ANNOTATION, null);
@@ -131,25 +132,15 @@ public class PodLabeler {
 
   private static void removeOurDeletionCost(Pod pod, Map<String, String> annotations) {
     if (BatonNames.LEADER_DELETION_COST.equals(
-        annotation(pod, BatonNames.DELETION_COST_ANNOTATION))) {
+        Metadata.annotation(pod, BatonNames.DELETION_COST_ANNOTATION))) {
       annotations.put(BatonNames.DELETION_COST_ANNOTATION, null);
     }
   }
 
   private static void want(Pod pod, Map<String, String> out, String key, String value) {
-    String current = annotation(pod, key);
+    String current = Metadata.annotation(pod, key);
     if (!Objects.equals(current, value)) {
       out.put(key, value);
     }
-  }
-
-  static String label(Pod pod, String key) {
-    var l = pod.getMetadata().getLabels();
-    return l == null ? null : l.get(key);
-  }
-
-  static String annotation(Pod pod, String key) {
-    var a = pod.getMetadata().getAnnotations();
-    return a == null ? null : a.get(key);
   }
 }

@@ -74,6 +74,15 @@ public class BatonMetrics {
         .increment();
   }
 
+  /** Removes a deleted lock's counters, so series do not pile up with every lock ever made. */
+  public void forgetLock(String namespace, String lock) {
+    for (String name : new String[] {LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS,
+        LOCK_CONTENTION}) {
+      registry.find(name).tags("namespace", namespace, "lock", lock).meters()
+          .forEach(registry::remove);
+    }
+  }
+
   /** 1 while Redis, the labels and the leader Service endpoints disagree past a renew interval. */
   public void splitBrain(String namespace, String group, boolean suspected) {
     gauge(SPLIT_BRAIN, namespace, group, "1 while the three views of the leader disagree")

@@ -1,5 +1,6 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.leadergroup.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -26,10 +27,10 @@ final class HolderLabels {
   void mark(Pod pod, String key, long token) {
     Map<String, String> labels = new HashMap<>();
     Map<String, String> annotations = new HashMap<>();
-    if (!LockLabels.HELD.equals(label(pod, key))) {
+    if (!LockLabels.HELD.equals(Metadata.label(pod, key))) {
       labels.put(key, LockLabels.HELD);
     }
-    if (!Long.toString(token).equals(annotation(pod, key))) {
+    if (!Long.toString(token).equals(Metadata.annotation(pod, key))) {
       annotations.put(key, Long.toString(token));
     }
     writer.patch(pod, labels, annotations);
@@ -60,10 +61,10 @@ final class HolderLabels {
       }
       Map<String, String> labels = new HashMap<>();
       Map<String, String> annotations = new HashMap<>();
-      if (label(pod, key) != null) {
+      if (Metadata.label(pod, key) != null) {
         labels.put(key, null);
       }
-      if (annotation(pod, key) != null) {
+      if (Metadata.annotation(pod, key) != null) {
         annotations.put(key, null);
       }
       writer.patch(pod, labels, annotations);
@@ -71,16 +72,6 @@ final class HolderLabels {
   }
 
   static boolean carries(Pod pod, String key) {
-    return label(pod, key) != null || annotation(pod, key) != null;
-  }
-
-  private static String label(Pod pod, String key) {
-    var l = pod.getMetadata().getLabels();
-    return l == null ? null : l.get(key);
-  }
-
-  private static String annotation(Pod pod, String key) {
-    var a = pod.getMetadata().getAnnotations();
-    return a == null ? null : a.get(key);
+    return Metadata.label(pod, key) != null || Metadata.annotation(pod, key) != null;
   }
 }

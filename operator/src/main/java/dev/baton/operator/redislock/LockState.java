@@ -5,78 +5,75 @@ import dev.baton.client.LockView;
 import dev.baton.operator.api.v1alpha1.RedisLockStatus;
 
 /**
- * What the operator remembers about one lock between reconciles. The highest token is rebuilt from
- * the status after a restart; a grant is re-adopted from Redis, where its value names the pod.
+ * What the operator remembers about one lock between reconciles. The highest token and the token
+ * reservation are rebuilt from the status after a restart; a grant is re-adopted from Redis, where
+ * its value names the pod.
  */
 final class LockState {
 
-  /** The value this operator granted (or adopted) and renews, or null. */
-  String granted;
+  /**
+   * A grant this operator made (or adopted) and renews.
+   *
+   * @param renewedAtNanos when it was last taken or renewed (System.nanoTime)
+   * @param view Redis as that renewal saw it: reused while the renewal is fresh
+   */
+  record Grant(String value, LockValues.PodRef pod, long token, long renewedAtNanos,
+      LockView view) {}
 
-  LockValues.PodRef grantedPod;
+  /** The holder as last reported: its value, and since when it holds (RFC 3339). */
+  record Holder(String value, String acquiredAt) {}
 
-  long grantedToken;
+  /** The holder as the status showed it before a restart (namespace/name or holder id). */
+  record Shown(String holder, String acquiredAt) {}
 
-  long lastRenewNanos;
+  Grant grant;
 
-  /** Redis as the last renew saw it: reused while the renewal is fresh. */
-  LockView lastView;
+  /** The holder last observed, or null when the lock was free. */
+  Holder holder;
 
-  /** Highest token seen for this lock: the floor for the next acquisition. */
-  long maxToken;
-
-  /** Tokens reserved in the status up to this one (docs/design.md, "Terms and tokens never repeat"). */
-  long reserved;
-
-  /** The size of the last reservation, and when it was made (System.nanoTime, 0: never). */
-  long tokenBlock = RedisLockReconciler.MIN_TOKEN_RESERVATION;
-
-  long lastReservationNanos;
-
-  /** The holder value last observed, and since when (RFC 3339). */
-  String holderValue;
-
-  String acquiredAt;
+  /** The holder in the status written before a restart: its acquiredAt is kept if it still holds. */
+  Shown restored;
 
   /** namespace/name of the pod named by the holder value, for mapping pod events to this lock. */
   volatile String holderPod;
 
-  /** The status written before a restart, to keep acquiredAt of a holder that did not change. */
-  String statusHolder;
+  /** Highest token seen for this lock: the floor for the next acquisition. */
+  long maxToken;
 
-  String statusAcquiredAt;
+  final TokenReservations.Reserved reserved = new TokenReservations.Reserved();
 
   boolean redisDown;
 
+  /** The last problem reported as an Event, so it is not reported again on every retry. */
   String lastProblem;
 
   boolean noCandidatesReported;
-
-  int failures;
 
   static LockState from(RedisLockStatus status) {
     LockState s = new LockState();
     if (status != null) {
       s.maxToken = status.getFencingToken() == null ? 0 : status.getFencingToken();
-      s.reserved = status.getReservedToken() == null ? 0 : status.getReservedToken();
-      s.statusHolder = status.getHolder();
-      s.statusAcquiredAt = status.getAcquiredAt();
+      s.reserved.upTo = status.getReservedToken() == null ? 0 : status.getReservedToken();
+      if (status.getHolder() != null && !status.getHolder().isEmpty()) {
+        s.restored = new Shown(status.getHolder(), status.getAcquiredAt());
+      }
     }
     return s;
   }
 
-  void grant(String value, LockValues.PodRef pod, long token, long nowNanos) {
-    granted = value;
-    grantedPod = pod;
-    grantedToken = token;
-    lastRenewNanos = nowNanos;
+  void grant(String value, LockValues.PodRef pod, long token, long nowNanos, LockView view) {
+    grant = new Grant(value, pod, token, nowNanos, view);
     maxToken = Math.max(maxToken, token);
   }
 
-  void forgetGrant() {
-    granted = null;
-    grantedPod = null;
-    grantedToken = 0;
-    lastView = null;
+  /** Redis did not answer: the view of the last renewal is no longer worth reusing. */
+  void forgetView() {
+    if (grant != null) {
+      grant = new Grant(grant.value(), grant.pod(), grant.token(), grant.renewedAtNanos(), null);
+    }
+  }
+
+  String grantedValue() {
+    return grant == null ? null : grant.value();
   }
 }

@@ -14,7 +14,7 @@ class EventRecorderTest {
   void aRepeatedEventBumpsItsCountInsteadOfAddingAnother() {
     try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
       var group = kube.client().resource(Sandbox.group("payments", "payments")).create();
-      EventRecorder events = new EventRecorder(kube.client());
+      EventRecorder events = new EventRecorder(kube.client(), java.time.Clock.systemUTC());
       events.record(group, EventReason.NoCandidates, "no ready candidate pod");
       events.record(group, EventReason.NoCandidates, "no ready candidate pod");
       events.record(group, EventReason.Initial, "payments-0 leads with term 1");

@@ -1,0 +1,192 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseRenewer;
+import dev.baton.operator.lease.LeaseStore;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The act step of a LeaderGroup reconcile: carries out the election's decision in Redis and on the
+ * pods, break-before-make (docs/design.md, "One leader label"): every pod but the new leader loses
+ * the leader label before the lease changes hands, and the new leader is labeled only after.
+ */
+final class ElectionActuator {
+
+  /**
+   * What the act step did.
+   *
+   * @param leader the pod that leads now, or null
+   * @param previousLeader the pod that led before this step, or null
+   * @param retrySoon the lease changed under us between read and write: decide again at once
+   */
+  record Outcome(Candidate leader, String previousLeader, boolean retrySoon) {}
+
+  private final KubernetesClient client;
+  private final String clusterId;
+  private final PodLabeler labeler;
+  private final LeaseRenewer<ResourceID> renewer;
+  private final TermReservations reservations;
+  private final Clock clock;
+
+  ElectionActuator(KubernetesClient client, String clusterId, PodLabeler labeler,
+      LeaseRenewer<ResourceID> renewer, TermReservations reservations, Clock clock) {
+    this.client = client;
+    this.clusterId = clusterId;
+    this.labeler = labeler;
+    this.renewer = renewer;
+    this.reservations = reservations;
+    this.clock = clock;
+  }
+
+  /** Strips the marks of this group from pods that left it. */
+  void clearStrays(Membership membership, GroupSettings settings) {
+    for (Pod stray : membership.strays()) {
+      labeler.clear(stray, settings.roleLabel());
+    }
+  }
+
+  /**
+   * @throws dev.baton.operator.lease.RedisUnavailableException when Redis stops answering midway;
+   *     whatever was done so far leaves at most one pod labeled leader
+   */
+  Outcome carryOut(LeaderGroup group, GroupSettings settings, ElectionState state,
+      GroupObserver.PodView pods, GroupObserver.LeaseView lease, Election.Decision decision,
+      LeaderGroupStatus old) {
+    ResourceID id = ResourceID.fromResource(group);
+    String ns = group.getMetadata().getNamespace();
+    String name = group.getMetadata().getName();
+    List<Pod> members = pods.membership().members();
+    Election.Holder holder = lease.holder();
+    String previousLeader = holder instanceof Election.Holder.Ours o ? o.record().pod()
+        : state.promotedPod;
+    Candidate leader = decision.leader();
+    LeaseStore store = lease.store();
+    long ttl = settings.ttl().toMillis();
+    switch (decision.action()) {
+      case KEEP -> {
+        Election.Holder.Ours ours = (Election.Holder.Ours) holder;
+        if (!lease.renewed() && !store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
+          return new Outcome(leader, previousLeader, true);
+        }
+        if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
+          state.leaderSince = Objects.equals(old.getLeaderUID(), ours.record().uid())
+              ? old.getLeaderSince() : now();
+        }
+        state.adopt(ours.record());
+        if (!lease.byRenewer()) {
+          renewer.hold(id, store, settings.keys(), ours.raw(), settings.ttl(),
+              settings.renewInterval());
+        }
+      }
+      case ELECT -> {
+        demoteAllBut(leader, members, state, settings, name, ns);
+        String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
+        String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
+        LeaseStore.Acquisition got = store.acquire(settings.keys(), expected, prefix, ttl);
+        if (got.unreserved()) {
+          reservations.reserve(group, state, store, settings.keys(), members,
+              got.unreservedCounter());
+          got = store.acquire(settings.keys(), expected, prefix, ttl);
+        }
+        if (!got.acquired()) {
+          return new Outcome(leader, previousLeader, true);
+        }
+        HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
+        boolean samePod = state.holder != null && state.holder.uid().equals(leader.uid())
+            || leader.labeledLeader();
+        if (!samePod || state.leaderSince == null) {
+          state.leaderSince = now();
+        }
+        state.adopt(record);
+        renewer.hold(id, store, settings.keys(), got.holder(), settings.ttl(),
+            settings.renewInterval());
+      }
+      case RELEASE, STAND_ASIDE -> {
+        renewer.forget(id);
+        demoteAllBut(null, members, state, settings, name, ns);
+        if (decision.action() == Election.Action.RELEASE
+            && holder instanceof Election.Holder.Ours o) {
+          store.release(settings.keys(), o.raw());
+        }
+        state.forgetHolder();
+      }
+    }
+    labelMembers(leader, members, state, settings, name, ns);
+    if (decision.switchover() != Election.SwitchoverOutcome.NONE) {
+      removeSwitchoverRequest(group);
+    }
+    return new Outcome(leader, previousLeader, false);
+  }
+
+  /** Break before make: every pod but the new leader loses the leader label first. */
+  private void demoteAllBut(Candidate leader, List<Pod> members, ElectionState state,
+      GroupSettings settings, String group, String ns) {
+    PodLabeler.Role follower = role(settings, group, false, 0, null);
+    for (Pod pod : members) {
+      boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
+      if (!isLeader && BatonNames.LEADER.equals(Metadata.label(pod, settings.roleLabel()))) {
+        labeler.apply(pod, follower);
+        if (pod.getMetadata().getName().equals(state.promotedPod)) {
+          state.promotedPod = null;
+        }
+      }
+    }
+    // The informer may not show our last promotion yet: demote that pod whatever the cache says.
+    if (state.promotedPod != null && (leader == null || !state.promotedPod.equals(leader.name()))) {
+      labeler.demote(ns, state.promotedPod, follower);
+      state.promotedPod = null;
+    }
+  }
+
+  private void labelMembers(Candidate leader, List<Pod> members, ElectionState state,
+      GroupSettings settings, String group, String ns) {
+    demoteAllBut(leader, members, state, settings, group, ns);
+    if (leader != null) {
+      Pod pod = members.stream()
+          .filter(p -> leader.uid().equals(p.getMetadata().getUid()))
+          .findFirst()
+          .orElseThrow();
+      labeler.apply(pod, role(settings, group, true, state.holder.term(), state.leaderSince));
+      state.promotedPod = leader.name();
+    }
+    PodLabeler.Role follower = role(settings, group, false, 0, null);
+    for (Pod pod : members) {
+      if (leader == null || !leader.uid().equals(pod.getMetadata().getUid())) {
+        labeler.apply(pod, follower);
+      }
+    }
+  }
+
+  private static PodLabeler.Role role(GroupSettings settings, String group, boolean leader,
+      long term, String since) {
+    return new PodLabeler.Role(settings.roleLabel(), group, leader, term, since,
+        settings.protectLeader());
+  }
+
+  /** The switchover annotation goes once it was carried out or refused. */
+  private void removeSwitchoverRequest(LeaderGroup group) {
+    client.resources(LeaderGroup.class)
+        .inNamespace(group.getMetadata().getNamespace())
+        .withName(group.getMetadata().getName())
+        .edit(g -> {
+          if (g.getMetadata().getAnnotations() != null) {
+            g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
+          }
+          return g;
+        });
+  }
+
+  private String now() {
+    return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

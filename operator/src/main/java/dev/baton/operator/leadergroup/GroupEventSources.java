@@ -1,0 +1,234 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Metadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What a LeaderGroup watches besides itself: pods (indexed by label and by the group that labeled
+ * them, so a reconcile costs the size of its group, not of its namespace), nodes (a node lost moves
+ * leadership off it), and the Services and EndpointSlices that route to leaders (the third view of
+ * docs/design.md, "Three views agree"). Each event is mapped to the groups it concerns.
+ */
+final class GroupEventSources {
+
+  /** Pod index: one entry per label, namespace/key=value. */
+  private static final String BY_LABEL = "label";
+  /** Pod index: namespace/group of the group that labeled the pod. */
+  private static final String BY_GROUP = "group";
+  private static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+
+  private volatile InformerEventSource<Pod, LeaderGroup> pods;
+  private volatile InformerEventSource<Node, LeaderGroup> nodes;
+  private volatile InformerEventSource<Service, LeaderGroup> services;
+  private volatile InformerEventSource<EndpointSlice, LeaderGroup> endpointSlices;
+
+  List<EventSource<?, LeaderGroup>> prepare(
+      EventSourceContext<LeaderGroup> context, LeaseEventSource leases) {
+    IndexerResourceCache<LeaderGroup> groups = context.getPrimaryCache();
+    pods = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
+            .withName("pods")
+            .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
+            .withNamespacesInheritedFromController()
+            .build(),
+        context);
+    pods.addIndexers(Map.of(
+        BY_LABEL, pod -> {
+          var labels = pod.getMetadata().getLabels();
+          if (labels == null) {
+            return List.of();
+          }
+          List<String> keys = new ArrayList<>(labels.size());
+          labels.forEach((k, v) -> keys.add(labelIndexKey(pod.getMetadata().getNamespace(), k, v)));
+          return keys;
+        },
+        BY_GROUP, pod -> {
+          String g = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
+          return g == null ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + g);
+        }));
+    // Only readiness changes of a node matter; its heartbeats are filtered out.
+    nodes = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Node.class, LeaderGroup.class)
+            .withName("nodes")
+            .withSecondaryToPrimaryMapper(node -> groupsOnNode(node, groups))
+            .withOnUpdateFilter((now, before) -> nodeLost(now) != nodeLost(before))
+            .withWatchAllNamespaces()
+            .build(),
+        context);
+    services = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(Service.class, LeaderGroup.class)
+            .withName("services")
+            .withSecondaryToPrimaryMapper(svc -> groupsRoutedBy(svc, groups))
+            .withNamespacesInheritedFromController()
+            .build(),
+        context);
+    endpointSlices = new InformerEventSource<>(
+        InformerEventSourceConfiguration.from(EndpointSlice.class, LeaderGroup.class)
+            .withName("endpointslices")
+            .withSecondaryToPrimaryMapper(slice -> serviceOf(slice)
+                .map(svc -> groupsRoutedBy(svc, groups)).orElse(Set.of()))
+            .withNamespacesInheritedFromController()
+            .build(),
+        context);
+    return List.of(pods, nodes, services, endpointSlices, leases);
+  }
+
+  private static String labelIndexKey(String ns, String key, String value) {
+    return ns + "/" + key + "=" + value;
+  }
+
+  /**
+   * The pods a group may concern: those carrying its first matchLabels pair (every selected pod
+   * does), and those it labeled before. A selector with only matchExpressions lists the namespace.
+   */
+  List<Pod> podsConcerning(LeaderGroup group) {
+    String ns = group.getMetadata().getNamespace();
+    var matchLabels = group.getSpec().getSelector().getMatchLabels();
+    if (matchLabels == null || matchLabels.isEmpty()) {
+      return pods.list(ns, p -> true).toList();
+    }
+    var first = matchLabels.entrySet().iterator().next();
+    List<Pod> out = new ArrayList<>(
+        pods.byIndex(BY_LABEL, labelIndexKey(ns, first.getKey(), first.getValue())));
+    Set<String> seen = new HashSet<>();
+    out.forEach(p -> seen.add(p.getMetadata().getUid()));
+    for (Pod p : labeledBy(group)) {
+      if (seen.add(p.getMetadata().getUid())) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
+  /** The pods that carry this group's annotation: the ones it labeled. */
+  List<Pod> labeledBy(LeaderGroup group) {
+    return pods.byIndex(BY_GROUP,
+        group.getMetadata().getNamespace() + "/" + group.getMetadata().getName());
+  }
+
+  /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
+  static Set<ResourceID> groupsOf(Pod pod, IndexerResourceCache<LeaderGroup> groups) {
+    String ns = pod.getMetadata().getNamespace();
+    Set<ResourceID> out = new HashSet<>();
+    groups
+        .list(ns)
+        .filter(g -> g.getSpec() != null && selects(g, pod))
+        .forEach(g -> out.add(ResourceID.fromResource(g)));
+    String labeledBy = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
+    if (labeledBy != null) {
+      out.add(new ResourceID(labeledBy, ns));
+    }
+    return out;
+  }
+
+  private Set<ResourceID> groupsOnNode(Node node, IndexerResourceCache<LeaderGroup> groups) {
+    String name = node.getMetadata().getName();
+    Set<ResourceID> out = new HashSet<>();
+    pods.list(p -> p.getSpec() != null && name.equals(p.getSpec().getNodeName()))
+        .forEach(p -> out.addAll(groupsOf(p, groups)));
+    return out;
+  }
+
+  /** The groups whose role label the Service selects with the value leader. */
+  private static Set<ResourceID> groupsRoutedBy(
+      Service svc, IndexerResourceCache<LeaderGroup> groups) {
+    Map<String, String> selector = svc.getSpec() == null ? null : svc.getSpec().getSelector();
+    if (selector == null) {
+      return Set.of();
+    }
+    Set<ResourceID> out = new HashSet<>();
+    groups.list(svc.getMetadata().getNamespace())
+        .filter(g -> g.getSpec() != null
+            && BatonNames.LEADER.equals(selector.get(Membership.roleLabelOf(g))))
+        .forEach(g -> out.add(ResourceID.fromResource(g)));
+    return out;
+  }
+
+  private Optional<Service> serviceOf(EndpointSlice slice) {
+    String name = Metadata.label(slice, SERVICE_NAME_LABEL);
+    if (name == null || services == null) {
+      return Optional.empty();
+    }
+    return services.get(new ResourceID(name, slice.getMetadata().getNamespace()));
+  }
+
+  /**
+   * The pods behind this group's leader Services: Services that select its role label with the
+   * value leader and whose other selector labels select at least one member. Null when none.
+   */
+  Set<String> routedPods(String ns, String roleLabel, List<Pod> members) {
+    if (services == null || endpointSlices == null) {
+      return null;
+    }
+    List<Service> leaderServices = services.list(ns, svc -> {
+      Map<String, String> sel = svc.getSpec() == null ? null : svc.getSpec().getSelector();
+      if (sel == null || !BatonNames.LEADER.equals(sel.get(roleLabel))) {
+        return false;
+      }
+      return members.stream().anyMatch(p -> sel.entrySet().stream()
+          .filter(e -> !e.getKey().equals(roleLabel))
+          .allMatch(e -> e.getValue().equals(Metadata.label(p, e.getKey()))));
+    }).toList();
+    if (leaderServices.isEmpty()) {
+      return null;
+    }
+    Set<String> names = new HashSet<>();
+    for (Service svc : leaderServices) {
+      String svcName = svc.getMetadata().getName();
+      endpointSlices.list(ns, slice -> svcName.equals(Metadata.label(slice, SERVICE_NAME_LABEL)))
+          .forEach(slice -> {
+            if (slice.getEndpoints() == null) {
+              return;
+            }
+            slice.getEndpoints().forEach(ep -> {
+              boolean ready = ep.getConditions() == null
+                  || !Boolean.FALSE.equals(ep.getConditions().getReady());
+              if (ready && ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind())) {
+                names.add(ep.getTargetRef().getName());
+              }
+            });
+          });
+    }
+    return names;
+  }
+
+  /** A node that exists and whose Ready condition is False or Unknown. */
+  static boolean nodeLost(Node node) {
+    if (node == null || node.getStatus() == null || node.getStatus().getConditions() == null) {
+      return false;
+    }
+    return node.getStatus().getConditions().stream()
+        .anyMatch(c -> "Ready".equals(c.getType()) && !"True".equals(c.getStatus()));
+  }
+
+  boolean nodeLost(String nodeName) {
+    return nodes != null
+        && nodes.get(new ResourceID(nodeName)).map(GroupEventSources::nodeLost).orElse(false);
+  }
+
+  private static boolean selects(LeaderGroup g, Pod pod) {
+    try {
+      return LabelSelectors.matches(g.getSpec().getSelector(), pod.getMetadata().getLabels());
+    } catch (IllegalArgumentException invalidSelector) {
+      return false;
+    }
+  }
+}

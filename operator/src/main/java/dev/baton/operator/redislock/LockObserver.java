@@ -1,0 +1,191 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.client.LockResult;
+import dev.baton.client.LockStore;
+import dev.baton.client.LockValues;
+import dev.baton.client.LockView;
+import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.leadergroup.Candidate;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The observe step of a RedisLock reconcile: the lock on every Redis instance, the pods its holder
+ * selector matches, and whether the pods its values name still exist. Renewing is how a held
+ * grant is looked at (one round trip for both), and tokens are reserved when Redis has too few;
+ * nothing else changes anything.
+ */
+final class LockObserver {
+
+  /** Not enough instances answered to decide anything. */
+  static final class QuorumUnavailable extends RuntimeException {
+    final transient LockView view;
+
+    QuorumUnavailable(LockView view) {
+      super(null, null, false, false);
+      this.view = view;
+    }
+  }
+
+  private final KubernetesClient client;
+  private final String clusterId;
+  private final TokenReservations reservations;
+  private volatile InformerEventSource<Pod, RedisLock> pods;
+
+  LockObserver(KubernetesClient client, String clusterId, TokenReservations reservations) {
+    this.client = client;
+    this.clusterId = clusterId;
+    this.reservations = reservations;
+  }
+
+  void watching(InformerEventSource<Pod, RedisLock> pods) {
+    this.pods = pods;
+  }
+
+  /**
+   * The world the first decision of a reconcile sees. A grant held for an eligible pod is renewed
+   * when due (its renewal's answer is the view), or its last renewal's view reused while fresh.
+   *
+   * @throws QuorumUnavailable when no majority of instances answered
+   */
+  LockWorld look(RedisLock lock, LockSettings settings, LockStore store, LockState state,
+      boolean forceRelease) {
+    List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
+    LockState.Grant grant = state.grant;
+    String renewed = null;
+    LockView view;
+    if (settings.grants() && grant != null && !forceRelease && eligible(candidates, grant)) {
+      if (fresh(grant, settings) && grant.view() != null) {
+        view = grant.view();
+      } else {
+        view = renew(store, settings, state, grant.value(), grant.token()).view();
+      }
+      renewed = grant.value();
+    } else {
+      view = observe(lock, settings, store, state);
+    }
+    boolean recent = state.grant != null && fresh(state.grant, settings);
+    return new LockWorld(clusterId, settings.grants(), forceRelease, view, candidates,
+        podAlive(view), state.grantedValue(), recent, renewed, false, null, null);
+  }
+
+  /** The same world after an action changed Redis. */
+  LockWorld again(LockWorld world, RedisLock lock, LockSettings settings, LockStore store,
+      LockState state) {
+    LockView view = observe(lock, settings, store, state);
+    return world.withView(view, podAlive(view));
+  }
+
+  /** Reads the lock; reserves tokens first where Redis has too few reserved for what comes. */
+  LockView observe(RedisLock lock, LockSettings settings, LockStore store, LockState state) {
+    LockView view = quorum(store.observe(settings.keys()));
+    if (TokenReservations.needed(view, state.reserved)) {
+      reservations.reserve(lock, state, store, settings.keys(), view);
+      view = quorum(store.observe(settings.keys()));
+    }
+    return view;
+  }
+
+  /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
+  LockResult renew(LockStore store, LockSettings settings, LockState state, String value,
+      long token) {
+    long started = System.nanoTime();
+    LockResult r = store.renew(settings.keys(), value, settings.ttl(), token);
+    quorum(r.view());
+    if (r.ok() && value.equals(state.grantedValue())) {
+      state.grant = new LockState.Grant(value, state.grant.pod(), state.grant.token(), started,
+          r.view());
+    }
+    return r;
+  }
+
+  static LockView quorum(LockView view) {
+    if (!view.quorumReachable()) {
+      throw new QuorumUnavailable(view);
+    }
+    return view;
+  }
+
+  /** Renewed within half an interval: nothing to send. */
+  static boolean fresh(LockState.Grant grant, LockSettings settings) {
+    return System.nanoTime() - grant.renewedAtNanos() < settings.interval().toNanos() / 2;
+  }
+
+  private static boolean eligible(List<LockWorld.LockCandidate> candidates,
+      LockState.Grant grant) {
+    return candidates.stream().anyMatch(c -> c.namespace().equals(grant.pod().namespace())
+        && c.pod().uid().equals(grant.pod().uid()) && c.pod().eligible());
+  }
+
+  private List<LockWorld.LockCandidate> candidates(RedisLock lock, LockSettings settings) {
+    if (!settings.grants()) {
+      return List.of();
+    }
+    String ns = lock.getMetadata().getNamespace();
+    return selected(ns, settings).stream()
+        .map(p -> new LockWorld.LockCandidate(Candidate.of(p, settings.labelKey()), ns,
+            HolderLabels.carries(p, settings.labelKey())))
+        .toList();
+  }
+
+  /** The pods the holder selector matches, as the informer shows them. */
+  List<Pod> selected(String ns, LockSettings settings) {
+    return pods.list(ns, p -> LabelSelectors.matches(settings.holderSelector(),
+        p.getMetadata().getLabels())).toList();
+  }
+
+  /** The selected pods plus any pod of the namespace that carries this lock's label. */
+  List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
+    List<Pod> out = new ArrayList<>(settings.grants() ? selected(ns, settings) : List.of());
+    pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey()))
+        .filter(p -> !out.contains(p)).forEach(out::add);
+    return out;
+  }
+
+  Optional<Pod> pod(String ns, String uid, List<Pod> among) {
+    return among.stream().filter(p -> uid.equals(p.getMetadata().getUid())
+        && ns.equals(p.getMetadata().getNamespace())).findFirst();
+  }
+
+  boolean anyLabeled(String ns, LockSettings settings) {
+    return pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey())).findAny()
+        .isPresent();
+  }
+
+  /** For each value that names a pod, whether that pod (with that uid) exists. */
+  private Map<String, Boolean> podAlive(LockView view) {
+    Map<String, Boolean> out = new HashMap<>();
+    for (String value : view.values()) {
+      LockValues.parsePod(value).ifPresent(ref -> out.put(value, podExists(ref)));
+    }
+    return out;
+  }
+
+  private boolean podExists(LockValues.PodRef ref) {
+    Optional<Pod> cached = pods.get(new ResourceID(ref.name(), ref.namespace()));
+    if (cached.isPresent() && ref.uid().equals(cached.get().getMetadata().getUid())) {
+      return true;
+    }
+    // The cache may lag behind a pod that was just created: ask the API server before deleting.
+    try {
+      Pod pod = client.pods().inNamespace(ref.namespace()).withName(ref.name()).get();
+      return pod != null && ref.uid().equals(pod.getMetadata().getUid());
+    } catch (KubernetesClientException e) {
+      return true;
+    }
+  }
+
+  static boolean forceReleaseAsked(RedisLock lock) {
+    return Metadata.request(lock, LockLabels.FORCE_RELEASE_ANNOTATION) != null;
+  }
+}

@@ -1,0 +1,288 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.client.InstanceView;
+import dev.baton.client.LockValues;
+import dev.baton.client.LockView;
+import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.operator.api.v1alpha1.RedisLockInstanceStatus;
+import dev.baton.operator.api.v1alpha1.RedisLockStatus;
+import dev.baton.operator.kube.ConditionType;
+import dev.baton.operator.kube.Conditions;
+import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.StatusWriter;
+import dev.baton.operator.metrics.BatonMetrics;
+import dev.baton.operator.metrics.Liveness;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The report step of a RedisLock reconcile: conditions, Events, metrics and the status (holder,
+ * token, expiry, Redlock instances). Every change goes through a {@link Report}, which starts from
+ * the status as it was, so the status is written only when something a reader cares about
+ * changed.
+ */
+final class LockReporter {
+
+  private static final Logger log = LoggerFactory.getLogger(LockReporter.class);
+
+  /** One reconcile's report, built as the reconcile goes. */
+  final class Report {
+    final RedisLock lock;
+    final LockState state;
+    final RedisLockStatus old;
+    final Conditions conditions;
+    /** When the view being reported was read (System.nanoTime), for the remaining time. */
+    long viewAtNanos = System.nanoTime();
+
+    private Report(RedisLock lock, LockState state) {
+      this.lock = lock;
+      this.state = state;
+      this.old = lock.getStatus() == null ? new RedisLockStatus() : lock.getStatus();
+      this.conditions = new Conditions(old.getConditions(), lock.getMetadata().getGeneration(),
+          clock);
+    }
+
+    String ns() {
+      return lock.getMetadata().getNamespace();
+    }
+
+    String name() {
+      return lock.getMetadata().getName();
+    }
+  }
+
+  private final EventRecorder events;
+  private final BatonMetrics metrics;
+  private final Liveness liveness;
+  private final StatusWriter statusWriter;
+  private final Clock clock;
+
+  LockReporter(EventRecorder events, BatonMetrics metrics, Liveness liveness,
+      StatusWriter statusWriter, Clock clock) {
+    this.events = events;
+    this.metrics = metrics;
+    this.liveness = liveness;
+    this.statusWriter = statusWriter;
+    this.clock = clock;
+  }
+
+  Report begin(RedisLock lock, LockState state) {
+    return new Report(lock, state);
+  }
+
+  void event(Report r, EventReason reason, String message) {
+    events.record(r.lock, reason, message);
+  }
+
+  void count(Report r, String meter) {
+    metrics.lock(meter, r.ns(), r.name());
+  }
+
+  void info(Report r, String message) {
+    log.info("RedisLock {}/{}: {}", r.ns(), r.name(), message);
+  }
+
+  /** A spec or Secret the operator cannot use: reported once, retried after {@code retry}. */
+  UpdateControl<RedisLock> invalid(Report r, String reason, String message, Duration retry) {
+    if (!message.equals(r.state.lastProblem)) {
+      r.state.lastProblem = message;
+      log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
+      events.record(r.lock, EventReason.InvalidSpec, message);
+    }
+    r.conditions
+        .set(ConditionType.Invalid, true, reason, message)
+        .set(ConditionType.Ready, false, reason, message)
+        .keep(ConditionType.QuorumLost);
+    if (reason.startsWith("Secret") || reason.equals("InvalidSecret")) {
+      r.conditions.set(ConditionType.RedisAvailable, false, reason, message);
+    } else {
+      r.conditions.keep(ConditionType.RedisAvailable);
+    }
+    RedisLockStatus s = new RedisLockStatus();
+    s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
+    s.setFencingToken(r.old.getFencingToken());
+    s.setReservedToken(r.old.getReservedToken());
+    s.setAcquiredAt(r.old.getAcquiredAt());
+    s.setExpiresAt(r.old.getExpiresAt());
+    s.setInstances(r.old.getInstances());
+    s.setObservedGeneration(r.lock.getMetadata().getGeneration());
+    s.setConditions(r.conditions.build());
+    return finish(r, s, retry);
+  }
+
+  void valid(Report r) {
+    r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
+  }
+
+  /** A majority answered: RedisAvailable (and QuorumLost) say who did. */
+  void redisAnswered(Report r, LockSettings settings, LockView view) {
+    r.viewAtNanos = System.nanoTime();
+    r.state.lastProblem = null;
+    if (r.state.redisDown) {
+      r.state.redisDown = false;
+      events.record(r.lock, EventReason.RedisRecovered, "Redis is reachable again");
+    }
+    List<String> down = view.unreachableDescriptions();
+    if (down.isEmpty()) {
+      r.conditions.set(ConditionType.RedisAvailable, true, "Reachable",
+          settings.isRedlock() ? "all " + view.instances().size() + " instances answered"
+              : "Redis answered");
+    } else {
+      r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable",
+          "unreachable: " + String.join(", ", down) + "; a majority of "
+              + view.instances().size() + " still answers");
+    }
+    if (settings.isRedlock()) {
+      r.conditions.set(ConditionType.QuorumLost, false, "QuorumReachable",
+          view.reachable() + " of " + view.instances().size() + " instances answered, "
+              + view.quorum() + " needed");
+    }
+  }
+
+  /** No majority answered: labels are kept as they are, nothing is granted (fail static). */
+  UpdateControl<RedisLock> failStatic(Report r, LockSettings settings, LockView view) {
+    String what = settings.isRedlock()
+        ? "only " + view.reachable() + " of " + view.instances().size()
+            + " Redlock instances answered, " + view.quorum() + " needed"
+        : "Redis did not answer";
+    String message = what + " (unreachable: " + String.join(", ",
+        view.unreachableDescriptions()) + "); the lock can be neither taken nor renewed,"
+        + " labels are kept as they are";
+    if (!r.state.redisDown) {
+      r.state.redisDown = true;
+      log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
+      events.record(r.lock, settings.isRedlock() ? EventReason.QuorumLost
+          : EventReason.RedisUnavailable, message);
+    }
+    r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable", message);
+    if (settings.isRedlock()) {
+      r.conditions.set(ConditionType.QuorumLost, true, "MajorityUnreachable", message);
+    }
+    r.conditions.set(ConditionType.Ready, false,
+        settings.isRedlock() ? "QuorumLost" : "RedisUnavailable", message);
+    r.state.forgetView();
+    RedisLockStatus s = base(r);
+    s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
+    s.setAcquiredAt(r.old.getAcquiredAt());
+    s.setExpiresAt(r.old.getExpiresAt());
+    s.setInstances(instances(settings, view, null));
+    s.setConditions(r.conditions.build());
+    return finish(r, s, settings.interval());
+  }
+
+  /** Who holds the lock now (null: free), and the highest token seen. */
+  void holder(Report r, String value, long token) {
+    LockState state = r.state;
+    String current = state.holder == null ? null : state.holder.value();
+    if (!Objects.equals(value, current)) {
+      boolean sameAsBefore = value != null && state.restored != null
+          && LockValues.holder(value).equals(state.restored.holder())
+          && token == state.maxToken;
+      String since = value == null ? null
+          : sameAsBefore && state.restored.acquiredAt() != null ? state.restored.acquiredAt()
+              : now();
+      state.holder = value == null ? null : new LockState.Holder(value, since);
+      state.restored = null;
+      state.holderPod = LockValues.parsePod(value)
+          .map(p -> p.namespace() + "/" + p.name()).orElse(null);
+    }
+    state.maxToken = Math.max(state.maxToken, token);
+  }
+
+  void ready(Report r, boolean ready, String reason, String message) {
+    r.conditions.set(ConditionType.Ready, ready, reason, message);
+  }
+
+  /** A Ready condition set before is kept; with none yet, it says the lock is being taken. */
+  void contended(Report r) {
+    r.conditions.keep(ConditionType.Ready);
+    if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isEmpty()) {
+      r.conditions.set(ConditionType.Ready, false, "Contended", "the lock is being taken");
+    }
+  }
+
+  UpdateControl<RedisLock> done(Report r, LockSettings settings, LockView view, Duration next) {
+    RedisLockStatus s = base(r);
+    String holder = r.state.holder == null ? null : r.state.holder.value();
+    s.setHolder(holder == null ? "" : LockValues.holder(holder));
+    s.setAcquiredAt(holder == null ? null : r.state.holder.acquiredAt());
+    s.setExpiresAt(holder == null ? null : expiresAt(r, view, holder));
+    s.setInstances(instances(settings, view, holder));
+    s.setConditions(r.conditions.build());
+    return finish(r, s, next);
+  }
+
+  void forget(RedisLock lock) {
+    statusWriter.forget(lock.getMetadata().getUid());
+    metrics.forgetLock(lock.getMetadata().getNamespace(), lock.getMetadata().getName());
+  }
+
+  private RedisLockStatus base(Report r) {
+    RedisLockStatus s = new RedisLockStatus();
+    s.setFencingToken(r.state.maxToken > 0 ? r.state.maxToken : null);
+    s.setReservedToken(r.state.reserved.upTo > 0 ? r.state.reserved.upTo : null);
+    s.setObservedGeneration(r.lock.getMetadata().getGeneration());
+    return s;
+  }
+
+  /**
+   * Now plus Redis's remaining time, to the second. Kept as it was when it moved less than a
+   * second, so that a status write means a renewal happened, not that time passed.
+   */
+  private String expiresAt(Report r, LockView view, String holder) {
+    long pttl = holder.equals(view.holder()) ? view.pttlMillis() : -2;
+    if (pttl < 0) {
+      return pttl == -1 ? null : r.old.getExpiresAt();
+    }
+    long age = Duration.ofNanos(System.nanoTime() - r.viewAtNanos).toMillis();
+    Instant at = clock.instant().plusMillis(pttl - age).truncatedTo(ChronoUnit.SECONDS);
+    if (r.old.getExpiresAt() != null) {
+      try {
+        Instant before = Instant.parse(r.old.getExpiresAt());
+        if (Math.abs(Duration.between(before, at).toMillis()) <= 1000) {
+          return r.old.getExpiresAt();
+        }
+      } catch (RuntimeException unparsable) {
+        // replaced below
+      }
+    }
+    return at.toString();
+  }
+
+  private static List<RedisLockInstanceStatus> instances(LockSettings settings, LockView view,
+      String holder) {
+    if (!settings.isRedlock()) {
+      return null;
+    }
+    String shown = holder != null ? holder : view.mostHeld();
+    List<RedisLockInstanceStatus> out = new ArrayList<>();
+    for (InstanceView i : view.instances()) {
+      out.add(new RedisLockInstanceStatus(i.name(), i.reachable(), i.holds(shown)));
+    }
+    return out;
+  }
+
+  private UpdateControl<RedisLock> finish(Report r, RedisLockStatus next, Duration reschedule) {
+    var written = statusWriter.write(r.lock, next, TokenReservations::keep);
+    if (written != null) {
+      r.state.reserved.upTo = Math.max(r.state.reserved.upTo,
+          TokenReservations.reserved(written.after()));
+    }
+    liveness.progressed(reschedule);
+    UpdateControl<RedisLock> control = UpdateControl.noUpdate();
+    return reschedule == null ? control : control.rescheduleAfter(reschedule);
+  }
+
+  private String now() {
+    return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+}

@@ -1,0 +1,72 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.client.LockValues;
+import java.util.List;
+
+/** What a RedisLock reconcile does next, as {@link LockDecision} decides it. */
+sealed interface LockStep {
+
+  /** Whether the reconcile ends with this step (the others change Redis, then decide again). */
+  default boolean last() {
+    return true;
+  }
+
+  /** Asked for: unlabel every pod, then delete every value found, each compared before. */
+  record ForceRelease(List<String> values) implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
+  }
+
+  /** Delete the locks of pods that are gone, each compared before, without waiting for a ttl. */
+  record Reap(List<String> values) implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
+  }
+
+  /** No holder selector any more: take back this operator's old grant, labels first. */
+  record Reclaim(String value) implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
+  }
+
+  /** Renew (or adopt, or win back instances of) this operator's grant. */
+  record Renew(String value, long token) implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
+  }
+
+  /** The grant's pod may not hold it any more: its label off, then the grant deleted. */
+  record Move(String value, LockValues.PodRef from, String because) implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
+  }
+
+  /** Applications take the lock: report who holds it (null: free), no pod carries the label. */
+  record Report(String holder) implements LockStep {}
+
+  /** The grant stays with its pod: that pod carries the label, no other does. */
+  record Keep(LockWorld.LockCandidate pod, String value, long token) implements LockStep {}
+
+  /** Take the lock for this pod, then label it. */
+  record Grant(LockWorld.LockCandidate pod, String movedFrom, String because)
+      implements LockStep {}
+
+  /** Nobody may hold it: no pod is labeled. */
+  record NoCandidates(String movedFrom, String because) implements LockStep {}
+
+  /** Held by an application or another cluster: no pod here carries the label. */
+  record StandAside(String holder) implements LockStep {}
+
+  /** The lock is changing hands under us: look again in a moment. */
+  record Wait() implements LockStep {}
+}

@@ -1,0 +1,73 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.client.LockView;
+import dev.baton.operator.leadergroup.Candidate;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one step of a RedisLock reconcile knows when it decides: the lock in Redis, the pods, what
+ * was asked for, and what this reconcile already did. Immutable: each action yields the next world.
+ *
+ * @param clusterId this operator's cluster, which its grant values name
+ * @param grants the lock has a holder selector: the operator grants it to a pod
+ * @param forceRelease release whatever holds it was asked for, and not done yet
+ * @param view the lock on every Redis instance
+ * @param candidates the pods the holder selector matches (empty without one)
+ * @param podAlive for each value that names a pod: whether that pod (with that uid) exists
+ * @param granted the value of the grant this operator renews, or null
+ * @param renewedRecently that grant was renewed within half a renew interval
+ * @param renewedNow the value this reconcile already renewed (or tried to), or null
+ * @param reaped this reconcile already reaped the locks of dead pods
+ * @param movedFrom the pod (namespace/name) this reconcile moved the lock away from, or null
+ * @param movedBecause why it moved
+ */
+record LockWorld(
+    String clusterId,
+    boolean grants,
+    boolean forceRelease,
+    LockView view,
+    List<LockCandidate> candidates,
+    Map<String, Boolean> podAlive,
+    String granted,
+    boolean renewedRecently,
+    String renewedNow,
+    boolean reaped,
+    String movedFrom,
+    String movedBecause) {
+
+  /** A pod the holder selector matches, and whether it carries the lock's label now. */
+  record LockCandidate(Candidate pod, String namespace, boolean carriesLabel) {}
+
+  /** After a move: the lock may not move again in this reconcile. */
+  boolean mayMove() {
+    return movedFrom == null;
+  }
+
+  LockWorld withView(LockView next, Map<String, Boolean> alive) {
+    return new LockWorld(clusterId, grants, forceRelease, next, candidates, alive, granted,
+        renewedRecently, renewedNow, reaped, movedFrom, movedBecause);
+  }
+
+  LockWorld forceReleased() {
+    return new LockWorld(clusterId, grants, false, view, candidates, podAlive, null, false,
+        renewedNow, reaped, movedFrom, movedBecause);
+  }
+
+  LockWorld reapedDead() {
+    return new LockWorld(clusterId, grants, forceRelease, view, candidates, podAlive, granted,
+        renewedRecently, renewedNow, true, movedFrom, movedBecause);
+  }
+
+  /** After a renew: the view it answered with when it succeeded. */
+  LockWorld renewed(boolean ok, LockView answer, String value) {
+    return new LockWorld(clusterId, grants, forceRelease, ok ? answer : view, candidates,
+        podAlive, ok ? value : granted, ok || renewedRecently, value, reaped, movedFrom,
+        movedBecause);
+  }
+
+  LockWorld moved(String from, String because) {
+    return new LockWorld(clusterId, grants, forceRelease, view, candidates, podAlive, null,
+        false, renewedNow, reaped, from, because);
+  }
+}
