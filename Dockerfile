@@ -9,11 +9,16 @@ WORKDIR /src
 # Poms first, then sources: editing a source file does not invalidate the layers above it.
 COPY pom.xml ./
 COPY client/pom.xml client/
+COPY api/pom.xml api/
+COPY testkit/pom.xml testkit/
 COPY operator/pom.xml operator/
 COPY client/src client/src
+COPY api/src api/src
+COPY testkit/src testkit/src
 COPY operator/src operator/src
 # The cache mount keeps downloaded dependencies between builds (BuildKit).
-# Only the operator and the modules it depends on (the benchmarks are not copied in).
+# Only the operator and the modules it depends on (the test kit, a test dependency, is compiled
+# but not packaged into the jar; the demo and the benchmarks are not copied in).
 RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl operator -am package
 
 # --- runtime: a JRE and the jar, nothing else -------------------------------------------------

@@ -1,7 +1,6 @@
 package dev.baton.operator;
 
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.Demo;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -23,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +50,7 @@ public final class BatonOperator implements AutoCloseable {
 
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("demo")) {
-      System.exit(Demo.run(System.out));
+      System.exit(DemoLauncher.run());
     }
     if (args.length > 0) {
       System.err.println("usage: java -jar baton-operator.jar [demo]");
@@ -61,6 +61,12 @@ public final class BatonOperator implements AutoCloseable {
     BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build());
     Runtime.getRuntime().addShutdownHook(new Thread(baton::close, "baton-shutdown"));
     baton.start();
+  }
+
+  /** Starts an operator in this process: the test kit's and the demo's way to run one. */
+  public static BatonOperator launch(Map<String, String> env, KubernetesClient client)
+      throws IOException {
+    return new BatonOperator(OperatorConfig.from(env, false), client).start();
   }
 
   public BatonOperator start() throws IOException {

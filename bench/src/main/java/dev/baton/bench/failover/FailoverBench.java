@@ -5,11 +5,13 @@ import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.operator.api.v1alpha1.LeaseSpec;
-import dev.baton.operator.demo.RoleWatcher;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -70,7 +72,7 @@ public final class FailoverBench {
       t.setDaemon(true);
       return t;
     });
-    try (Sandbox sandbox = new Sandbox();
+    try (Sandbox sandbox = new Sandbox(EmbeddedKubernetes.start(), BatonOperator::launch);
         KubernetesClient watchClient = sandbox.kube.newClient()) {
       sandbox.startOperator();
       for (int i = 0; i < PODS; i++) {

@@ -2,9 +2,9 @@ package dev.baton.bench.failover;
 
 import dev.baton.bench.BenchMain;
 import dev.baton.bench.Waits;
-import dev.baton.operator.demo.EmbeddedKubernetes;
-import dev.baton.operator.demo.RoleWatcher;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.KubernetesUnderTest;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -39,14 +39,14 @@ final class LeaseElectionAnchor implements AutoCloseable {
 
   record Result(List<Double> millis, int timeouts) {}
 
-  private final EmbeddedKubernetes kube;
+  private final KubernetesUnderTest kube;
   private final KubernetesClient admin;
   private final Map<String, CompletableFuture<?>> running = new ConcurrentHashMap<>();
   /** Clients of stopped candidates stay open until the end: a killed process sends nothing. */
   private final List<KubernetesClient> clients = new ArrayList<>();
   private int nextPod;
 
-  LeaseElectionAnchor(EmbeddedKubernetes kube) {
+  LeaseElectionAnchor(KubernetesUnderTest kube) {
     this.kube = kube;
     this.admin = kube.newClient();
   }

@@ -1,6 +1,6 @@
 package dev.baton.bench.locks;
 
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.testkit.LocalRedis;
 import java.util.ArrayList;
 import java.util.List;
 import org.redisson.Redisson;

@@ -1,6 +1,6 @@
 package dev.baton.bench.scale;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,6 +1,6 @@
 package dev.baton.bench.scale;
 
-import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.testkit.EmbeddedKubernetes;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -31,6 +31,10 @@ final class CountingKubernetes implements AutoCloseable {
   /** The URL a client in another process uses (plain HTTP, no credentials). */
   String url() {
     return kube.url();
+  }
+
+  EmbeddedKubernetes embedded() {
+    return kube;
   }
 
   KubernetesClient newClient() {

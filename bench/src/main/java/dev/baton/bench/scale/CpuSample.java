@@ -1,5 +1,6 @@
 package dev.baton.bench.scale;
 
+import dev.baton.testkit.OperatorProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

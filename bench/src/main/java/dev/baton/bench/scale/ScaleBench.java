@@ -1,16 +1,17 @@
 package dev.baton.bench.scale;
 
+import dev.baton.testkit.OperatorProcess;
 import dev.baton.bench.BenchConfig;
 import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.locks.RedisInfo;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.operator.api.v1alpha1.LeaseSpec;
-import dev.baton.operator.demo.LocalRedis;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -69,7 +70,7 @@ public final class ScaleBench {
     Map<String, Long> steadyRequests;
     boolean stillConverged;
     long steadyTermChanges;
-    OperatorProcess.Memory memory;
+    JvmMemory memory;
     Deletions deletions;
     Path log;
   }
@@ -107,8 +108,9 @@ public final class ScaleBench {
         RedisInfo redis0 = RedisInfo.of(redis.port());
         BenchMain.progress("scale: starting the operator process");
         long start = System.nanoTime();
-        try (OperatorProcess operator = OperatorProcess.start(config.operatorJar(),
-            config.operatorJvm(), kube.url(), redis.url(), f.log)) {
+        try (OperatorProcess operator = OperatorProcess.ofJar("scale", kube.embedded(),
+            Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
+            config.operatorJar(), config.operatorJvm(), f.log).start()) {
           f.cold0 = CpuSample.take(operator, redisProcess);
           coldStart(f, operator, watcher, start);
           f.coldThreads = ThreadCpu.sample(operator.pid());
@@ -129,7 +131,7 @@ public final class ScaleBench {
           f.steadyRequests = CountingKubernetes.minus(kube.requests(), requests1);
           f.stillConverged = watcher.allConverged();
           f.steadyTermChanges = watcher.termChanges() - terms1;
-          f.memory = operator.memoryAfterGc();
+          f.memory = JvmMemory.afterGc(operator.pid());
 
           BenchMain.progress("scale: deleting " + deletions + " leaders at once");
           Map<String, Long> requests2 = kube.requests();

@@ -89,12 +89,12 @@ public record OperatorConfig(
         parse(
             REDIS_TIMEOUT,
             or(get.apply(REDIS_TIMEOUT), "1s"),
-            dev.baton.operator.api.v1alpha1.GoDuration::parse);
+            dev.baton.api.v1alpha1.GoDuration::parse);
     Duration lease =
         parse(
             LEADER_ELECTION_LEASE,
             or(get.apply(LEADER_ELECTION_LEASE), "15s"),
-            dev.baton.operator.api.v1alpha1.GoDuration::parse);
+            dev.baton.api.v1alpha1.GoDuration::parse);
     if (lease.compareTo(Duration.ofSeconds(2)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 2s");
     }

@@ -1,6 +1,6 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.operator.lease.HolderRecord;
 
 /**

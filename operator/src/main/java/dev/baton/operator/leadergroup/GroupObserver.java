@@ -1,6 +1,6 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.lease.HolderRecord;

@@ -1,7 +1,7 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;

@@ -1,10 +1,10 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.api.v1alpha1.GoDuration;
-import dev.baton.operator.api.v1alpha1.LabelKeys;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.operator.api.v1alpha1.LeaseSpec;
+import dev.baton.api.v1alpha1.GoDuration;
+import dev.baton.api.v1alpha1.LabelKeys;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.lease.LeaseKeys;
 import java.time.Duration;

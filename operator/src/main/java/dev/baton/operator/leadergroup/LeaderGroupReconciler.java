@@ -1,7 +1,7 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;

@@ -1,6 +1,6 @@
 package dev.baton.operator.redislock;
 
-import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLock;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;

@@ -4,7 +4,7 @@ import dev.baton.client.LockResult;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.leadergroup.Candidate;

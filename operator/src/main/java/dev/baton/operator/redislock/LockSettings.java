@@ -1,10 +1,10 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.client.LockKeys;
-import dev.baton.operator.api.v1alpha1.GoDuration;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedisLockSpec;
+import dev.baton.api.v1alpha1.GoDuration;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.time.Duration;

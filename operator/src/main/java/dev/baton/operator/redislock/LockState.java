@@ -2,7 +2,7 @@ package dev.baton.operator.redislock;
 
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.operator.api.v1alpha1.RedisLockStatus;
+import dev.baton.api.v1alpha1.RedisLockStatus;
 
 /**
  * What the operator remembers about one lock between reconciles. The highest token and the token

@@ -1,7 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.client.LockStore;
-import dev.baton.operator.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;

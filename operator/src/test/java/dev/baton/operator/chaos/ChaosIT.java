@@ -1,20 +1,21 @@
 package dev.baton.operator.chaos;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaseSpec;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.BatonOperator;
+import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.EmbeddedKubernetes;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
-import dev.baton.operator.testing.FaultInjector;
-import dev.baton.operator.testing.InvariantChecker;
-import dev.baton.operator.testing.OperatorProcess;
+import dev.baton.testkit.FaultInjector;
+import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.OperatorProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -95,7 +96,7 @@ class ChaosIT {
       faults.set(new FaultInjector(real, seed));
       return faults.get();
     });
-    try (Sandbox sandbox = new Sandbox(kube)) {
+    try (Sandbox sandbox = new Sandbox(kube, BatonOperator::launch)) {
       for (int g = 0; g < GROUPS; g++) {
         for (int p = 0; p < PODS; p++) {
           sandbox.createPod("g" + g + "-" + p, "g" + g);
@@ -111,8 +112,8 @@ class ChaosIT {
           OperatorConfig.LEADER_ELECTION_NAMESPACE, NS,
           OperatorConfig.LEADER_ELECTION_LEASE, "3s");
       List<OperatorProcess> operators = List.of(
-          new OperatorProcess("op-a", kube.url(), env).start(),
-          new OperatorProcess("op-b", kube.url(), env).start());
+          new OperatorProcess("op-a", kube, env).start(),
+          new OperatorProcess("op-b", kube, env).start());
       try (InvariantChecker checker = new InvariantChecker(sandbox.client, NS, ROLE,
           Duration.ofSeconds(15), () -> holders(sandbox))) {
         try {

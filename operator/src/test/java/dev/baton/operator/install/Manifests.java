@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroup;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -35,7 +35,7 @@ final class Manifests {
   private static KubernetesSerialization newSerialization() {
     KubernetesSerialization serialization = new KubernetesSerialization(new ObjectMapper(), true);
     serialization.registerKubernetesResource(LeaderGroup.class);
-    serialization.registerKubernetesResource(dev.baton.operator.api.v1alpha1.RedisLock.class);
+    serialization.registerKubernetesResource(dev.baton.api.v1alpha1.RedisLock.class);
     return serialization;
   }
 

@@ -2,8 +2,8 @@ package dev.baton.operator.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.operator.demo.EmbeddedKubernetes;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Event;
 import java.util.List;
 import org.junit.jupiter.api.Test;

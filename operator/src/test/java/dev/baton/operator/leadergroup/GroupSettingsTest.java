@@ -2,8 +2,8 @@ package dev.baton.operator.leadergroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.testkit.Sandbox;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -1,16 +1,16 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.demo.RoleWatcher;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.time.Duration;

@@ -1,12 +1,12 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.demo.RoleWatcher;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;

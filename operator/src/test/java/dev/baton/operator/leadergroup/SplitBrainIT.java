@@ -1,11 +1,11 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;

@@ -1,16 +1,16 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.FaultInjector;
-import dev.baton.operator.testing.InvariantChecker;
+import dev.baton.testkit.FaultInjector;
+import dev.baton.testkit.InvariantChecker;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.HashMap;

@@ -3,7 +3,7 @@ package dev.baton.operator.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;

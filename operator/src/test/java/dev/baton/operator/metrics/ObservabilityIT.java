@@ -1,14 +1,14 @@
 package dev.baton.operator.metrics;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.LocalRedis;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -27,7 +27,7 @@ class ObservabilityIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private final HttpClient http = HttpClient.newHttpClient();
 
-  private HttpResponse<String> get(Sandbox s, String path) throws Exception {
+  private HttpResponse<String> get(BatonCluster s, String path) throws Exception {
     return http.send(HttpRequest.newBuilder(
         URI.create("http://127.0.0.1:" + s.operator().httpPort() + path)).build(),
         HttpResponse.BodyHandlers.ofString());

@@ -9,7 +9,7 @@ import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.client.LockStore;
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,6 +1,6 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,10 +9,10 @@ import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedlockSpec;
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedlockSpec;
+import dev.baton.testkit.LocalRedis;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;

@@ -3,9 +3,9 @@ package dev.baton.operator.redislock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedlockSpec;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.operator.testing.BatonCluster;
 import java.time.Duration;
 import java.util.List;

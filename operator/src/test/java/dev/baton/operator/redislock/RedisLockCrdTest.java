@@ -2,7 +2,7 @@ package dev.baton.operator.redislock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.testkit.EmbeddedKubernetes;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;

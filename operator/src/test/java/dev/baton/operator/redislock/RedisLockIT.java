@@ -1,6 +1,6 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.redislock.RedlockIT.awaitHolder;
 import static dev.baton.operator.redislock.RedlockIT.token;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,9 +12,9 @@ import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedlockSpec;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -10,12 +10,12 @@ import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.client.LockUnavailableException;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedisLockStatus;
-import dev.baton.operator.api.v1alpha1.RedisLockInstanceStatus;
-import dev.baton.operator.api.v1alpha1.RedlockSpec;
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
+import dev.baton.api.v1alpha1.RedlockSpec;
+import dev.baton.testkit.LocalRedis;
 import dev.baton.operator.testing.BatonCluster;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,9 +8,9 @@ import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
-import dev.baton.operator.demo.EmbeddedKubernetes;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.FaultInjector;
+import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;

@@ -3,9 +3,9 @@ package dev.baton.operator.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;

@@ -1,6 +1,6 @@
 package dev.baton.operator.security;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -8,10 +8,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.demo.EmbeddedKubernetes;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.leadergroup.GroupSettings;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.redislock.LockSettings;

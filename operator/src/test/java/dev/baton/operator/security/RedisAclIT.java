@@ -1,6 +1,6 @@
 package dev.baton.operator.security;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,15 +8,15 @@ import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.LocalRedis;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
-import dev.baton.operator.testing.RespClient;
+import dev.baton.testkit.RespClient;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;

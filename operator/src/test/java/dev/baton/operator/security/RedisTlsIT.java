@@ -1,18 +1,18 @@
 package dev.baton.operator.security;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.operator.testing.RedisProcess;
-import dev.baton.operator.testing.RespClient;
+import dev.baton.testkit.RespClient;
 import dev.baton.operator.testing.TestCertificates;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;

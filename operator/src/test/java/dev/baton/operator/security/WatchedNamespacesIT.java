@@ -3,12 +3,12 @@ package dev.baton.operator.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.RespClient;
+import dev.baton.testkit.RespClient;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;

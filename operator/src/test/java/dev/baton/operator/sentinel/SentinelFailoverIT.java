@@ -1,14 +1,14 @@
 package dev.baton.operator.sentinel;
 
-import static dev.baton.operator.demo.Sandbox.NS;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.RoleWatcher;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.BatonOperator;
-import dev.baton.operator.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.api.v1alpha1.LeaderGroupStatus;
-import dev.baton.operator.api.v1alpha1.RedisLock;
-import dev.baton.operator.api.v1alpha1.RedisLockSpec;
-import dev.baton.operator.api.v1alpha1.RedisLockStatus;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockSpec;
+import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.demo.EmbeddedKubernetes;
-import dev.baton.operator.demo.Sandbox;
+import dev.baton.testkit.KubernetesUnderTest;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -29,13 +29,19 @@ public final class BatonCluster extends Sandbox {
 
   public static final String ROLE = "baton.dev/role";
 
+  /** On the API the environment asks for: embedded, or a real cluster. */
   public BatonCluster() {
-    super();
+    super(BatonOperator::launch);
   }
 
   /** On an API started with, say, fault injection. */
-  public BatonCluster(EmbeddedKubernetes kube) {
-    super(kube);
+  public BatonCluster(KubernetesUnderTest kube) {
+    super(kube, BatonOperator::launch);
+  }
+
+  @Override
+  public BatonOperator operator() {
+    return (BatonOperator) super.operator();
   }
 
   public Optional<Condition> condition(String group, String type) {

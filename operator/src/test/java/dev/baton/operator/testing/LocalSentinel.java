@@ -1,8 +1,9 @@
 package dev.baton.operator.testing;
 
+import dev.baton.testkit.RespClient;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.testkit.LocalRedis;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,7 @@
 package dev.baton.operator.testing;
 
-import dev.baton.operator.demo.LocalRedis;
+import dev.baton.testkit.RespClient;
+import dev.baton.testkit.LocalRedis;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;

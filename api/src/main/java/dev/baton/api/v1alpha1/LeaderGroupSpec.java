@@ -1,0 +1,121 @@
+package dev.baton.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+
+/** What a LeaderGroup asks for: which pods run for leader, and how the lease behaves. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(
+    value =
+        "!has(self.roleLabel) || !has(self.selector.matchLabels)"
+            + " || !(self.roleLabel in self.selector.matchLabels)",
+    message =
+        "roleLabel must not be a label the selector matches on: labeling the pods would change"
+            + " which pods are selected")
+public class LeaderGroupSpec {
+
+  public static final String DEFAULT_ROLE_LABEL = "baton.dev/role";
+
+  @Required
+  @ValidationRule(
+      value =
+          "(has(self.matchLabels) && size(self.matchLabels) > 0)"
+              + " || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
+      message = "selector must not be empty: an empty selector selects every pod in the namespace")
+  @JsonPropertyDescription("The candidate pods, in the LeaderGroup's namespace.")
+  @SchemaFrom(type = SelectorSchema.class)
+  private LabelSelector selector;
+
+  @JsonPropertyDescription("Lease time-to-live and renew interval.")
+  private LeaseSpec lease = new LeaseSpec();
+
+  @Default(DEFAULT_ROLE_LABEL)
+  @Size(max = 317)
+  @Pattern(LabelKeys.QUALIFIED_NAME_PATTERN)
+  @JsonPropertyDescription(
+      "Label key put on every candidate pod, with the value 'leader' or 'follower'.")
+  private String roleLabel = DEFAULT_ROLE_LABEL;
+
+  @Size(min = 1, max = 253)
+  @Pattern("^[^{}]+$")
+  @JsonPropertyDescription(
+      "The election's key in Redis; default <namespace>/<name>. Groups in several clusters that"
+          + " share one Redis and one key run one election together.")
+  private String electionKey;
+
+  @JsonPropertyDescription("The Redis to use; default: the operator's own connection.")
+  private RedisConnectionRef redis;
+
+  @Default("false")
+  @JsonPropertyDescription("true: keep labels as they are, elect nobody, renew nothing.")
+  private Boolean paused = false;
+
+  @Default("true")
+  @JsonPropertyDescription(
+      "Put a high controller.kubernetes.io/pod-deletion-cost on the leader, so a scale-down"
+          + " removes followers first.")
+  private Boolean protectLeader = true;
+
+  public LabelSelector getSelector() {
+    return selector;
+  }
+
+  public void setSelector(LabelSelector selector) {
+    this.selector = selector;
+  }
+
+  public LeaseSpec getLease() {
+    return lease;
+  }
+
+  public void setLease(LeaseSpec lease) {
+    this.lease = lease;
+  }
+
+  public String getRoleLabel() {
+    return roleLabel;
+  }
+
+  public void setRoleLabel(String roleLabel) {
+    this.roleLabel = roleLabel;
+  }
+
+  public String getElectionKey() {
+    return electionKey;
+  }
+
+  public void setElectionKey(String electionKey) {
+    this.electionKey = electionKey;
+  }
+
+  public RedisConnectionRef getRedis() {
+    return redis;
+  }
+
+  public void setRedis(RedisConnectionRef redis) {
+    this.redis = redis;
+  }
+
+  public Boolean getPaused() {
+    return paused;
+  }
+
+  public void setPaused(Boolean paused) {
+    this.paused = paused;
+  }
+
+  public Boolean getProtectLeader() {
+    return protectLeader;
+  }
+
+  public void setProtectLeader(Boolean protectLeader) {
+    this.protectLeader = protectLeader;
+  }
+}

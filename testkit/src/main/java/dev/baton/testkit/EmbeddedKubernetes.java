@@ -1,0 +1,113 @@
+package dev.baton.testkit;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, which keeps objects,
+ * resource versions, label selectors and watches, with Baton's CRDs installed. The demo and the
+ * integration tests run the operator against it exactly as against a cluster.
+ */
+public final class EmbeddedKubernetes implements KubernetesUnderTest {
+
+  public static final List<String> CRD_FILES =
+      List.of("leadergroups.baton.dev-v1.yml", "redislocks.baton.dev-v1.yml");
+
+  /** The mock server logs every request at INFO; held here so the setting is not collected. */
+  private static final java.util.logging.Logger MOCK_SERVER_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_SERVER_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+
+  private EmbeddedKubernetes(KubernetesMockServer server) {
+    this.server = server;
+    this.client = server.createClient(new JdkHttpClientFactory());
+  }
+
+  public static EmbeddedKubernetes start() {
+    return start(UnaryOperator.identity());
+  }
+
+  /**
+   * Starts the API with its request handling wrapped, e.g. to count requests or inject faults.
+   */
+  public static EmbeddedKubernetes start(UnaryOperator<Dispatcher> wrap) {
+    KubernetesMockServer server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(),
+            wrap.apply(new KubernetesCrudDispatcher()), false);
+    server.init();
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server);
+    for (String file : CRD_FILES) {
+      k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
+    }
+    return k;
+  }
+
+  /** A CRD as generated into the jar by the build. */
+  public static CustomResourceDefinition crd(String file) {
+    try (InputStream in = EmbeddedKubernetes.class.getResourceAsStream("/META-INF/fabric8/" + file)) {
+      if (in == null) {
+        throw new IllegalStateException("CRD " + file + " is not on the classpath");
+      }
+      return Serialization.unmarshal(in, CustomResourceDefinition.class);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** A client of this API, as the operator would have from a kubeconfig. */
+  @Override
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /** The API's URL, for an operator in another process (KUBERNETES_MASTER). */
+  public String url() {
+    return client.getMasterUrl().toString();
+  }
+
+  @Override
+  public KubernetesClient newClient() {
+    return server.createClient(new JdkHttpClientFactory());
+  }
+
+  /** Fabric8's client configuration from the environment: this URL, and nothing else. */
+  @Override
+  public Map<String, String> processEnvironment() {
+    return Map.of(
+        "KUBERNETES_MASTER", url(),
+        "KUBERNETES_AUTH_TRYKUBECONFIG", "false",
+        "KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false",
+        "KUBERNETES_TRUST_CERTIFICATES", "true");
+  }
+
+  @Override
+  public boolean real() {
+    return false;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    server.destroy();
+  }
+}

@@ -1,0 +1,226 @@
+package dev.baton.testkit;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The operator in a JVM of its own, pointed at the sandbox's API like a pod at a cluster, so that
+ * it can be stopped the ways a pod is: SIGTERM (a rolling upgrade), SIGKILL (a node failure or an
+ * OOM kill: no shutdown hook, no lease released) and SIGSTOP (frozen: a partition, a long GC).
+ * It runs either the classes of this JVM's classpath or a jar, the shipped one.
+ */
+public final class OperatorProcess implements AutoCloseable {
+
+  private static final String MAIN_CLASS = "dev.baton.operator.BatonOperator";
+
+  private final String name;
+  private final Map<String, String> env;
+  private final Path jar;
+  private final List<String> jvmOptions;
+  private final Path log;
+  private final HttpClient http = HttpClient.newHttpClient();
+  private Process process;
+  private int httpPort;
+
+  private OperatorProcess(String name, KubernetesUnderTest kube, Map<String, String> env,
+      Path jar, String jvmOptions, Path log) {
+    this.name = name;
+    this.env = new HashMap<>(kube.processEnvironment());
+    this.env.putAll(env);
+    this.env.putIfAbsent("BATON_LEADER_ELECTION_IDENTITY", name);
+    this.jar = jar;
+    this.jvmOptions = Arrays.stream(jvmOptions.trim().split("\\s+"))
+        .filter(s -> !s.isEmpty()).toList();
+    this.log = log;
+  }
+
+  /** The operator of this JVM's classpath, with a small heap and a quick start. */
+  public OperatorProcess(String name, KubernetesUnderTest kube, Map<String, String> env) {
+    this(name, kube, env, null, "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+        tempLog(name));
+  }
+
+  /** A jar, started as the documentation says ({@code java -jar}), with these JVM options. */
+  public static OperatorProcess ofJar(String name, KubernetesUnderTest kube,
+      Map<String, String> env, Path jar, String jvmOptions, Path log) {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar + " is missing: package the operator first");
+    }
+    return new OperatorProcess(name, kube, env, jar, jvmOptions, log);
+  }
+
+  public OperatorProcess start() {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmOptions);
+    if (jar == null) {
+      cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MAIN_CLASS));
+    } else {
+      cmd.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+    }
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    Map<String, String> processEnv = pb.environment();
+    // Nothing of this JVM's own Kubernetes or Baton settings leaks into the operator's.
+    processEnv.keySet().removeIf(k -> k.startsWith("KUBE") || k.startsWith("BATON_")
+        || k.equals("JDK_JAVA_OPTIONS") || k.equals("JAVA_TOOL_OPTIONS"));
+    processEnv.putAll(env);
+    httpPort = env.containsKey("BATON_HTTP_PORT") && !"0".equals(env.get("BATON_HTTP_PORT"))
+        ? Integer.parseInt(env.get("BATON_HTTP_PORT")) : freePort();
+    processEnv.put("BATON_HTTP_PORT", Integer.toString(httpPort));
+    try {
+      process = pb.start();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start operator " + name, e);
+    }
+    return this;
+  }
+
+  public boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** SIGKILL, as a node failure or an OOM kill would. */
+  public void kill() {
+    if (process != null) {
+      process.destroyForcibly();
+      waitForExit(Duration.ofSeconds(30));
+    }
+  }
+
+  /** SIGTERM, as a rolling upgrade or a drain would; waits for the process to end. */
+  public void terminate(Duration grace) {
+    if (process != null && process.isAlive()) {
+      process.destroy();
+      if (!waitForExit(grace)) {
+        kill();
+      }
+    }
+  }
+
+  /** SIGSTOP: the process stays, frozen, as under a partition or a stalled VM. */
+  public void freeze() {
+    signal("STOP");
+  }
+
+  /** SIGCONT: a frozen process runs on from where it stopped. */
+  public void thaw() {
+    signal("CONT");
+  }
+
+  /** User plus system CPU time of the whole process so far. */
+  public Duration cpu() {
+    return process.info().totalCpuDuration().orElseThrow(
+        () -> new IllegalStateException("the CPU time of process " + pid() + " is unknown"));
+  }
+
+  /** Whether /readyz answers 200. */
+  public boolean ready() {
+    return probe("/readyz");
+  }
+
+  public int httpPort() {
+    return httpPort;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  /** The last lines the process wrote, for failure messages. */
+  public String tail(int lines) {
+    try {
+      List<String> all = Files.readAllLines(log);
+      return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  public File logFile() {
+    return log.toFile();
+  }
+
+  @Override
+  public void close() {
+    if (process != null && process.isAlive()) {
+      thaw();
+      kill();
+    }
+  }
+
+  private boolean probe(String path) {
+    try {
+      HttpResponse<Void> r = http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+              .timeout(Duration.ofSeconds(1)).build(),
+          HttpResponse.BodyHandlers.discarding());
+      return r.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void signal(String signal) {
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    try {
+      int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+          .inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot signal operator " + name, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean waitForExit(Duration timeout) {
+    try {
+      return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private static Path tempLog(String name) {
+    try {
+      return Files.createTempFile("baton-" + name, ".log");
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
