@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed CRDs in crds/ must be exactly what the Fabric8 generator makes from the Java model
- * in this build. To refresh them after changing the model:
- * {@code ./mvnw -pl operator test -Dtest=CrdDriftTest -Dbaton.updateCrds=true}.
+ * in this build. To refresh them after changing the model: {@code ./mvnw -pl operator test
+ * -Dtest=CrdDriftTest -Dbaton.updateCrds=true}.
  */
 class CrdDriftTest {
 
@@ -29,7 +29,9 @@ class CrdDriftTest {
     if (Boolean.getBoolean("baton.updateCrds")) {
       Files.createDirectories(COMMITTED);
       for (Path g : generated) {
-        Files.copy(g, COMMITTED.resolve(g.getFileName()),
+        Files.copy(
+            g,
+            COMMITTED.resolve(g.getFileName()),
             java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       }
     }
@@ -37,16 +39,17 @@ class CrdDriftTest {
       Path committed = COMMITTED.resolve(g.getFileName());
       assertThat(committed).as("%s is committed in crds/", g.getFileName()).exists();
       assertThat(Files.readString(committed))
-          .as("crds/%s drifted from the Java model; refresh it with"
-              + " ./mvnw -pl operator test -Dtest=CrdDriftTest -Dbaton.updateCrds=true",
+          .as(
+              "crds/%s drifted from the Java model; refresh it with"
+                  + " ./mvnw -pl operator test -Dtest=CrdDriftTest -Dbaton.updateCrds=true",
               g.getFileName())
           .isEqualTo(Files.readString(g));
     }
     try (Stream<Path> files = Files.list(COMMITTED)) {
       assertThat(files.map(f -> f.getFileName().toString()).sorted())
           .as("no CRD in crds/ without a model class")
-          .containsExactlyElementsOf(generated.stream().map(f -> f.getFileName().toString())
-              .toList());
+          .containsExactlyElementsOf(
+              generated.stream().map(f -> f.getFileName().toString()).toList());
     }
   }
 }

@@ -22,7 +22,8 @@ class GoDurationTest {
   @Test
   void refusesAnythingElse() {
     for (String bad : new String[] {"", "10", "s", "-1s", "10 s", "1d", "PT10S"}) {
-      assertThatThrownBy(() -> GoDuration.parse(bad)).as(bad)
+      assertThatThrownBy(() -> GoDuration.parse(bad))
+          .as(bad)
           .hasMessageContaining("is not a duration");
     }
   }

@@ -30,19 +30,24 @@ public record BenchConfig(
   public static final Set<String> ALL = Set.of("failover", "locks", "scale");
 
   public static BenchConfig from(Map<String, String> props) {
-    Function<String, String> get = k -> {
-      String v = props.get(k);
-      return v == null || v.isBlank() ? null : v.trim();
-    };
+    Function<String, String> get =
+        k -> {
+          String v = props.get(k);
+          return v == null || v.isBlank() ? null : v.trim();
+        };
     boolean quick = Boolean.parseBoolean(or(get.apply("bench.quick"), "false"));
     String onlyProp = or(get.apply("bench.only"), "all");
-    Set<String> only = onlyProp.equals("all") ? ALL
-        : Arrays.stream(onlyProp.split(",")).map(String::trim).filter(s -> !s.isEmpty())
-            .collect(Collectors.toUnmodifiableSet());
+    Set<String> only =
+        onlyProp.equals("all")
+            ? ALL
+            : Arrays.stream(onlyProp.split(","))
+                .map(String::trim)
+                .filter(s -> !s.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
     for (String s : only) {
       if (!ALL.contains(s)) {
-        throw new IllegalArgumentException("bench.only: unknown benchmark '" + s + "', expected "
-            + ALL);
+        throw new IllegalArgumentException(
+            "bench.only: unknown benchmark '" + s + "', expected " + ALL);
       }
     }
     int groups = Integer.parseInt(or(get.apply("bench.groups"), quick ? "100" : "1000"));

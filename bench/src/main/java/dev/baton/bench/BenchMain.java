@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * Runs the benchmarks side by side in one process on one machine, prints one Markdown report and
- * writes it, with the raw numbers as JSON, under {@code bench.out}. Exits non-zero when a
- * benchmark could not complete (its section then says why).
+ * writes it, with the raw numbers as JSON, under {@code bench.out}. Exits non-zero when a benchmark
+ * could not complete (its section then says why).
  */
 public final class BenchMain {
 
@@ -33,8 +33,8 @@ public final class BenchMain {
     report.write(config.out());
     System.out.println();
     System.out.println(report.markdown());
-    System.out.println("Written to " + config.out().toAbsolutePath().resolve("results.md")
-        + " and results.json");
+    System.out.println(
+        "Written to " + config.out().toAbsolutePath().resolve("results.md") + " and results.json");
     System.exit(ok ? 0 : 1);
   }
 
@@ -51,7 +51,8 @@ public final class BenchMain {
       return true;
     } catch (Exception | AssertionError e) {
       e.printStackTrace();
-      report.section(name + "-failed", name + ": did not complete", "error")
+      report
+          .section(name + "-failed", name + ": did not complete", "error")
           .row(e.getClass().getSimpleName() + ": " + e.getMessage());
       return false;
     }

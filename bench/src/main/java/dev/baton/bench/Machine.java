@@ -24,8 +24,8 @@ final class Machine {
     m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
     m.put("redis", firstLine("redis-server", "--version"));
     m.put("commit", firstLine("git", "describe", "--always", "--dirty"));
-    m.put("mode", config.quick() ? "quick (smoke run: few trials, figures not for quoting)"
-        : "full");
+    m.put(
+        "mode", config.quick() ? "quick (smoke run: few trials, figures not for quoting)" : "full");
     if (!config.label().isEmpty()) {
       m.put("label", config.label());
     }

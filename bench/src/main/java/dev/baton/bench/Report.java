@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The figures of one run: a few sections, each a table with named columns and notes that say
- * how a figure was measured. Rendered as Markdown (printed, and written with the same content to
- * {@code results.md}) and as JSON with the raw numbers ({@code results.json}).
+ * The figures of one run: a few sections, each a table with named columns and notes that say how a
+ * figure was measured. Rendered as Markdown (printed, and written with the same content to {@code
+ * results.md}) and as JSON with the raw numbers ({@code results.json}).
  */
 public final class Report {
 
@@ -132,15 +132,16 @@ public final class Report {
 
   private static Map<String, Object> jsonRow(Map<String, Object> row) {
     Map<String, Object> out = new LinkedHashMap<>();
-    row.forEach((k, v) -> out.put(k, v instanceof Double d && (d.isNaN() || d.isInfinite())
-        ? null : v));
+    row.forEach(
+        (k, v) -> out.put(k, v instanceof Double d && (d.isNaN() || d.isInfinite()) ? null : v));
     return out;
   }
 
   public void write(Path dir) throws IOException {
     Files.createDirectories(dir);
     Files.writeString(dir.resolve("results.md"), markdown());
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
         .writeValue(dir.resolve("results.json").toFile(), json());
   }
 }

@@ -31,8 +31,8 @@ public final class Waits {
 
   public static void require(BooleanSupplier condition, Duration timeout, String what) {
     if (!until(condition, timeout, Duration.ofMillis(5))) {
-      throw new IllegalStateException("timed out after " + timeout.toSeconds() + " s waiting for "
-          + what);
+      throw new IllegalStateException(
+          "timed out after " + timeout.toSeconds() + " s waiting for " + what);
     }
   }
 

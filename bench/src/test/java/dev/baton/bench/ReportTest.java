@@ -23,11 +23,12 @@ class ReportTest {
   void markdownAndJsonCarryTheSameRows() {
     Report r = new Report(Map.of("nproc", 2));
     r.section("s", "A table", "what", "value").row("latency", 12.345).note("how");
-    assertThat(r.markdown()).contains("## A table", "| what | value |", "| latency | 12.3 |",
-        "- how", "- nproc: 2");
+    assertThat(r.markdown())
+        .contains("## A table", "| what | value |", "| latency | 12.3 |", "- how", "- nproc: 2");
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> sections = (List<Map<String, Object>>) r.json().get("sections");
-    assertThat(sections.get(0).get("rows")).asList()
+    assertThat(sections.get(0).get("rows"))
+        .asList()
         .containsExactly(Map.of("what", "latency", "value", 12.345));
   }
 

@@ -15,6 +15,7 @@ public final class BatonLock {
 
   /** The random pause between attempts, so that contenders do not retry in lockstep. */
   static final long RETRY_MIN_MILLIS = 5;
+
   static final long RETRY_MAX_MILLIS = 40;
 
   /** How long any attempt waits for the operator to reserve tokens of a new or reset lock. */
@@ -37,8 +38,8 @@ public final class BatonLock {
   }
 
   /**
-   * One attempt: the lease when the lock was free, else empty. A lock whose tokens are not
-   * reserved yet (see {@link #tryAcquire(Duration)}) is waited for up to {@link #RESERVATION_WAIT}.
+   * One attempt: the lease when the lock was free, else empty. A lock whose tokens are not reserved
+   * yet (see {@link #tryAcquire(Duration)}) is waited for up to {@link #RESERVATION_WAIT}.
    *
    * @throws LockUnavailableException as {@link #tryAcquire(Duration)}
    */
@@ -51,13 +52,13 @@ public final class BatonLock {
    * attempts. Empty when someone else held it all along.
    *
    * <p>Tokens are only issued within a range the Baton operator has reserved and recorded in the
-   * RedisLock's status, so that they keep growing even after Redis loses its data. A new lock, or
-   * a Redis that restarted or failed over, has no reservation until the operator makes one (as it
+   * RedisLock's status, so that they keep growing even after Redis loses its data. A new lock, or a
+   * Redis that restarted or failed over, has no reservation until the operator makes one (as it
    * reconciles the RedisLock); for that, attempts go on for at least {@link #RESERVATION_WAIT}.
    *
-   * @throws LockUnavailableException when the last attempt could not reach a majority of
-   *     instances, or still found no token reservation (no RedisLock for this key, or the operator
-   *     is not running)
+   * @throws LockUnavailableException when the last attempt could not reach a majority of instances,
+   *     or still found no token reservation (no RedisLock for this key, or the operator is not
+   *     running)
    */
   public Optional<LockLease> tryAcquire(Duration wait) {
     long start = System.nanoTime();
@@ -77,9 +78,12 @@ public final class BatonLock {
           throw unavailable(r.view());
         }
         if (waiting) {
-          throw new LockUnavailableException("lock " + keys.key() + ": no fencing tokens are"
-              + " reserved for it on Redis; the Baton operator reserves them for the RedisLock"
-              + " of this key (is there one, and is the operator running?)");
+          throw new LockUnavailableException(
+              "lock "
+                  + keys.key()
+                  + ": no fencing tokens are"
+                  + " reserved for it on Redis; the Baton operator reserves them for the RedisLock"
+                  + " of this key (is there one, and is the operator running?)");
         }
         return Optional.empty();
       }
@@ -123,15 +127,28 @@ public final class BatonLock {
 
   private LockLease lease(Attempt a) {
     highestToken.accumulateAndGet(a.result().token(), Math::max);
-    return new LockLease(store, keys, ttl, a.value(), a.result().token(),
+    return new LockLease(
+        store,
+        keys,
+        ttl,
+        a.value(),
+        a.result().token(),
         a.startNanos() + TimeUnit.MILLISECONDS.toNanos(a.result().validityMillis()));
   }
 
   private record Attempt(String value, long startNanos, LockResult result) {}
 
   private LockUnavailableException unavailable(LockView view) {
-    return new LockUnavailableException("lock " + keys.key() + ": only " + view.reachable()
-        + " of " + view.instances().size() + " Redis instances answered, " + view.quorum()
-        + " needed; unreachable: " + String.join(", ", view.unreachableDescriptions()));
+    return new LockUnavailableException(
+        "lock "
+            + keys.key()
+            + ": only "
+            + view.reachable()
+            + " of "
+            + view.instances().size()
+            + " Redis instances answered, "
+            + view.quorum()
+            + " needed; unreachable: "
+            + String.join(", ", view.unreachableDescriptions()));
   }
 }

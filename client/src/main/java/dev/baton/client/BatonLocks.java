@@ -31,8 +31,8 @@ public final class BatonLocks {
   }
 
   /**
-   * Locks over a Redlock quorum: one client per independent master, in the order of the
-   * RedisLock's {@code spec.redlock.instances}; the map keys name them in errors.
+   * Locks over a Redlock quorum: one client per independent master, in the order of the RedisLock's
+   * {@code spec.redlock.instances}; the map keys name them in errors.
    */
   public static BatonLocks redlock(Map<String, RedissonClient> instances, LockOwner owner) {
     return new BatonLocks(LockStore.redlock(instances), owner);

@@ -38,9 +38,12 @@ public final class LockInstance {
     return name;
   }
 
-  CompletableFuture<InstanceView> acquire(LockKeys keys, String value, long ttlMillis,
-      long floor) {
-    return run(LockScripts.ACQUIRE, keys.all(), value, Long.toString(ttlMillis),
+  CompletableFuture<InstanceView> acquire(LockKeys keys, String value, long ttlMillis, long floor) {
+    return run(
+        LockScripts.ACQUIRE,
+        keys.all(),
+        value,
+        Long.toString(ttlMillis),
         Long.toString(Math.max(0, floor)));
   }
 
@@ -49,8 +52,8 @@ public final class LockInstance {
   }
 
   CompletableFuture<InstanceView> renew(LockKeys keys, String value, long ttlMillis, long token) {
-    return run(LockScripts.RENEW, keys.all(), value, Long.toString(ttlMillis),
-        Long.toString(token));
+    return run(
+        LockScripts.RENEW, keys.all(), value, Long.toString(ttlMillis), Long.toString(token));
   }
 
   CompletableFuture<InstanceView> release(LockKeys keys, String value) {
@@ -62,40 +65,59 @@ public final class LockInstance {
   }
 
   /**
-   * Reserves tokens up to {@code ceiling}, which the caller has recorded durably; see
-   * {@code counter-reserve.lua}. The view's {@code reserved} is the ceiling in force afterwards.
+   * Reserves tokens up to {@code ceiling}, which the caller has recorded durably; see {@code
+   * counter-reserve.lua}. The view's {@code reserved} is the ceiling in force afterwards.
    */
   CompletableFuture<InstanceView> reserve(LockKeys keys, long floor, long ceiling) {
-    return run(LockScripts.RESERVE, List.of(keys.token(), keys.reservation()),
-        Long.toString(Math.max(0, floor)), Long.toString(ceiling));
+    return run(
+        LockScripts.RESERVE,
+        List.of(keys.token(), keys.reservation()),
+        Long.toString(Math.max(0, floor)),
+        Long.toString(ceiling));
   }
 
-  private CompletableFuture<InstanceView> run(LockScripts lua, List<Object> keys,
-      Object... args) {
+  private CompletableFuture<InstanceView> run(LockScripts lua, List<Object> keys, Object... args) {
     if (script == null) {
       return CompletableFuture.completedFuture(InstanceView.unreachable(name, offlineError));
     }
     CompletableFuture<List<Object>> call;
     try {
-      call = script.<List<Object>>evalAsync((String) keys.get(0), RScript.Mode.READ_WRITE,
-          lua.source(), RScript.ReturnType.LIST, keys, args).toCompletableFuture();
+      call =
+          script
+              .<List<Object>>evalAsync(
+                  (String) keys.get(0),
+                  RScript.Mode.READ_WRITE,
+                  lua.source(),
+                  RScript.ReturnType.LIST,
+                  keys,
+                  args)
+              .toCompletableFuture();
     } catch (RuntimeException e) {
       return CompletableFuture.completedFuture(
           InstanceView.unreachable(name, e.getClass().getSimpleName()));
     }
     boolean reservation = lua == LockScripts.RESERVE;
-    return call.handle((r, e) -> e != null
-        ? InstanceView.unreachable(name, cause(e).getClass().getSimpleName())
-        : reservation ? parseReservation(r) : parse(r));
+    return call.handle(
+        (r, e) ->
+            e != null
+                ? InstanceView.unreachable(name, cause(e).getClass().getSimpleName())
+                : reservation ? parseReservation(r) : parse(r));
   }
 
   private InstanceView parse(List<Object> r) {
     String value = (String) r.get(1);
     long code = (Long) r.get(0);
     long reserved = r.size() > 4 ? (Long) r.get(4) : -1;
-    return new InstanceView(name, true, code == 1L,
-        value == null || value.isEmpty() ? null : value, (Long) r.get(2), (Long) r.get(3),
-        reserved, code == -1L, null);
+    return new InstanceView(
+        name,
+        true,
+        code == 1L,
+        value == null || value.isEmpty() ? null : value,
+        (Long) r.get(2),
+        (Long) r.get(3),
+        reserved,
+        code == -1L,
+        null);
   }
 
   private InstanceView parseReservation(List<Object> r) {
@@ -105,7 +127,8 @@ public final class LockInstance {
 
   private static Throwable cause(Throwable e) {
     while ((e instanceof java.util.concurrent.CompletionException
-        || e instanceof java.util.concurrent.ExecutionException) && e.getCause() != null) {
+            || e instanceof java.util.concurrent.ExecutionException)
+        && e.getCause() != null) {
       e = e.getCause();
     }
     return e;

@@ -18,7 +18,12 @@ public final class LockLease implements AutoCloseable {
   private volatile long validUntilNanos;
   private volatile boolean released;
 
-  LockLease(LockStore store, LockKeys keys, Duration ttl, String value, long token,
+  LockLease(
+      LockStore store,
+      LockKeys keys,
+      Duration ttl,
+      String value,
+      long token,
       long validUntilNanos) {
     this.store = store;
     this.keys = keys;

@@ -3,8 +3,8 @@ package dev.baton.client;
 import java.util.Map;
 
 /**
- * Who takes a lock. In a pod, {@link #fromEnvironment()} reads the pod's identity from the
- * downward API, so the operator shows the pod as holder and releases the lock when the pod is gone:
+ * Who takes a lock. In a pod, {@link #fromEnvironment()} reads the pod's identity from the downward
+ * API, so the operator shows the pod as holder and releases the lock when the pod is gone:
  *
  * <pre>
  * env:
@@ -43,7 +43,12 @@ public final class LockOwner {
     String uid = env.get(POD_UID);
     if (blank(ns) || blank(name) || blank(uid)) {
       throw new IllegalStateException(
-          POD_NAMESPACE + ", " + POD_NAME + " and " + POD_UID + " must be set (downward API:"
+          POD_NAMESPACE
+              + ", "
+              + POD_NAME
+              + " and "
+              + POD_UID
+              + " must be set (downward API:"
               + " metadata.namespace, metadata.name, metadata.uid); outside a pod use"
               + " LockOwner.external(id)");
     }
@@ -51,13 +56,14 @@ public final class LockOwner {
   }
 
   /**
-   * A holder that is not a pod (a CI job, a laptop). The operator shows the id and never reaps
-   * such a lock: it only expires.
+   * A holder that is not a pod (a CI job, a laptop). The operator shows the id and never reaps such
+   * a lock: it only expires.
    */
   public static LockOwner external(String id) {
     if (blank(id) || id.startsWith(LockValues.POD_PREFIX)) {
       throw new IllegalArgumentException(
-          "an external holder id must be non-empty and not start with '" + LockValues.POD_PREFIX
+          "an external holder id must be non-empty and not start with '"
+              + LockValues.POD_PREFIX
               + "'");
     }
     return new LockOwner(id, false);

@@ -16,14 +16,14 @@ import org.redisson.api.RedissonClient;
  * calls every instance in parallel and waits for each at most the per-instance timeout, so a dead
  * instance costs that timeout once, not once per instance.
  *
- * <p>Taking a lock on N instances: the acquire script runs everywhere; with a majority taken
- * within the validity time (ttl minus elapsed minus clock drift) the token is the highest counter
- * among the majority (each already raised past its own counter and the floor), and the instances
- * whose counter is below it are raised to it ("fenced") before the caller is told. Any later
- * majority overlaps one instance that knows the token, so tokens strictly increase while a
- * majority keeps its data; the floor (the highest token the caller has seen) covers the rest. A
- * failed attempt deletes its value wherever it may have landed. With one instance the fence step
- * never runs: one round trip.
+ * <p>Taking a lock on N instances: the acquire script runs everywhere; with a majority taken within
+ * the validity time (ttl minus elapsed minus clock drift) the token is the highest counter among
+ * the majority (each already raised past its own counter and the floor), and the instances whose
+ * counter is below it are raised to it ("fenced") before the caller is told. Any later majority
+ * overlaps one instance that knows the token, so tokens strictly increase while a majority keeps
+ * its data; the floor (the highest token the caller has seen) covers the rest. A failed attempt
+ * deletes its value wherever it may have landed. With one instance the fence step never runs: one
+ * round trip.
  */
 public final class LockStore {
 
@@ -77,9 +77,14 @@ public final class LockStore {
     List<InstanceView> views = call(i -> i.acquire(keys, value, ttlMillis, floor));
     long taken = views.stream().filter(InstanceView::ok).count();
     if (taken >= quorum) {
-      long token = Math.max(floor + 1,
-          views.stream().filter(InstanceView::ok).mapToLong(InstanceView::counter).max()
-              .orElse(0));
+      long token =
+          Math.max(
+              floor + 1,
+              views.stream()
+                  .filter(InstanceView::ok)
+                  .mapToLong(InstanceView::counter)
+                  .max()
+                  .orElse(0));
       List<Integer> behind = new ArrayList<>();
       for (int i = 0; i < views.size(); i++) {
         if (views.get(i).ok() && views.get(i).counter() < token) {
@@ -142,8 +147,8 @@ public final class LockStore {
 
   /**
    * Reserves tokens up to {@code ceiling} on every instance, after the caller recorded the ceiling
-   * durably; an instance without a reservation of its own first has its counter raised to
-   * {@code floor}. Each view's {@code reserved} is the ceiling in force there afterwards (-1 on an
+   * durably; an instance without a reservation of its own first has its counter raised to {@code
+   * floor}. Each view's {@code reserved} is the ceiling in force there afterwards (-1 on an
    * instance that did not answer). Only the operator calls this: see {@code counter-reserve.lua}.
    */
   public LockView reserve(LockKeys keys, long floor, long ceiling) {
@@ -168,7 +173,9 @@ public final class LockStore {
   }
 
   /** Runs {@code op} on the given instances in parallel and puts their answers in place. */
-  private void replace(List<InstanceView> views, List<Integer> which,
+  private void replace(
+      List<InstanceView> views,
+      List<Integer> which,
       Function<LockInstance, CompletableFuture<InstanceView>> op) {
     List<CompletableFuture<InstanceView>> futures = new ArrayList<>();
     for (int i : which) {
@@ -185,8 +192,8 @@ public final class LockStore {
     try {
       return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
-      return InstanceView.unreachable(name,
-          "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+      return InstanceView.unreachable(
+          name, "no answer within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
     } catch (ExecutionException e) {
       return InstanceView.unreachable(name, e.getCause().getClass().getSimpleName());
     } catch (InterruptedException e) {

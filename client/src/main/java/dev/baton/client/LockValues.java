@@ -22,7 +22,8 @@ public final class LockValues {
     for (String part : new String[] {namespace, name, uid}) {
       if (part == null || part.isEmpty() || part.contains("/") || part.contains(":")) {
         throw new IllegalArgumentException(
-            "pod namespace, name and uid must be non-empty, without '/' or ':' (got '" + part
+            "pod namespace, name and uid must be non-empty, without '/' or ':' (got '"
+                + part
                 + "')");
       }
     }

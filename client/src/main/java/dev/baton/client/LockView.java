@@ -44,8 +44,9 @@ public record LockView(List<InstanceView> instances, int quorum) {
       }
     }
     return counts.entrySet().stream()
-        .max(Comparator.<Map.Entry<String, Integer>>comparingInt(Map.Entry::getValue)
-            .thenComparing(Map.Entry::getKey, Comparator.reverseOrder()))
+        .max(
+            Comparator.<Map.Entry<String, Integer>>comparingInt(Map.Entry::getValue)
+                .thenComparing(Map.Entry::getKey, Comparator.reverseOrder()))
         .map(Map.Entry::getKey)
         .orElse(null);
   }
@@ -53,7 +54,8 @@ public record LockView(List<InstanceView> instances, int quorum) {
   /** Every distinct value found, in instance order. */
   public Set<String> values() {
     Set<String> out = new LinkedHashSet<>();
-    instances.stream().filter(i -> i.reachable() && i.value() != null)
+    instances.stream()
+        .filter(i -> i.reachable() && i.value() != null)
         .forEach(i -> out.add(i.value()));
     return out;
   }
@@ -71,9 +73,12 @@ public record LockView(List<InstanceView> instances, int quorum) {
     if (holder == null) {
       return -2;
     }
-    List<Long> ttls = instances.stream().filter(i -> i.holds(holder))
-        .map(i -> i.pttlMillis() == -1 ? Long.MAX_VALUE : i.pttlMillis())
-        .sorted(Comparator.reverseOrder()).toList();
+    List<Long> ttls =
+        instances.stream()
+            .filter(i -> i.holds(holder))
+            .map(i -> i.pttlMillis() == -1 ? Long.MAX_VALUE : i.pttlMillis())
+            .sorted(Comparator.reverseOrder())
+            .toList();
     long t = ttls.get(quorum - 1);
     return t == Long.MAX_VALUE ? -1 : t;
   }
@@ -88,14 +93,20 @@ public record LockView(List<InstanceView> instances, int quorum) {
 
   /** The token of the hold with {@code value}: the highest counter where it is held, else 0. */
   public long tokenOf(String value) {
-    return instances.stream().filter(i -> i.holds(value)).mapToLong(InstanceView::counter)
-        .max().orElse(0);
+    return instances.stream()
+        .filter(i -> i.holds(value))
+        .mapToLong(InstanceView::counter)
+        .max()
+        .orElse(0);
   }
 
   /** The highest token counter among the instances that answered. */
   public long maxCounter() {
-    return instances.stream().filter(InstanceView::reachable).mapToLong(InstanceView::counter)
-        .max().orElse(0);
+    return instances.stream()
+        .filter(InstanceView::reachable)
+        .mapToLong(InstanceView::counter)
+        .max()
+        .orElse(0);
   }
 
   /**
@@ -109,7 +120,9 @@ public record LockView(List<InstanceView> instances, int quorum) {
 
   /** The instances that did not answer, with why, for messages. */
   public List<String> unreachableDescriptions() {
-    return instances.stream().filter(i -> !i.reachable())
-        .map(i -> i.name() + " (" + i.error() + ")").toList();
+    return instances.stream()
+        .filter(i -> !i.reachable())
+        .map(i -> i.name() + " (" + i.error() + ")")
+        .toList();
   }
 }

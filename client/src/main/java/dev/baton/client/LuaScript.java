@@ -8,10 +8,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A Lua script from {@code /lua/<name>.lua} on the classpath, loaded once. A line
- * {@code --#include <fragment>} is replaced by {@code /lua/<fragment>.lua}, so a rule that several
- * scripts must apply identically (the fencing reservation) is written once. The operator loads its
- * lease scripts through this class too: one loader for every script Baton runs.
+ * A Lua script from {@code /lua/<name>.lua} on the classpath, loaded once. A line {@code --#include
+ * <fragment>} is replaced by {@code /lua/<fragment>.lua}, so a rule that several scripts must apply
+ * identically (the fencing reservation) is written once. The operator loads its lease scripts
+ * through this class too: one loader for every script Baton runs.
  */
 public record LuaScript(String name, String source) {
 

@@ -12,15 +12,18 @@ class LockValuesTest {
   void podValuesRoundTripAndNameThePod() {
     String v = LockValues.pod("shop", "migrate-7xk2", "6c1f-aa", "0123abcd");
     assertThat(v).isEqualTo("pod:shop/migrate-7xk2/6c1f-aa:0123abcd");
-    assertThat(LockValues.parsePod(v)).get()
+    assertThat(LockValues.parsePod(v))
+        .get()
         .isEqualTo(new LockValues.PodRef("shop", "migrate-7xk2", "6c1f-aa", "0123abcd"));
     assertThat(LockValues.holder(v)).isEqualTo("shop/migrate-7xk2");
   }
 
   @Test
   void suffixMayCarryColonsAndDots() {
-    assertThat(LockValues.parsePod("pod:a/b/c:baton.default.ff:x")).get()
-        .extracting(LockValues.PodRef::suffix).isEqualTo("baton.default.ff:x");
+    assertThat(LockValues.parsePod("pod:a/b/c:baton.default.ff:x"))
+        .get()
+        .extracting(LockValues.PodRef::suffix)
+        .isEqualTo("baton.default.ff:x");
   }
 
   @Test
@@ -39,12 +42,15 @@ class LockValuesTest {
 
   @Test
   void ownerFromTheDownwardApiWritesPodValues() {
-    LockOwner owner = LockOwner.fromEnvironment(
-        Map.of("POD_NAMESPACE", "shop", "POD_NAME", "app-0", "POD_UID", "u-1"));
+    LockOwner owner =
+        LockOwner.fromEnvironment(
+            Map.of("POD_NAMESPACE", "shop", "POD_NAME", "app-0", "POD_UID", "u-1"));
     assertThat(owner.isPod()).isTrue();
     assertThat(owner.newValue()).matches("pod:shop/app-0/u-1:[0-9a-f]{16}");
-    assertThat(LockValues.parsePod(owner.newValue())).get()
-        .extracting(LockValues.PodRef::name).isEqualTo("app-0");
+    assertThat(LockValues.parsePod(owner.newValue()))
+        .get()
+        .extracting(LockValues.PodRef::name)
+        .isEqualTo("app-0");
   }
 
   @Test

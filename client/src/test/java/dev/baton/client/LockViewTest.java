@@ -17,19 +17,32 @@ class LockViewTest {
 
   @Test
   void holderNeedsAMajorityOfAllInstancesNotOfTheReachableOnes() {
-    LockView view = new LockView(List.of(held("a", "v", 900, 7), held("b", "v", 800, 7),
-        down("c"), down("d"), down("e")), 3);
+    LockView view =
+        new LockView(
+            List.of(
+                held("a", "v", 900, 7), held("b", "v", 800, 7), down("c"), down("d"), down("e")),
+            3);
     assertThat(view.quorumReachable()).isFalse();
     assertThat(view.holder()).isNull();
     assertThat(view.mostHeld()).isEqualTo("v");
-    assertThat(view.unreachableDescriptions()).containsExactly("c (RedisConnectionException)",
-        "d (RedisConnectionException)", "e (RedisConnectionException)");
+    assertThat(view.unreachableDescriptions())
+        .containsExactly(
+            "c (RedisConnectionException)",
+            "d (RedisConnectionException)",
+            "e (RedisConnectionException)");
   }
 
   @Test
   void expiryIsWhenTheHolderLosesItsMajority() {
-    LockView view = new LockView(List.of(held("a", "v", 900, 7), held("b", "v", 500, 6),
-        held("c", "v", 700, 7), held("d", "w", 100, 3), down("e")), 3);
+    LockView view =
+        new LockView(
+            List.of(
+                held("a", "v", 900, 7),
+                held("b", "v", 500, 6),
+                held("c", "v", 700, 7),
+                held("d", "w", 100, 3),
+                down("e")),
+            3);
     assertThat(view.holder()).isEqualTo("v");
     assertThat(view.pttlMillis()).isEqualTo(500);
     assertThat(view.holderToken()).isEqualTo(7);

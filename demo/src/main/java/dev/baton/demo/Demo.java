@@ -14,15 +14,15 @@ import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import org.redisson.Redisson;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
 
 /**
  * The no-cluster demo: the real operator against an embedded Kubernetes API and a real Redis,
@@ -58,8 +58,9 @@ public final class Demo {
 
   /** Runs the script; returns the process exit code: 0 when every step converged. */
   public static int run(PrintStream out) {
-    out.println("Baton demo: an embedded Kubernetes API, a real redis-server and the Baton"
-        + " operator, all in this process.");
+    out.println(
+        "Baton demo: an embedded Kubernetes API, a real redis-server and the Baton"
+            + " operator, all in this process.");
     Sandbox sandbox;
     try {
       sandbox = new Sandbox(EmbeddedKubernetes.start(), BatonOperator::launch);
@@ -94,28 +95,46 @@ public final class Demo {
     group.getSpec().setLease(new LeaseSpec("10s", "3s"));
     out.println("3 pods (payments-0..2) and LeaderGroup payments: ttl 10s, renew every 3s.\n");
     try (RoleWatcher watcher = new RoleWatcher(sandbox.client, Sandbox.NS, ROLE)) {
-      step("initial election", false, () -> sandbox.create(group),
+      step(
+          "initial election",
+          false,
+          () -> sandbox.create(group),
           () -> leader() != null && sandbox.leaders(ROLE).size() == 1);
 
       String first = leader();
-      step("leader " + first + " deleted", true, () -> sandbox.deletePod(first),
+      step(
+          "leader " + first + " deleted",
+          true,
+          () -> sandbox.deletePod(first),
           () -> leader() != null && !first.equals(leader()) && isLabeledLeader(leader()));
       sandbox.createPod(first, GROUP);
 
       String second = leader();
-      step("leader " + second + " not ready", true, () -> sandbox.setReady(second, false),
+      step(
+          "leader " + second + " not ready",
+          true,
+          () -> sandbox.setReady(second, false),
           () -> leader() != null && !second.equals(leader()) && isLabeledLeader(leader()));
       sandbox.setReady(second, true);
 
       String third = leader();
       long termBefore = term();
-      step("Redis restarted empty", false, sandbox.redis::restart,
+      step(
+          "Redis restarted empty",
+          false,
+          sandbox.redis::restart,
           () -> term() > termBefore && third.equals(leader()) && isLabeledLeader(third));
 
-      String target = sandbox.roles(ROLE).entrySet().stream()
-          .filter(e -> e.getValue().equals(BatonNames.FOLLOWER)).map(Map.Entry::getKey)
-          .sorted().findFirst().orElseThrow();
-      step("switchover to " + target, true,
+      String target =
+          sandbox.roles(ROLE).entrySet().stream()
+              .filter(e -> e.getValue().equals(BatonNames.FOLLOWER))
+              .map(Map.Entry::getKey)
+              .sorted()
+              .findFirst()
+              .orElseThrow();
+      step(
+          "switchover to " + target,
+          true,
           () -> sandbox.annotate(GROUP, BatonNames.SWITCHOVER_ANNOTATION, target),
           () -> target.equals(leader()) && isLabeledLeader(target));
 
@@ -137,23 +156,35 @@ public final class Demo {
     RedisLockSpec spec = new RedisLockSpec();
     spec.setTtl("30s");
     lock.setSpec(spec);
-    String pod = sandbox.roles(ROLE).entrySet().stream()
-        .filter(e -> e.getValue().equals(BatonNames.FOLLOWER)).map(Map.Entry::getKey)
-        .sorted().findFirst().orElseThrow();
+    String pod =
+        sandbox.roles(ROLE).entrySet().stream()
+            .filter(e -> e.getValue().equals(BatonNames.FOLLOWER))
+            .map(Map.Entry::getKey)
+            .sorted()
+            .findFirst()
+            .orElseThrow();
     String uid = sandbox.pod(pod).getMetadata().getUid();
     Config config = new Config();
     config.useSingleServer().setAddress(sandbox.redis.url());
     RedissonClient redisson = Redisson.create(config);
     try {
-      BatonLock migration = BatonLocks.singleRedis(redisson, LockOwner.pod(Sandbox.NS, pod, uid))
-          .lock(Sandbox.NS + "/" + LOCK, Duration.ofSeconds(30));
+      BatonLock migration =
+          BatonLocks.singleRedis(redisson, LockOwner.pod(Sandbox.NS, pod, uid))
+              .lock(Sandbox.NS + "/" + LOCK, Duration.ofSeconds(30));
       // The RedisLock makes the lock visible to Kubernetes (and the operator reserves its fencing
       // tokens); the application takes it.
-      step("lock " + LOCK + " taken by " + pod, false, () -> {
-        sandbox.client.resource(lock).create();
-        migration.tryAcquire().orElseThrow();
-      }, () -> (Sandbox.NS + "/" + pod).equals(lockHolder()));
-      step("lock holder " + pod + " deleted", false, () -> sandbox.deletePod(pod),
+      step(
+          "lock " + LOCK + " taken by " + pod,
+          false,
+          () -> {
+            sandbox.client.resource(lock).create();
+            migration.tryAcquire().orElseThrow();
+          },
+          () -> (Sandbox.NS + "/" + pod).equals(lockHolder()));
+      step(
+          "lock holder " + pod + " deleted",
+          false,
+          () -> sandbox.deletePod(pod),
           () -> lockHolder() == null && migration.holder().isEmpty());
     } finally {
       redisson.shutdown();
@@ -161,8 +192,8 @@ public final class Demo {
   }
 
   private String lockHolder() {
-    RedisLock l = sandbox.client.resources(RedisLock.class).inNamespace(Sandbox.NS)
-        .withName(LOCK).get();
+    RedisLock l =
+        sandbox.client.resources(RedisLock.class).inNamespace(Sandbox.NS).withName(LOCK).get();
     String holder = l == null || l.getStatus() == null ? null : l.getStatus().getHolder();
     return holder == null || holder.isEmpty() ? null : holder;
   }
@@ -183,8 +214,10 @@ public final class Demo {
     long millis = (System.nanoTime() - start) / 1_000_000;
     steps.add(new Step(name, failover, millis, converged));
     printPods();
-    out.println(converged ? "   converged in " + millis + " ms\n"
-        : "   did NOT converge within " + STEP_TIMEOUT.toSeconds() + " s\n");
+    out.println(
+        converged
+            ? "   converged in " + millis + " ms\n"
+            : "   did NOT converge within " + STEP_TIMEOUT.toSeconds() + " s\n");
   }
 
   private void printPods() {
@@ -193,10 +226,15 @@ public final class Demo {
       var annotations = p.getMetadata().getAnnotations();
       String role = labels == null ? "-" : labels.getOrDefault(ROLE, "-");
       String term = annotations == null ? null : annotations.get(BatonNames.TERM_ANNOTATION);
-      boolean ready = p.getStatus().getConditions().stream()
-          .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
-      out.printf("   %-12s %-9s %-10s %s%n", p.getMetadata().getName(), role,
-          ready ? "ready" : "not ready", term == null ? "" : "term " + term);
+      boolean ready =
+          p.getStatus().getConditions().stream()
+              .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
+      out.printf(
+          "   %-12s %-9s %-10s %s%n",
+          p.getMetadata().getName(),
+          role,
+          ready ? "ready" : "not ready",
+          term == null ? "" : "term " + term);
     }
   }
 
@@ -204,15 +242,18 @@ public final class Demo {
     out.println("Summary");
     out.printf("   %-44s %8s %s%n", "step", "ms", "");
     for (Step s : steps) {
-      out.printf("   %-44s %8d %s%n", s.name(), s.millis(),
-          s.converged() ? (s.failover() ? "failover" : "") : "NOT CONVERGED");
+      out.printf(
+          "   %-44s %8d %s%n",
+          s.name(), s.millis(), s.converged() ? (s.failover() ? "failover" : "") : "NOT CONVERGED");
     }
-    out.println("   Times run from the change at the API to the new state seen by a client"
-        + " polling the API every 2 ms.");
+    out.println(
+        "   Times run from the change at the API to the new state seen by a client"
+            + " polling the API every 2 ms.");
     List<String> violations = watcher.violations();
-    out.println(violations.isEmpty()
-        ? "   A watcher saw every label change: never two leaders at once."
-        : "   VIOLATIONS: " + violations);
+    out.println(
+        violations.isEmpty()
+            ? "   A watcher saw every label change: never two leaders at once."
+            : "   VIOLATIONS: " + violations);
     if (!violations.isEmpty()) {
       steps.add(new Step("one leader at a time", false, 0, false));
     }
@@ -231,7 +272,8 @@ public final class Demo {
   private long term() {
     LeaderGroup g = sandbox.get(GROUP);
     return g == null || g.getStatus() == null || g.getStatus().getTerm() == null
-        ? 0 : g.getStatus().getTerm();
+        ? 0
+        : g.getStatus().getTerm();
   }
 
   private static void pause() {

@@ -13,8 +13,8 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
-import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -40,6 +40,7 @@ public final class BatonOperator implements AutoCloseable {
   private Operator operator;
   private HttpEndpoints http;
   private LeaderGroupReconciler leaderGroups;
+
   /** Without operator leader election this replica always leads. */
   private volatile boolean leading;
 
@@ -104,18 +105,16 @@ public final class BatonOperator implements AutoCloseable {
             });
     Liveness liveness = new Liveness();
     Clock clock = Clock.systemUTC();
-    leaderGroups = new LeaderGroupReconciler(client, config.clusterId(), config.redis(),
-        connections, metrics, liveness, clock);
+    leaderGroups =
+        new LeaderGroupReconciler(
+            client, config.clusterId(), config.redis(), connections, metrics, liveness, clock);
     operator.register(leaderGroups, this::controllerSettings);
-    operator.register(new RedisLockReconciler(client, config.clusterId(), config.redis(),
-        connections, metrics, liveness, clock), this::controllerSettings);
+    operator.register(
+        new RedisLockReconciler(
+            client, config.clusterId(), config.redis(), connections, metrics, liveness, clock),
+        this::controllerSettings);
     operator.start();
-    http =
-        HttpEndpoints.start(
-            config.httpPort(),
-            registry,
-            liveness::check,
-            this::readiness);
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}",
         config.clusterId(),
@@ -133,8 +132,12 @@ public final class BatonOperator implements AutoCloseable {
     if (!config.watchesAllNamespaces()) {
       c.settingNamespaces(config.namespaces());
     }
-    c.withRetry(new GenericRetry().setInitialInterval(200).setIntervalMultiplier(2)
-        .setMaxInterval(30_000).withoutMaxAttempts());
+    c.withRetry(
+        new GenericRetry()
+            .setInitialInterval(200)
+            .setIntervalMultiplier(2)
+            .setMaxInterval(30_000)
+            .withoutMaxAttempts());
   }
 
   private HttpEndpoints.Check readiness() {
@@ -148,12 +151,15 @@ public final class BatonOperator implements AutoCloseable {
       return new HttpEndpoints.Check(true, "standby: waiting for the operator Lease");
     }
     if (!info.allEventSourcesAreHealthy()) {
-      return new HttpEndpoints.Check(false, "informers unhealthy: " + info.unhealthyEventSources()
-          .keySet());
+      return new HttpEndpoints.Check(
+          false, "informers unhealthy: " + info.unhealthyEventSources().keySet());
     }
-    return new HttpEndpoints.Check(true, "informers synced; Redis "
-        + (connections.lastAnswerFailed(config.redis())
-            ? "unreachable: failing static, labels kept" : "answering"));
+    return new HttpEndpoints.Check(
+        true,
+        "informers synced; Redis "
+            + (connections.lastAnswerFailed(config.redis())
+                ? "unreachable: failing static, labels kept"
+                : "answering"));
   }
 
   private String leaseNamespace() {
@@ -164,7 +170,8 @@ public final class BatonOperator implements AutoCloseable {
       return Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim();
     } catch (IOException e) {
       throw new IllegalStateException(
-          OperatorConfig.LEADER_ELECTION_NAMESPACE + " is not set and the pod's namespace is"
+          OperatorConfig.LEADER_ELECTION_NAMESPACE
+              + " is not set and the pod's namespace is"
               + " unknown; set it or BATON_LEADER_ELECTION=false");
     }
   }

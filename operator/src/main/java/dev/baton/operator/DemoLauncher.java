@@ -20,20 +20,21 @@ final class DemoLauncher {
   static int run() throws IOException, InterruptedException {
     Path demo = find();
     if (demo == null) {
-      System.err.println("The demo is its own jar now: build it with ./mvnw -q -DskipTests package"
-          + " and run java -jar " + DEMO_JAR);
+      System.err.println(
+          "The demo is its own jar now: build it with ./mvnw -q -DskipTests package"
+              + " and run java -jar "
+              + DEMO_JAR);
       return 2;
     }
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(List.of(java, "-jar", demo.toString())).inheritIO().start()
-        .waitFor();
+    return new ProcessBuilder(List.of(java, "-jar", demo.toString())).inheritIO().start().waitFor();
   }
 
   /** The demo jar of the checkout this jar was built in, or of the working directory. */
   private static Path find() {
     try {
-      Path self = Path.of(DemoLauncher.class.getProtectionDomain().getCodeSource().getLocation()
-          .toURI());
+      Path self =
+          Path.of(DemoLauncher.class.getProtectionDomain().getCodeSource().getLocation().toURI());
       // operator/target/baton-operator.jar -> the checkout is three levels up.
       Path checkout = self.getParent() == null ? null : self.getParent().getParent();
       checkout = checkout == null ? null : checkout.getParent();

@@ -46,14 +46,15 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     return start(UnaryOperator.identity());
   }
 
-  /**
-   * Starts the API with its request handling wrapped, e.g. to count requests or inject faults.
-   */
+  /** Starts the API with its request handling wrapped, e.g. to count requests or inject faults. */
   public static EmbeddedKubernetes start(UnaryOperator<Dispatcher> wrap) {
     KubernetesMockServer server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(),
-            wrap.apply(new KubernetesCrudDispatcher()), false);
+            new Context(),
+            new MockWebServer(),
+            new HashMap<>(),
+            wrap.apply(new KubernetesCrudDispatcher()),
+            false);
     server.init();
     EmbeddedKubernetes k = new EmbeddedKubernetes(server);
     for (String file : CRD_FILES) {
@@ -64,7 +65,8 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   /** A CRD as generated into the jar by the build. */
   public static CustomResourceDefinition crd(String file) {
-    try (InputStream in = EmbeddedKubernetes.class.getResourceAsStream("/META-INF/fabric8/" + file)) {
+    try (InputStream in =
+        EmbeddedKubernetes.class.getResourceAsStream("/META-INF/fabric8/" + file)) {
       if (in == null) {
         throw new IllegalStateException("CRD " + file + " is not on the classpath");
       }

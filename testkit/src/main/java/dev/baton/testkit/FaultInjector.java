@@ -46,8 +46,8 @@ public final class FaultInjector extends Dispatcher {
 
   /** A write to the status of one custom resource: {@code plural} as in its URL. */
   public static Predicate<RecordedRequest> statusWrites(String plural, String name) {
-    return r -> !r.getMethod().equals("GET")
-        && r.getPath().contains("/" + plural + "/" + name + "/status");
+    return r ->
+        !r.getMethod().equals("GET") && r.getPath().contains("/" + plural + "/" + name + "/status");
   }
 
   @Override
@@ -56,9 +56,12 @@ public final class FaultInjector extends Dispatcher {
     String path = request.getPath();
     if (alwaysFail.test(request)) {
       injected.incrementAndGet();
-      return new MockResponse().setResponseCode(500).setBody("{\"kind\":\"Status\","
-          + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":500,"
-          + "\"reason\":\"InternalError\",\"message\":\"injected fault\"}");
+      return new MockResponse()
+          .setResponseCode(500)
+          .setBody(
+              "{\"kind\":\"Status\","
+                  + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":500,"
+                  + "\"reason\":\"InternalError\",\"message\":\"injected fault\"}");
     }
     if (path.contains("selfsubjectrulesreviews")) {
       return new MockResponse().setResponseCode(201).setBody(ALL_LEASE_RULES);
@@ -75,9 +78,15 @@ public final class FaultInjector extends Dispatcher {
       injected.incrementAndGet();
       boolean conflict = roll < errorRate / 2 && !request.getMethod().equals("POST");
       int code = conflict ? 409 : 500;
-      return new MockResponse().setResponseCode(code).setBody("{\"kind\":\"Status\","
-          + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":" + code + ",\"reason\":\""
-          + (conflict ? "Conflict" : "InternalError") + "\",\"message\":\"injected fault\"}");
+      return new MockResponse()
+          .setResponseCode(code)
+          .setBody(
+              "{\"kind\":\"Status\","
+                  + "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":"
+                  + code
+                  + ",\"reason\":\""
+                  + (conflict ? "Conflict" : "InternalError")
+                  + "\",\"message\":\"injected fault\"}");
     }
     if (!watch && delay > 0) {
       injected.incrementAndGet();

@@ -19,11 +19,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * Watches every pod of a namespace and checks DESIGN.md's invariants as the API server reports
- * changes, in order: never two leaders in one group; a new leader always with a higher term and
- * terms never going back; and, sampled every 100 ms, that the labeled leader agrees with the Redis
- * holder and that a group with ready candidates has a leader, each within a bound counted from the
- * last disruption (a Redis or operator kill), not from the start of a disagreement.
+ * Watches every pod of a namespace and checks the invariants of docs/design.md as the API server
+ * reports changes, in order: never two leaders in one group; a new leader always with a higher term
+ * and terms never going back; and, sampled every 100 ms, that the labeled leader agrees with the
+ * Redis holder and that a group with ready candidates has a leader, each within a bound counted
+ * from the last disruption (a Redis or operator kill), not from the start of a disagreement.
  */
 public final class InvariantChecker implements AutoCloseable {
 
@@ -51,26 +51,35 @@ public final class InvariantChecker implements AutoCloseable {
   /**
    * @param redisHolders group name to holder pod name (null when free); null while Redis is down
    */
-  public InvariantChecker(KubernetesClient client, String namespace, String roleLabel,
-      Duration bound, Supplier<Map<String, String>> redisHolders) {
+  public InvariantChecker(
+      KubernetesClient client,
+      String namespace,
+      String roleLabel,
+      Duration bound,
+      Supplier<Map<String, String>> redisHolders) {
     this.roleLabel = roleLabel;
     this.bound = bound;
     this.redisHolders = redisHolders;
-    this.watch = client.pods().inNamespace(namespace).watch(new Watcher<>() {
-      @Override
-      public void eventReceived(Action action, Pod pod) {
-        onPod(action, pod);
-      }
+    this.watch =
+        client
+            .pods()
+            .inNamespace(namespace)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Pod pod) {
+                    onPod(action, pod);
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {
-        if (cause != null) {
-          synchronized (InvariantChecker.this) {
-            violations.add("the pod watch closed: " + cause.getMessage());
-          }
-        }
-      }
-    });
+                  @Override
+                  public void onClose(WatcherException cause) {
+                    if (cause != null) {
+                      synchronized (InvariantChecker.this) {
+                        violations.add("the pod watch closed: " + cause.getMessage());
+                      }
+                    }
+                  }
+                });
     sampler = Executors.newSingleThreadScheduledExecutor();
     sampler.scheduleWithFixedDelay(this::sample, 100, 100, TimeUnit.MILLISECONDS);
   }
@@ -94,16 +103,20 @@ public final class InvariantChecker implements AutoCloseable {
     String role = labels == null ? null : labels.get(roleLabel);
     String termText = annotations == null ? null : annotations.get(TERM);
     Long term = termText == null ? null : Long.valueOf(termText);
-    boolean ready = pod.getMetadata().getDeletionTimestamp() == null && pod.getStatus() != null
-        && pod.getStatus().getConditions() != null && pod.getStatus().getConditions().stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    boolean ready =
+        pod.getMetadata().getDeletionTimestamp() == null
+            && pod.getStatus() != null
+            && pod.getStatus().getConditions() != null
+            && pod.getStatus().getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     if (action == Watcher.Action.DELETED) {
       pods.remove(name);
     } else {
       pods.put(name, new PodView(pod.getMetadata().getUid(), group, role, term, ready));
     }
-    note(action + " " + name + " group=" + group + " role=" + role + " term=" + term
-        + " ready=" + ready);
+    note(
+        action + " " + name + " group=" + group + " role=" + role + " term=" + term + " ready="
+            + ready);
     if (group == null) {
       return;
     }
@@ -115,12 +128,19 @@ public final class InvariantChecker implements AutoCloseable {
       Long last = lastTerm.get(group);
       String uid = pod.getMetadata().getUid();
       if (last != null && term < last) {
-        violations.add("group " + group + ": term went back from " + last + " to " + term
-            + " on " + name);
+        violations.add(
+            "group " + group + ": term went back from " + last + " to " + term + " on " + name);
       }
       if (last != null && !uid.equals(lastLeaderUid.get(group)) && term <= last) {
-        violations.add("group " + group + ": new leader " + name + " with term " + term
-            + ", not above the previous " + last);
+        violations.add(
+            "group "
+                + group
+                + ": new leader "
+                + name
+                + " with term "
+                + term
+                + ", not above the previous "
+                + last);
       }
       if (lastLeaderUid.containsKey(group) && !uid.equals(lastLeaderUid.get(group))) {
         failovers++;
@@ -132,11 +152,12 @@ public final class InvariantChecker implements AutoCloseable {
 
   private Set<String> leadersOf(String group) {
     Set<String> out = new TreeSet<>();
-    pods.forEach((name, v) -> {
-      if (group.equals(v.group()) && "leader".equals(v.role())) {
-        out.add(name);
-      }
-    });
+    pods.forEach(
+        (name, v) -> {
+          if (group.equals(v.group()) && "leader".equals(v.role())) {
+            out.add(name);
+          }
+        });
     return out;
   }
 
@@ -150,35 +171,43 @@ public final class InvariantChecker implements AutoCloseable {
     synchronized (this) {
       long now = System.nanoTime();
       Set<String> groups = new TreeSet<>();
-      pods.values().forEach(v -> {
-        if (v.group() != null) {
-          groups.add(v.group());
-        }
-      });
+      pods.values()
+          .forEach(
+              v -> {
+                if (v.group() != null) {
+                  groups.add(v.group());
+                }
+              });
       for (String g : groups) {
         Set<String> leaders = leadersOf(g);
         String labeled = leaders.size() == 1 ? leaders.iterator().next() : null;
         if (holders != null) {
-          check(disagreeSince, g, !Objects.equals(labeled, holders.get(g)), now,
+          check(
+              disagreeSince,
+              g,
+              !Objects.equals(labeled, holders.get(g)),
+              now,
               "labeled leader " + labeled + " is not the Redis holder " + holders.get(g));
         }
         boolean anyReady = pods.values().stream().anyMatch(v -> g.equals(v.group()) && v.ready());
-        check(leaderlessSince, g, anyReady && leaders.isEmpty(), now,
+        check(
+            leaderlessSince,
+            g,
+            anyReady && leaders.isEmpty(),
+            now,
             "no leader although candidates are ready");
       }
     }
   }
 
-  private void check(Map<String, Long> since, String group, boolean bad, long now,
-      String what) {
+  private void check(Map<String, Long> since, String group, boolean bad, long now, String what) {
     if (!bad) {
       since.remove(group);
       return;
     }
     long start = Math.max(since.computeIfAbsent(group, g -> now), lastDisruption);
     if (now - start > bound.toNanos()) {
-      violations.add("group " + group + ": " + what + " for more than " + bound.toSeconds()
-          + " s");
+      violations.add("group " + group + ": " + what + " for more than " + bound.toSeconds() + " s");
       since.put(group, now);
     }
   }
@@ -197,8 +226,8 @@ public final class InvariantChecker implements AutoCloseable {
   }
 
   public synchronized String history(int lastLines) {
-    return String.join("\n", history.subList(Math.max(0, history.size() - lastLines),
-        history.size()));
+    return String.join(
+        "\n", history.subList(Math.max(0, history.size() - lastLines), history.size()));
   }
 
   @Override

@@ -54,8 +54,9 @@ public final class LocalRedis implements AutoCloseable {
     if (configured != null && new File(configured).canExecute()) {
       return configured;
     }
-    List<String> dirs = new ArrayList<>(
-        List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
+    List<String> dirs =
+        new ArrayList<>(
+            List.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)));
     dirs.addAll(List.of("/usr/bin", "/usr/local/bin", "/usr/sbin"));
     for (String dir : dirs) {
       File f = new File(dir, "redis-server");
@@ -72,17 +73,18 @@ public final class LocalRedis implements AutoCloseable {
   private static String bundled;
 
   private static String extractBundled() {
-    String arch = System.getProperty("os.arch").contains("aarch64") ? "linux-arm64"
-        : "v5-linux-amd64";
+    String arch =
+        System.getProperty("os.arch").contains("aarch64") ? "linux-arm64" : "v5-linux-amd64";
     String resource = "/redis-server-6.2.6-" + arch;
     if (arch.equals("linux-arm64")) {
       resource = "/redis-server-6.2.7-linux-arm64";
     }
     try (InputStream in = LocalRedis.class.getResourceAsStream(resource)) {
       if (in == null || !System.getProperty("os.name").toLowerCase().contains("linux")) {
-        throw new IllegalStateException("redis-server not found on PATH and no bundled binary for"
-            + " this system; install it (apt-get install -y redis-server) or set"
-            + " BATON_REDIS_SERVER to its path");
+        throw new IllegalStateException(
+            "redis-server not found on PATH and no bundled binary for"
+                + " this system; install it (apt-get install -y redis-server) or set"
+                + " BATON_REDIS_SERVER to its path");
       }
       Path file = Files.createTempFile("baton-redis-server", "");
       Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -90,8 +92,8 @@ public final class LocalRedis implements AutoCloseable {
       file.toFile().deleteOnExit();
       return file.toString();
     } catch (IOException e) {
-      throw new IllegalStateException("cannot extract the bundled redis-server: "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot extract the bundled redis-server: " + e.getMessage(), e);
     }
   }
 
@@ -167,17 +169,35 @@ public final class LocalRedis implements AutoCloseable {
   }
 
   private void launch() throws IOException {
-    List<String> cmd = new ArrayList<>(List.of(binary, "--port", Integer.toString(port),
-        "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-        "--daemonize", "no", "--logfile", dir.resolve("redis.log").toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                binary,
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--logfile",
+                dir.resolve("redis.log").toString()));
     cmd.addAll(extraArgs);
-    process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("stdout.log").toFile())
+            .start();
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IOException("redis-server exited: " + Files.readString(dir.resolve("stdout.log"))
-            + readLog());
+        throw new IOException(
+            "redis-server exited: " + Files.readString(dir.resolve("stdout.log")) + readLog());
       }
       try {
         String reply = command("PING");

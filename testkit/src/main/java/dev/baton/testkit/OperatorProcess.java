@@ -1,6 +1,5 @@
 package dev.baton.testkit;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -20,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The operator in a JVM of its own, pointed at the sandbox's API like a pod at a cluster, so that
  * it can be stopped the ways a pod is: SIGTERM (a rolling upgrade), SIGKILL (a node failure or an
- * OOM kill: no shutdown hook, no lease released) and SIGSTOP (frozen: a partition, a long GC).
- * It runs either the classes of this JVM's classpath or a jar, the shipped one.
+ * OOM kill: no shutdown hook, no lease released) and SIGSTOP (frozen: a partition, a long GC). It
+ * runs either the classes of this JVM's classpath or a jar, the shipped one.
  */
 public final class OperatorProcess implements AutoCloseable {
 
@@ -36,27 +35,36 @@ public final class OperatorProcess implements AutoCloseable {
   private Process process;
   private int httpPort;
 
-  private OperatorProcess(String name, KubernetesUnderTest kube, Map<String, String> env,
-      Path jar, String jvmOptions, Path log) {
+  private OperatorProcess(
+      String name,
+      KubernetesUnderTest kube,
+      Map<String, String> env,
+      Path jar,
+      String jvmOptions,
+      Path log) {
     this.name = name;
     this.env = new HashMap<>(kube.processEnvironment());
     this.env.putAll(env);
     this.env.putIfAbsent("BATON_LEADER_ELECTION_IDENTITY", name);
     this.jar = jar;
-    this.jvmOptions = Arrays.stream(jvmOptions.trim().split("\\s+"))
-        .filter(s -> !s.isEmpty()).toList();
+    this.jvmOptions =
+        Arrays.stream(jvmOptions.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
     this.log = log;
   }
 
   /** The operator of this JVM's classpath, with a small heap and a quick start. */
   public OperatorProcess(String name, KubernetesUnderTest kube, Map<String, String> env) {
-    this(name, kube, env, null, "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1",
-        tempLog(name));
+    this(name, kube, env, null, "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1", tempLog(name));
   }
 
   /** A jar, started as the documentation says ({@code java -jar}), with these JVM options. */
-  public static OperatorProcess ofJar(String name, KubernetesUnderTest kube,
-      Map<String, String> env, Path jar, String jvmOptions, Path log) {
+  public static OperatorProcess ofJar(
+      String name,
+      KubernetesUnderTest kube,
+      Map<String, String> env,
+      Path jar,
+      String jvmOptions,
+      Path log) {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar + " is missing: package the operator first");
     }
@@ -72,15 +80,25 @@ public final class OperatorProcess implements AutoCloseable {
     } else {
       cmd.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
     }
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
     Map<String, String> processEnv = pb.environment();
     // Nothing of this JVM's own Kubernetes or Baton settings leaks into the operator's.
-    processEnv.keySet().removeIf(k -> k.startsWith("KUBE") || k.startsWith("BATON_")
-        || k.equals("JDK_JAVA_OPTIONS") || k.equals("JAVA_TOOL_OPTIONS"));
+    processEnv
+        .keySet()
+        .removeIf(
+            k ->
+                k.startsWith("KUBE")
+                    || k.startsWith("BATON_")
+                    || k.equals("JDK_JAVA_OPTIONS")
+                    || k.equals("JAVA_TOOL_OPTIONS"));
     processEnv.putAll(env);
-    httpPort = env.containsKey("BATON_HTTP_PORT") && !"0".equals(env.get("BATON_HTTP_PORT"))
-        ? Integer.parseInt(env.get("BATON_HTTP_PORT")) : freePort();
+    httpPort =
+        env.containsKey("BATON_HTTP_PORT") && !"0".equals(env.get("BATON_HTTP_PORT"))
+            ? Integer.parseInt(env.get("BATON_HTTP_PORT"))
+            : freePort();
     processEnv.put("BATON_HTTP_PORT", Integer.toString(httpPort));
     try {
       process = pb.start();
@@ -128,8 +146,11 @@ public final class OperatorProcess implements AutoCloseable {
 
   /** User plus system CPU time of the whole process so far. */
   public Duration cpu() {
-    return process.info().totalCpuDuration().orElseThrow(
-        () -> new IllegalStateException("the CPU time of process " + pid() + " is unknown"));
+    return process
+        .info()
+        .totalCpuDuration()
+        .orElseThrow(
+            () -> new IllegalStateException("the CPU time of process " + pid() + " is unknown"));
   }
 
   /** Whether /readyz answers 200. */
@@ -155,10 +176,6 @@ public final class OperatorProcess implements AutoCloseable {
     }
   }
 
-  public File logFile() {
-    return log.toFile();
-  }
-
   @Override
   public void close() {
     if (process != null && process.isAlive()) {
@@ -169,10 +186,12 @@ public final class OperatorProcess implements AutoCloseable {
 
   private boolean probe(String path) {
     try {
-      HttpResponse<Void> r = http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
-              .timeout(Duration.ofSeconds(1)).build(),
-          HttpResponse.BodyHandlers.discarding());
+      HttpResponse<Void> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              HttpResponse.BodyHandlers.discarding());
       return r.statusCode() == 200;
     } catch (IOException e) {
       return false;
@@ -187,8 +206,11 @@ public final class OperatorProcess implements AutoCloseable {
       return;
     }
     try {
-      int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-          .inheritIO().start().waitFor();
+      int exit =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+              .inheritIO()
+              .start()
+              .waitFor();
       if (exit != 0) {
         throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
       }

@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A real cluster from a kubeconfig, prepared as the embedded API is: Baton's CRDs applied, and the
- * test namespace emptied of what earlier runs left (finalizers removed first, since no operator
- * may be there to remove them).
+ * test namespace emptied of what earlier runs left (finalizers removed first, since no operator may
+ * be there to remove them).
  */
 public final class RealKubernetes implements KubernetesUnderTest {
 
@@ -34,18 +34,35 @@ public final class RealKubernetes implements KubernetesUnderTest {
 
   public static RealKubernetes connect(Path kubeconfig) {
     if (!Files.isReadable(kubeconfig)) {
-      throw new IllegalStateException(KUBECONFIG + " names " + kubeconfig + ", which cannot be read");
+      throw new IllegalStateException(
+          KUBECONFIG + " names " + kubeconfig + ", which cannot be read");
     }
     RealKubernetes k = new RealKubernetes(kubeconfig);
     for (String file : EmbeddedKubernetes.CRD_FILES) {
       CustomResourceDefinition crd = EmbeddedKubernetes.crd(file);
-      k.client.apiextensions().v1().customResourceDefinitions().resource(crd)
-          .forceConflicts().serverSideApply();
-      k.client.apiextensions().v1().customResourceDefinitions().withName(
-          crd.getMetadata().getName()).waitUntilCondition(c -> c.getStatus() != null
-              && c.getStatus().getConditions() != null && c.getStatus().getConditions().stream()
-                  .anyMatch(x -> "Established".equals(x.getType())
-                      && "True".equals(x.getStatus())), 30, TimeUnit.SECONDS);
+      k.client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .resource(crd)
+          .forceConflicts()
+          .serverSideApply();
+      k.client
+          .apiextensions()
+          .v1()
+          .customResourceDefinitions()
+          .withName(crd.getMetadata().getName())
+          .waitUntilCondition(
+              c ->
+                  c.getStatus() != null
+                      && c.getStatus().getConditions() != null
+                      && c.getStatus().getConditions().stream()
+                          .anyMatch(
+                              x ->
+                                  "Established".equals(x.getType())
+                                      && "True".equals(x.getStatus())),
+              30,
+              TimeUnit.SECONDS);
     }
     k.emptyNamespace(Sandbox.NS);
     return k;
@@ -60,8 +77,10 @@ public final class RealKubernetes implements KubernetesUnderTest {
   public KubernetesClient newClient() {
     try {
       Config config = Config.fromKubeconfig(Files.readString(kubeconfig));
-      return new KubernetesClientBuilder().withConfig(config)
-          .withHttpClientFactory(new JdkHttpClientFactory()).build();
+      return new KubernetesClientBuilder()
+          .withConfig(config)
+          .withHttpClientFactory(new JdkHttpClientFactory())
+          .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -69,8 +88,11 @@ public final class RealKubernetes implements KubernetesUnderTest {
 
   @Override
   public Map<String, String> processEnvironment() {
-    return Map.of("KUBECONFIG", kubeconfig.toAbsolutePath().toString(),
-        "KUBERNETES_AUTH_TRYSERVICEACCOUNT", "false");
+    return Map.of(
+        "KUBECONFIG",
+        kubeconfig.toAbsolutePath().toString(),
+        "KUBERNETES_AUTH_TRYSERVICEACCOUNT",
+        "false");
   }
 
   @Override
@@ -81,18 +103,32 @@ public final class RealKubernetes implements KubernetesUnderTest {
   /** Creates the namespace, or deletes what is left in it from an earlier run. */
   private void emptyNamespace(String ns) {
     if (client.namespaces().withName(ns).get() == null) {
-      client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns)
-          .endMetadata().build()).create();
+      client
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+          .create();
       return;
     }
-    for (Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>> kind
-        : java.util.List.of(LeaderGroup.class, RedisLock.class)) {
-      client.resources(kind).inNamespace(ns).list().getItems().forEach(r -> {
-        if (r.getMetadata().getFinalizers() != null && !r.getMetadata().getFinalizers().isEmpty()) {
-          client.resources(kind).inNamespace(ns).withName(r.getMetadata().getName())
-              .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
-        }
-      });
+    for (Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>> kind :
+        java.util.List.of(LeaderGroup.class, RedisLock.class)) {
+      client
+          .resources(kind)
+          .inNamespace(ns)
+          .list()
+          .getItems()
+          .forEach(
+              r -> {
+                if (r.getMetadata().getFinalizers() != null
+                    && !r.getMetadata().getFinalizers().isEmpty()) {
+                  client
+                      .resources(kind)
+                      .inNamespace(ns)
+                      .withName(r.getMetadata().getName())
+                      .patch(
+                          PatchContext.of(PatchType.JSON_MERGE),
+                          "{\"metadata\":{\"finalizers\":null}}");
+                }
+              });
       client.resources(kind).inNamespace(ns).delete();
     }
     client.pods().inNamespace(ns).withGracePeriod(0).delete();

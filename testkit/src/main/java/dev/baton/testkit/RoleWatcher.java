@@ -14,8 +14,8 @@ import java.util.TreeSet;
 
 /**
  * Watches the pods of a namespace and records every change of a role label, in the order the API
- * server emits them. After each event it counts the pods labeled leader: more than one at any
- * point is a violation of the one-leader invariant.
+ * server emits them. After each event it counts the pods labeled leader: more than one at any point
+ * is a violation of the one-leader invariant.
  */
 public final class RoleWatcher implements AutoCloseable {
 
@@ -30,21 +30,25 @@ public final class RoleWatcher implements AutoCloseable {
   public RoleWatcher(KubernetesClient client, String namespace, String roleLabel) {
     this.roleLabel = roleLabel;
     this.watch =
-        client.pods().inNamespace(namespace).watch(new Watcher<>() {
-          @Override
-          public void eventReceived(Action action, Pod pod) {
-            record(action, pod);
-          }
+        client
+            .pods()
+            .inNamespace(namespace)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Pod pod) {
+                    record(action, pod);
+                  }
 
-          @Override
-          public void onClose(WatcherException cause) {}
-        });
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
   }
 
   private synchronized void record(Watcher.Action action, Pod pod) {
     String name = pod.getMetadata().getName();
-    String role = pod.getMetadata().getLabels() == null ? null
-        : pod.getMetadata().getLabels().get(roleLabel);
+    String role =
+        pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(roleLabel);
     if (action == Watcher.Action.DELETED) {
       roles.remove(name);
     } else if (role == null) {
@@ -68,11 +72,12 @@ public final class RoleWatcher implements AutoCloseable {
 
   public synchronized Set<String> leaders() {
     Set<String> out = new TreeSet<>();
-    roles.forEach((pod, role) -> {
-      if ("leader".equals(role)) {
-        out.add(pod);
-      }
-    });
+    roles.forEach(
+        (pod, role) -> {
+          if ("leader".equals(role)) {
+            out.add(pod);
+          }
+        });
     return out;
   }
 

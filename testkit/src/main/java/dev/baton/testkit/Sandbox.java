@@ -17,12 +17,13 @@ import java.util.TreeMap;
 
 /**
  * A whole Baton installation in one process: a Kubernetes API (embedded, or a real cluster, see
- * {@link KubernetesUnderTest}), a real redis-server and the operator, plus the few things a
- * kubelet and kubectl would do to pods. The demo, the tests and the benchmarks all stand on it.
+ * {@link KubernetesUnderTest}), a real redis-server and the operator, plus the few things a kubelet
+ * and kubectl would do to pods. The demo, the tests and the benchmarks all stand on it.
  */
 public class Sandbox implements AutoCloseable {
 
   public static final String NS = "shop";
+
   /** Held unscheduled on a real cluster: no scheduler binds it, no kubelet runs it. */
   static final String NO_KUBELET_GATE = "baton.dev/no-kubelet";
 
@@ -119,8 +120,8 @@ public class Sandbox implements AutoCloseable {
       return client.pods().resource(pod).create();
     }
     var status = pod.getStatus();
-    Pod gated = new PodBuilder(pod).editSpec().addNewSchedulingGate(NO_KUBELET_GATE).endSpec()
-        .build();
+    Pod gated =
+        new PodBuilder(pod).editSpec().addNewSchedulingGate(NO_KUBELET_GATE).endSpec().build();
     Pod created = client.pods().resource(gated).create();
     created.setStatus(status);
     return client.pods().resource(created).updateStatus();
@@ -128,10 +129,15 @@ public class Sandbox implements AutoCloseable {
 
   /** Flips a pod's Ready condition, as a failing or recovering readiness probe would. */
   public void setReady(String name, boolean ready) {
-    client.pods().inNamespace(NS).withName(name).editStatus(p -> {
-      p.getStatus().setConditions(List.of(readyCondition(ready)));
-      return p;
-    });
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(name)
+        .editStatus(
+            p -> {
+              p.getStatus().setConditions(List.of(readyCondition(ready)));
+              return p;
+            });
   }
 
   public void deletePod(String name) {
@@ -158,10 +164,15 @@ public class Sandbox implements AutoCloseable {
   }
 
   public void annotate(String group, String key, String value) {
-    client.resources(LeaderGroup.class).inNamespace(NS).withName(group).edit(g -> {
-      g.getMetadata().getAnnotations().put(key, value);
-      return g;
-    });
+    client
+        .resources(LeaderGroup.class)
+        .inNamespace(NS)
+        .withName(group)
+        .edit(
+            g -> {
+              g.getMetadata().getAnnotations().put(key, value);
+              return g;
+            });
   }
 
   public List<Pod> pods() {

@@ -45,8 +45,9 @@ public class RedisLockSpec {
       value =
           "(has(self.matchLabels) && size(self.matchLabels) > 0)"
               + " || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
-      message = "holderSelector must not be empty: an empty selector selects every pod in the"
-          + " namespace; leave holderSelector out to let applications take the lock")
+      message =
+          "holderSelector must not be empty: an empty selector selects every pod in the"
+              + " namespace; leave holderSelector out to let applications take the lock")
   private LabelSelector holderSelector;
 
   @JsonPropertyDescription(

@@ -9,9 +9,7 @@ import java.util.List;
 
 /** The independent Redis masters of a Redlock quorum: a lock is held when a majority holds it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(
-    value = "size(self.instances) >= 3",
-    message = "redlock needs at least 3 instances")
+@ValidationRule(value = "size(self.instances) >= 3", message = "redlock needs at least 3 instances")
 @ValidationRule(
     value = "size(self.instances) % 2 == 1",
     message = "redlock needs an odd number of instances, so that a majority is well defined")

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The schema the CRDs publish for a label selector (the Java type stays Kubernetes'
- * LabelSelector): the same fields, with the operator of a match expression limited to the four
- * that Kubernetes defines, so the API server refuses any other at apply time.
+ * The schema the CRDs publish for a label selector (the Java type stays Kubernetes' LabelSelector):
+ * the same fields, with the operator of a match expression limited to the four that Kubernetes
+ * defines, so the API server refuses any other at apply time.
  */
 public final class SelectorSchema {
 

@@ -1,16 +1,16 @@
 package dev.baton.bench.failover;
 
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
 import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
-import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.api.v1alpha1.LeaseSpec;
-import dev.baton.testkit.RoleWatcher;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -27,10 +27,10 @@ import java.util.concurrent.Executors;
 
 /**
  * Failover latency: from the API request that removes the leader (pod deleted, or its Ready
- * condition set to False) to the moment a watcher sees another pod labeled leader. Baton runs as
- * in the integration tests (the {@link Sandbox}: mock API server in CRUD mode, real redis-server,
- * the operator in this JVM); the anchor, a Kubernetes Lease election with client-go's default
- * timings, runs at the same time against the same mock server.
+ * condition set to False) to the moment a watcher sees another pod labeled leader. Baton runs as in
+ * the integration tests (the {@link Sandbox}: mock API server in CRUD mode, real redis-server, the
+ * operator in this JVM); the anchor, a Kubernetes Lease election with client-go's default timings,
+ * runs at the same time against the same mock server.
  */
 public final class FailoverBench {
 
@@ -67,11 +67,13 @@ public final class FailoverBench {
     }
     List<String> violations;
     LeaseElectionAnchor.Result anchor;
-    ExecutorService anchorThread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "lease-anchor");
-      t.setDaemon(true);
-      return t;
-    });
+    ExecutorService anchorThread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "lease-anchor");
+              t.setDaemon(true);
+              return t;
+            });
     try (Sandbox sandbox = new Sandbox(EmbeddedKubernetes.start(), BatonOperator::launch);
         KubernetesClient watchClient = sandbox.kube.newClient()) {
       sandbox.startOperator();
@@ -84,12 +86,14 @@ public final class FailoverBench {
       sandbox.create(group);
       try (RoleWatcher watcher = new RoleWatcher(watchClient, Sandbox.NS, ROLE)) {
         Waits.require(() -> settled(sandbox, watcher), SETTLE_TIMEOUT, "the first election");
-        CompletableFuture<LeaseElectionAnchor.Result> anchorRun = CompletableFuture.supplyAsync(
-            () -> {
-              try (LeaseElectionAnchor a = new LeaseElectionAnchor(sandbox.kube)) {
-                return a.run(config.anchorTrials());
-              }
-            }, anchorThread);
+        CompletableFuture<LeaseElectionAnchor.Result> anchorRun =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try (LeaseElectionAnchor a = new LeaseElectionAnchor(sandbox.kube)) {
+                    return a.run(config.anchorTrials());
+                  }
+                },
+                anchorThread);
         int total = config.failoverWarmup() + 2 * config.failoverTrials();
         for (int i = 0; i < total; i++) {
           Kind kind = Kind.values()[i % 2];
@@ -116,40 +120,79 @@ public final class FailoverBench {
     Percentiles deleted = Percentiles.of(millis.get(Kind.DELETED));
     Percentiles notReady = Percentiles.of(millis.get(Kind.NOT_READY));
     Percentiles lease = Percentiles.of(anchor.millis());
-    Report.Section s = report.section("failover",
-        "Failover: API change to the new leader's label seen by a watcher (ms)",
-        "scenario", "trials", "p50", "p90", "p99", "max", "timeouts");
-    s.row("Baton: " + Kind.DELETED.description, deleted.count(), deleted.p50(), deleted.p90(),
-        deleted.p99(), deleted.max(), timeouts.get(Kind.DELETED));
-    s.row("Baton: " + Kind.NOT_READY.description, notReady.count(), notReady.p50(),
-        notReady.p90(), notReady.p99(), notReady.max(), timeouts.get(Kind.NOT_READY));
-    s.row("Anchor: Fabric8 LeaderElector, Lease 15s/10s/2s, leader stopped without releasing",
-        lease.count(), lease.p50(), lease.p90(), lease.p99(), lease.max(), anchor.timeouts());
+    Report.Section s =
+        report.section(
+            "failover",
+            "Failover: API change to the new leader's label seen by a watcher (ms)",
+            "scenario",
+            "trials",
+            "p50",
+            "p90",
+            "p99",
+            "max",
+            "timeouts");
+    s.row(
+        "Baton: " + Kind.DELETED.description,
+        deleted.count(),
+        deleted.p50(),
+        deleted.p90(),
+        deleted.p99(),
+        deleted.max(),
+        timeouts.get(Kind.DELETED));
+    s.row(
+        "Baton: " + Kind.NOT_READY.description,
+        notReady.count(),
+        notReady.p50(),
+        notReady.p90(),
+        notReady.p99(),
+        notReady.max(),
+        timeouts.get(Kind.NOT_READY));
+    s.row(
+        "Anchor: Fabric8 LeaderElector, Lease 15s/10s/2s, leader stopped without releasing",
+        lease.count(),
+        lease.p50(),
+        lease.p90(),
+        lease.p99(),
+        lease.max(),
+        anchor.timeouts());
     double[] r1 = lease.ratios(deleted);
     double[] r2 = lease.ratios(notReady);
     s.row("Ratio anchor ÷ Baton, pod deleted", null, r1[0], r1[1], r1[2], r1[3]);
     s.row("Ratio anchor ÷ Baton, not ready", null, r2[0], r2[1], r2[2], r2[3]);
-    s.note("One LeaderGroup of " + PODS + " ready pods with the default lease (ttl 10s, renew 3s);"
-        + " the two scenarios alternate, after " + config.failoverWarmup()
-        + " unrecorded warm-up trials. After each trial the pod is recreated (or made ready"
-        + " again) and the group settles (3 labeled pods, 3 ready candidates in status) before"
-        + " the next one.");
-    s.note("Clock: System.nanoTime() taken just before the API request is sent (so each figure"
-        + " includes that request's own latency), stopped by the RoleWatcher's thread when the"
-        + " pod watch delivers the event that shows a different pod labeled leader.");
-    s.note("Baton: the operator runs in the benchmark JVM as in the integration tests (Sandbox);"
-        + " the anchor's three candidates each have their own client to the same mock API"
-        + " server and run concurrently with Baton's trials. An anchor candidate labels its own"
-        + " pod when it starts leading (one merge patch); the leader is stopped by cancelling"
-        + " its elector (releaseOnCancel=false, as a killed process) and its pod deleted; a"
-        + " replacement candidate with a new name joins after each trial. A Lease election has"
-        + " no notion of readiness (a leader marked not ready keeps its Lease), so the not-ready"
-        + " ratio compares Baton with the anchor's only way out: the leader's process dying.");
-    s.note("Target (DESIGN.md): p99 under 100 ms. Measured p99: pod deleted "
-        + Report.format(deleted.p99()) + " ms, not ready " + Report.format(notReady.p99())
-        + " ms: " + (deleted.p99() < 100 && notReady.p99() < 100 ? "met" : "NOT met") + ".");
-    s.note("One-leader invariant: the watcher saw two pods labeled leader at once "
-        + violations.size() + " times.");
+    s.note(
+        "One LeaderGroup of "
+            + PODS
+            + " ready pods with the default lease (ttl 10s, renew 3s);"
+            + " the two scenarios alternate, after "
+            + config.failoverWarmup()
+            + " unrecorded warm-up trials. After each trial the pod is recreated (or made ready"
+            + " again) and the group settles (3 labeled pods, 3 ready candidates in status) before"
+            + " the next one.");
+    s.note(
+        "Clock: System.nanoTime() taken just before the API request is sent (so each figure"
+            + " includes that request's own latency), stopped by the RoleWatcher's thread when the"
+            + " pod watch delivers the event that shows a different pod labeled leader.");
+    s.note(
+        "Baton: the operator runs in the benchmark JVM as in the integration tests (Sandbox);"
+            + " the anchor's three candidates each have their own client to the same mock API"
+            + " server and run concurrently with Baton's trials. An anchor candidate labels its own"
+            + " pod when it starts leading (one merge patch); the leader is stopped by cancelling"
+            + " its elector (releaseOnCancel=false, as a killed process) and its pod deleted; a"
+            + " replacement candidate with a new name joins after each trial. A Lease election has"
+            + " no notion of readiness (a leader marked not ready keeps its Lease), so the not-ready"
+            + " ratio compares Baton with the anchor's only way out: the leader's process dying.");
+    s.note(
+        "Target (docs/design.md): p99 under 100 ms. Measured p99: pod deleted "
+            + Report.format(deleted.p99())
+            + " ms, not ready "
+            + Report.format(notReady.p99())
+            + " ms: "
+            + (deleted.p99() < 100 && notReady.p99() < 100 ? "met" : "NOT met")
+            + ".");
+    s.note(
+        "One-leader invariant: the watcher saw two pods labeled leader at once "
+            + violations.size()
+            + " times.");
   }
 
   /** One failover; NaN when no new leader showed up within the timeout. */
@@ -165,27 +208,36 @@ public final class FailoverBench {
       case DELETED -> sandbox.deletePod(leader);
       case NOT_READY -> setReady(sandbox, leader, false);
     }
-    boolean moved = Waits.until(() -> watcher.leaderChanges() > before, TRIAL_TIMEOUT,
-        Duration.ofMillis(1));
+    boolean moved =
+        Waits.until(() -> watcher.leaderChanges() > before, TRIAL_TIMEOUT, Duration.ofMillis(1));
     double ms = moved ? (watcher.lastLeaderChangeNanos() - start) / 1e6 : Double.NaN;
     switch (kind) {
       case DELETED -> sandbox.createPod(leader, APP);
       case NOT_READY -> setReady(sandbox, leader, true);
     }
-    Waits.require(() -> settled(sandbox, watcher), SETTLE_TIMEOUT,
+    Waits.require(
+        () -> settled(sandbox, watcher),
+        SETTLE_TIMEOUT,
         "the group to settle after a trial (" + kind + " " + leader + ")");
     return ms;
   }
 
   /**
-   * The readiness flip as one request, so that the clock is fair: a JSON Patch replacing the
-   * status conditions (the mock server merges a merge patch's condition list by appending).
+   * The readiness flip as one request, so that the clock is fair: a JSON Patch replacing the status
+   * conditions (the mock server merges a merge patch's condition list by appending).
    */
   private static void setReady(Sandbox sandbox, String pod, boolean ready) {
-    sandbox.client.pods().inNamespace(Sandbox.NS).withName(pod).subresource("status")
-        .patch(PatchContext.of(PatchType.JSON),
+    sandbox
+        .client
+        .pods()
+        .inNamespace(Sandbox.NS)
+        .withName(pod)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON),
             "[{\"op\":\"replace\",\"path\":\"/status/conditions\",\"value\":"
-                + "[{\"type\":\"Ready\",\"status\":\"" + (ready ? "True" : "False")
+                + "[{\"type\":\"Ready\",\"status\":\""
+                + (ready ? "True" : "False")
                 + "\"}]}]");
   }
 
@@ -195,7 +247,8 @@ public final class FailoverBench {
       return false;
     }
     LeaderGroup g = sandbox.get(GROUP);
-    return g != null && g.getStatus() != null
+    return g != null
+        && g.getStatus() != null
         && Integer.valueOf(PODS).equals(g.getStatus().getCandidates())
         && watcher.leaders().contains(g.getStatus().getLeader());
   }

@@ -23,8 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The anchor beside Baton's failover: the conventional Kubernetes way, each replica running
  * Fabric8's {@code LeaderElector} on a coordination.k8s.io Lease with client-go's default timings
- * (lease 15 s, renew deadline 10 s, retry 2 s) and labeling its own pod when it starts leading.
- * A trial stops the leader without releasing the Lease, as a killed process would, and deletes its
+ * (lease 15 s, renew deadline 10 s, retry 2 s) and labeling its own pod when it starts leading. A
+ * trial stops the leader without releasing the Lease, as a killed process would, and deletes its
  * pod; it ends when a watcher sees another pod labeled leader.
  */
 final class LeaseElectionAnchor implements AutoCloseable {
@@ -42,8 +42,10 @@ final class LeaseElectionAnchor implements AutoCloseable {
   private final KubernetesUnderTest kube;
   private final KubernetesClient admin;
   private final Map<String, CompletableFuture<?>> running = new ConcurrentHashMap<>();
+
   /** Clients of stopped candidates stay open until the end: a killed process sends nothing. */
   private final List<KubernetesClient> clients = new ArrayList<>();
+
   private int nextPod;
 
   LeaseElectionAnchor(KubernetesUnderTest kube) {
@@ -59,8 +61,8 @@ final class LeaseElectionAnchor implements AutoCloseable {
       for (int i = 0; i < 3; i++) {
         startCandidate();
       }
-      Waits.require(() -> watcher.leaders().size() == 1, Duration.ofSeconds(30),
-          "the first Lease election");
+      Waits.require(
+          () -> watcher.leaders().size() == 1, Duration.ofSeconds(30), "the first Lease election");
       for (int t = 0; t < trials; t++) {
         Set<String> leaders = watcher.leaders();
         if (leaders.size() != 1) {
@@ -72,15 +74,21 @@ final class LeaseElectionAnchor implements AutoCloseable {
         // Cancelling without releaseOnCancel leaves the Lease held until it expires.
         running.remove(leader).cancel(true);
         admin.pods().inNamespace(NS).withName(leader).delete();
-        boolean moved = Waits.until(() -> watcher.leaderChanges() > before, TRIAL_TIMEOUT,
-            Duration.ofMillis(5));
+        boolean moved =
+            Waits.until(
+                () -> watcher.leaderChanges() > before, TRIAL_TIMEOUT, Duration.ofMillis(5));
         if (moved) {
           millis.add((watcher.lastLeaderChangeNanos() - start) / 1e6);
         } else {
           timeouts++;
         }
-        BenchMain.progress("failover: Lease anchor trial " + (t + 1) + "/" + trials + ": "
-            + (moved ? Math.round(millis.get(millis.size() - 1)) + " ms" : "timed out"));
+        BenchMain.progress(
+            "failover: Lease anchor trial "
+                + (t + 1)
+                + "/"
+                + trials
+                + ": "
+                + (moved ? Math.round(millis.get(millis.size() - 1)) + " ms" : "timed out"));
         // A replacement replica, with a new name as a Deployment would give it: a candidate with
         // the old identity would simply resume the unexpired Lease.
         startCandidate();
@@ -94,22 +102,28 @@ final class LeaseElectionAnchor implements AutoCloseable {
     admin.pods().resource(Sandbox.readyPod(NS, name, Map.of("app", "anchor"))).create();
     KubernetesClient client = kube.newClient();
     clients.add(client);
-    LeaderElectionConfig config = new LeaderElectionConfigBuilder()
-        .withName("anchor")
-        .withLock(new LeaseLock(NS, LEASE_NAME, name))
-        .withLeaseDuration(LEASE_DURATION)
-        .withRenewDeadline(RENEW_DEADLINE)
-        .withRetryPeriod(RETRY_PERIOD)
-        .withReleaseOnCancel(false)
-        .withLeaderCallbacks(new LeaderCallbacks(() -> labelLeader(client, name), () -> {},
-            newLeader -> {}))
-        .build();
+    LeaderElectionConfig config =
+        new LeaderElectionConfigBuilder()
+            .withName("anchor")
+            .withLock(new LeaseLock(NS, LEASE_NAME, name))
+            .withLeaseDuration(LEASE_DURATION)
+            .withRenewDeadline(RENEW_DEADLINE)
+            .withRetryPeriod(RETRY_PERIOD)
+            .withReleaseOnCancel(false)
+            .withLeaderCallbacks(
+                new LeaderCallbacks(() -> labelLeader(client, name), () -> {}, newLeader -> {}))
+            .build();
     running.put(name, client.leaderElector().withConfig(config).build().start());
   }
 
   private static void labelLeader(KubernetesClient client, String pod) {
-    client.pods().inNamespace(NS).withName(pod).patch(PatchContext.of(PatchType.JSON_MERGE),
-        "{\"metadata\":{\"labels\":{\"" + ROLE + "\":\"leader\"}}}");
+    client
+        .pods()
+        .inNamespace(NS)
+        .withName(pod)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            "{\"metadata\":{\"labels\":{\"" + ROLE + "\":\"leader\"}}}");
   }
 
   @Override

@@ -40,8 +40,11 @@ public class LockBenchmarks {
 
     @Setup(Level.Trial)
     public void open(LockBenchmarks bench) {
-      op = LockSubject.valueOf(bench.subject).open(bench.fleet.clients(),
-          "bench/" + bench.subject.toLowerCase() + "-" + THREAD_KEYS.incrementAndGet());
+      op =
+          LockSubject.valueOf(bench.subject)
+              .open(
+                  bench.fleet.clients(),
+                  "bench/" + bench.subject.toLowerCase() + "-" + THREAD_KEYS.incrementAndGet());
     }
   }
 

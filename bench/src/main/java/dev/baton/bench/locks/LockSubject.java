@@ -4,9 +4,9 @@ import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockInstance;
 import dev.baton.client.LockKeys;
-import dev.baton.client.LockStore;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
+import dev.baton.client.LockStore;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
@@ -60,8 +60,14 @@ public enum LockSubject {
       return () -> {
         String value = owner + ":" + n.incrementAndGet();
         check(bucket.setIfAbsent(value, TTL), "SET NX PX");
-        Long deleted = script.eval(key, RScript.Mode.READ_WRITE, COMPARE_AND_DELETE,
-            RScript.ReturnType.LONG, List.of(key), value);
+        Long deleted =
+            script.eval(
+                key,
+                RScript.Mode.READ_WRITE,
+                COMPARE_AND_DELETE,
+                RScript.ReturnType.LONG,
+                List.of(key),
+                value);
         check(deleted != null && deleted == 1L, "compare-and-delete");
       };
     }
@@ -93,6 +99,7 @@ public enum LockSubject {
 
   static final Duration TTL = Duration.ofSeconds(30);
   static final LockOwner OWNER = LockOwner.external("bench");
+
   /** The usual release of a SET NX lock: delete only if the value is still ours. */
   static final String COMPARE_AND_DELETE =
       "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end"
@@ -140,8 +147,9 @@ public enum LockSubject {
 
   private static LockOp batonLock(BatonLock lock) {
     return () -> {
-      LockLease lease = lock.tryAcquire().orElseThrow(
-          () -> new IllegalStateException("a free lock was not acquired"));
+      LockLease lease =
+          lock.tryAcquire()
+              .orElseThrow(() -> new IllegalStateException("a free lock was not acquired"));
       check(lease.release(), "release");
     };
   }

@@ -8,9 +8,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Independent redis-server processes, each with its own Redisson client, configured alike for
- * every implementation under test: script cache on (EVALSHA, as the operator runs its scripts),
- * no background PINGs (they would count as round trips).
+ * Independent redis-server processes, each with its own Redisson client, configured alike for every
+ * implementation under test: script cache on (EVALSHA, as the operator runs its scripts), no
+ * background PINGs (they would count as round trips).
  */
 public final class RedisFleet implements AutoCloseable {
 
@@ -35,7 +35,8 @@ public final class RedisFleet implements AutoCloseable {
   static RedissonClient client(String url) {
     Config config = new Config();
     config.setUseScriptCache(true);
-    config.useSingleServer()
+    config
+        .useSingleServer()
         .setAddress(url)
         .setPingConnectionInterval(0)
         .setConnectionMinimumIdleSize(16)

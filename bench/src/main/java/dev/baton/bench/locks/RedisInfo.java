@@ -15,8 +15,8 @@ import java.util.Map;
  * read over a fresh connection so the client under test is not involved.
  *
  * @param readEvents {@code total_reads_processed}: read events on client sockets. A client that
- *     waits for each reply before sending again causes one per request: its round trips. A
- *     pipeline or a multi-command batch that arrives together counts once.
+ *     waits for each reply before sending again causes one per request: its round trips. A pipeline
+ *     or a multi-command batch that arrives together counts once.
  * @param commands every command executed, including those a Lua script calls
  * @param scriptCalls EVAL and EVALSHA calls (each one client request)
  * @param pings PING commands (a client's connection health checks)
@@ -43,13 +43,16 @@ public record RedisInfo(long readEvents, long commands, long scriptCalls, long p
         pings += calls;
       }
     }
-    return new RedisInfo(Long.parseLong(stats.get("total_reads_processed")), commands, scripts,
-        pings);
+    return new RedisInfo(
+        Long.parseLong(stats.get("total_reads_processed")), commands, scripts, pings);
   }
 
   public RedisInfo minus(RedisInfo earlier) {
-    return new RedisInfo(readEvents - earlier.readEvents, commands - earlier.commands,
-        scriptCalls - earlier.scriptCalls, pings - earlier.pings);
+    return new RedisInfo(
+        readEvents - earlier.readEvents,
+        commands - earlier.commands,
+        scriptCalls - earlier.scriptCalls,
+        pings - earlier.pings);
   }
 
   private static long calls(String value) {
@@ -78,8 +81,9 @@ public record RedisInfo(long readEvents, long commands, long scriptCalls, long p
       s.connect(new InetSocketAddress("127.0.0.1", port), 1000);
       s.setSoTimeout(5000);
       OutputStream out = s.getOutputStream();
-      out.write(("*2\r\n$4\r\nINFO\r\n$" + section.length() + "\r\n" + section + "\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("*2\r\n$4\r\nINFO\r\n$" + section.length() + "\r\n" + section + "\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.flush();
       InputStream in = s.getInputStream();
       String header = readLine(in);
@@ -89,8 +93,8 @@ public record RedisInfo(long readEvents, long commands, long scriptCalls, long p
       byte[] body = in.readNBytes(Integer.parseInt(header.substring(1)));
       return new String(body, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new IllegalStateException("INFO " + section + " on port " + port + ": "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "INFO " + section + " on port " + port + ": " + e.getMessage(), e);
     }
   }
 

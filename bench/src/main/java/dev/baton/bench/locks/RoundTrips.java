@@ -16,8 +16,8 @@ import org.redisson.client.codec.StringCodec;
 /**
  * Counts what Redis sees per operation, one thread, operations one after the other: round trips
  * (read events on the server's client sockets) and commands executed (those inside scripts
- * included). With several instances the requests of one step go out in parallel, so the
- * sequential round trips are the largest per-instance count and the commands are summed.
+ * included). With several instances the requests of one step go out in parallel, so the sequential
+ * round trips are the largest per-instance count and the commands are summed.
  */
 final class RoundTrips {
 
@@ -35,7 +35,9 @@ final class RoundTrips {
 
   List<Count> all() {
     RedissonClient first = fleet.clients().get(0);
-    count("Calibration: Redisson GET (expect 1 round trip)", 1,
+    count(
+        "Calibration: Redisson GET (expect 1 round trip)",
+        1,
         i -> first.getBucket("calibration", StringCodec.INSTANCE).get());
     for (LockSubject s : LockSubject.values()) {
       LockSubject.LockOp op = s.open(fleet.clients(), "rt/" + s.name().toLowerCase());
@@ -48,25 +50,38 @@ final class RoundTrips {
 
   /** The operator's three lease scripts one by one, on n different elections. */
   private void leaseSteps(RedissonClient redisson) {
-    RedisLeaseStore store = new RedisLeaseStore(redisson, "bench", RedisLeaseStore.ScriptTimer.NONE);
+    RedisLeaseStore store =
+        new RedisLeaseStore(redisson, "bench", RedisLeaseStore.ScriptTimer.NONE);
     String prefix = HolderRecord.prefix("bench", "bench", "pod", "uid");
     for (int i = 0; i < n; i++) {
       store.reserve(new LeaseKeys("rt/lease-warm-" + i), 0, LockSubject.RESERVATION);
       store.reserve(new LeaseKeys("rt/lease-" + i), 0, LockSubject.RESERVATION);
     }
-    warm(i -> {
-      LeaseKeys k = new LeaseKeys("rt/lease-warm-" + i);
-      LeaseStore.Acquisition a = store.acquire(k, null, prefix, 30_000);
-      store.renew(k, a.holder(), 30_000);
-      store.release(k, a.holder());
-    });
+    warm(
+        i -> {
+          LeaseKeys k = new LeaseKeys("rt/lease-warm-" + i);
+          LeaseStore.Acquisition a = store.acquire(k, null, prefix, 30_000);
+          store.renew(k, a.holder(), 30_000);
+          store.release(k, a.holder());
+        });
     String[] records = new String[n];
-    count("Baton lease: acquire (lease-acquire.lua)", 1, i -> records[i] =
-        store.acquire(new LeaseKeys("rt/lease-" + i), null, prefix, 30_000).holder(), false);
-    count("Baton lease: renew (lease-renew.lua)", 1,
-        i -> store.renew(new LeaseKeys("rt/lease-" + i), records[i], 30_000), false);
-    count("Baton lease: release (lease-release.lua)", 1,
-        i -> store.release(new LeaseKeys("rt/lease-" + i), records[i]), false);
+    count(
+        "Baton lease: acquire (lease-acquire.lua)",
+        1,
+        i ->
+            records[i] =
+                store.acquire(new LeaseKeys("rt/lease-" + i), null, prefix, 30_000).holder(),
+        false);
+    count(
+        "Baton lease: renew (lease-renew.lua)",
+        1,
+        i -> store.renew(new LeaseKeys("rt/lease-" + i), records[i], 30_000),
+        false);
+    count(
+        "Baton lease: release (lease-release.lua)",
+        1,
+        i -> store.release(new LeaseKeys("rt/lease-" + i), records[i]),
+        false);
   }
 
   /** The application lock's acquire, renew and release one by one, on n different locks. */
@@ -76,18 +91,22 @@ final class RoundTrips {
       LockSubject.reserveLock(List.of(redisson), "rt/lock-warm-" + i);
       LockSubject.reserveLock(List.of(redisson), "rt/lock-" + i);
     }
-    warm(i -> {
-      LockLease l = locks.lock("rt/lock-warm-" + i, LockSubject.TTL).tryAcquire().orElseThrow();
-      l.renew();
-      l.release();
-    });
+    warm(
+        i -> {
+          LockLease l = locks.lock("rt/lock-warm-" + i, LockSubject.TTL).tryAcquire().orElseThrow();
+          l.renew();
+          l.release();
+        });
     BatonLock[] lock = new BatonLock[n];
     LockLease[] lease = new LockLease[n];
     for (int i = 0; i < n; i++) {
       lock[i] = locks.lock("rt/lock-" + i, LockSubject.TTL);
     }
-    count("Baton lock: acquire (lock-acquire.lua)", 1,
-        i -> lease[i] = lock[i].tryAcquire().orElseThrow(), false);
+    count(
+        "Baton lock: acquire (lock-acquire.lua)",
+        1,
+        i -> lease[i] = lock[i].tryAcquire().orElseThrow(),
+        false);
     count("Baton lock: renew (lock-renew.lua)", 1, i -> lease[i].renew(), false);
     count("Baton lock: release (lock-release.lua)", 1, i -> lease[i].release(), false);
   }

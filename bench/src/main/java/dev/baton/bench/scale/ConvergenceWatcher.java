@@ -43,43 +43,52 @@ final class ConvergenceWatcher implements AutoCloseable {
     boolean converged;
   }
 
-  ConvergenceWatcher(KubernetesClient client, String roleLabel, int podsPerGroup,
-      int expectedGroups) {
+  ConvergenceWatcher(
+      KubernetesClient client, String roleLabel, int podsPerGroup, int expectedGroups) {
     this.roleLabel = roleLabel;
     this.podsPerGroup = podsPerGroup;
     this.expectedGroups = expectedGroups;
-    this.podInformer = client.pods().inAnyNamespace().withLabel(POD_LABEL)
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(Pod pod) {
-            pod(pod, false);
-          }
+    this.podInformer =
+        client
+            .pods()
+            .inAnyNamespace()
+            .withLabel(POD_LABEL)
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(Pod pod) {
+                    pod(pod, false);
+                  }
 
-          @Override
-          public void onUpdate(Pod old, Pod pod) {
-            pod(pod, false);
-          }
+                  @Override
+                  public void onUpdate(Pod old, Pod pod) {
+                    pod(pod, false);
+                  }
 
-          @Override
-          public void onDelete(Pod pod, boolean unknownFinalState) {
-            pod(pod, true);
-          }
-        });
-    this.groupInformer = client.resources(LeaderGroup.class).inAnyNamespace()
-        .inform(new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(LeaderGroup g) {
-            group(g);
-          }
+                  @Override
+                  public void onDelete(Pod pod, boolean unknownFinalState) {
+                    pod(pod, true);
+                  }
+                });
+    this.groupInformer =
+        client
+            .resources(LeaderGroup.class)
+            .inAnyNamespace()
+            .inform(
+                new ResourceEventHandler<>() {
+                  @Override
+                  public void onAdd(LeaderGroup g) {
+                    group(g);
+                  }
 
-          @Override
-          public void onUpdate(LeaderGroup old, LeaderGroup g) {
-            group(g);
-          }
+                  @Override
+                  public void onUpdate(LeaderGroup old, LeaderGroup g) {
+                    group(g);
+                  }
 
-          @Override
-          public void onDelete(LeaderGroup g, boolean unknownFinalState) {}
-        });
+                  @Override
+                  public void onDelete(LeaderGroup g, boolean unknownFinalState) {}
+                });
   }
 
   private synchronized void pod(Pod pod, boolean deleted) {
@@ -122,16 +131,19 @@ final class ConvergenceWatcher implements AutoCloseable {
     String key = lg.getMetadata().getNamespace() + "/" + lg.getMetadata().getName();
     Group g = groups.computeIfAbsent(key, k -> new Group());
     String leader = lg.getStatus() == null ? null : lg.getStatus().getLeader();
-    g.statusLeader = leader == null || leader.isEmpty() ? null
-        : lg.getMetadata().getNamespace() + "/" + leader;
+    g.statusLeader =
+        leader == null || leader.isEmpty() ? null : lg.getMetadata().getNamespace() + "/" + leader;
     update(g, System.nanoTime());
   }
 
   private void update(Group g, long now) {
     long leaders = g.roles.values().stream().filter("leader"::equals).count();
     long followers = g.roles.values().stream().filter("follower"::equals).count();
-    boolean ok = g.roles.size() == podsPerGroup && leaders == 1 && followers == podsPerGroup - 1
-        && Objects.equals(g.leader, g.statusLeader);
+    boolean ok =
+        g.roles.size() == podsPerGroup
+            && leaders == 1
+            && followers == podsPerGroup - 1
+            && Objects.equals(g.leader, g.statusLeader);
     if (ok != g.converged) {
       g.converged = ok;
       converged += ok ? 1 : -1;
@@ -143,8 +155,10 @@ final class ConvergenceWatcher implements AutoCloseable {
 
   /** Whether the informers have listed the expected pods and groups. */
   synchronized boolean sees(int pods, int groupCount) {
-    return podInformer.hasSynced() && groupInformer.hasSynced()
-        && podGroup.size() >= pods && groups.size() >= groupCount;
+    return podInformer.hasSynced()
+        && groupInformer.hasSynced()
+        && podGroup.size() >= pods
+        && groups.size() >= groupCount;
   }
 
   /** How many times a pod was seen with a new term: elections and re-acquired leases. */
@@ -181,12 +195,13 @@ final class ConvergenceWatcher implements AutoCloseable {
   /** Groups whose leader is now a pod other than the one given. */
   synchronized Set<String> replaced(Map<String, String> oldLeaders) {
     Set<String> out = new HashSet<>();
-    oldLeaders.forEach((group, old) -> {
-      Group g = groups.get(group);
-      if (g != null && g.leader != null && !g.leader.equals(old)) {
-        out.add(group);
-      }
-    });
+    oldLeaders.forEach(
+        (group, old) -> {
+          Group g = groups.get(group);
+          if (g != null && g.leader != null && !g.leader.equals(old)) {
+            out.add(group);
+          }
+        });
     return out;
   }
 

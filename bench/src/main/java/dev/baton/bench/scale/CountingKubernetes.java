@@ -54,12 +54,13 @@ final class CountingKubernetes implements AutoCloseable {
 
   static Map<String, Long> minus(Map<String, Long> later, Map<String, Long> earlier) {
     Map<String, Long> out = new TreeMap<>();
-    later.forEach((k, v) -> {
-      long d = v - earlier.getOrDefault(k, 0L);
-      if (d != 0) {
-        out.put(k, d);
-      }
-    });
+    later.forEach(
+        (k, v) -> {
+          long d = v - earlier.getOrDefault(k, 0L);
+          if (d != 0) {
+            out.put(k, d);
+          }
+        });
     return out;
   }
 
@@ -78,7 +79,8 @@ final class CountingKubernetes implements AutoCloseable {
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
-      counts.computeIfAbsent(key(request.getMethod(), request.getPath()), k -> new LongAdder())
+      counts
+          .computeIfAbsent(key(request.getMethod(), request.getPath()), k -> new LongAdder())
           .increment();
       return crud.dispatch(request);
     }

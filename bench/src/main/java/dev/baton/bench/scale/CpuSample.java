@@ -11,8 +11,13 @@ import java.util.Arrays;
  * CPU time of the processes involved at one instant: the operator, this JVM (the mock API server,
  * the watchers and the harness), redis-server, and the whole machine (/proc/stat).
  */
-record CpuSample(long wallNanos, long operatorNanos, long benchNanos, long redisNanos,
-    long machineBusyTicks, long machineTotalTicks) {
+record CpuSample(
+    long wallNanos,
+    long operatorNanos,
+    long benchNanos,
+    long redisNanos,
+    long machineBusyTicks,
+    long machineTotalTicks) {
 
   static CpuSample take(OperatorProcess operator, ProcessHandle redis) {
     long[] machine = machine();
@@ -33,8 +38,7 @@ record CpuSample(long wallNanos, long operatorNanos, long benchNanos, long redis
   /** Percent of all cores busy between two samples. */
   static double machineBusy(CpuSample from, CpuSample to) {
     long total = to.machineTotalTicks - from.machineTotalTicks;
-    return total == 0 ? Double.NaN
-        : 100.0 * (to.machineBusyTicks - from.machineBusyTicks) / total;
+    return total == 0 ? Double.NaN : 100.0 * (to.machineBusyTicks - from.machineBusyTicks) / total;
   }
 
   private static long cpu(ProcessHandle p) {
@@ -45,8 +49,8 @@ record CpuSample(long wallNanos, long operatorNanos, long benchNanos, long redis
   private static long[] machine() {
     try {
       String first = Files.readAllLines(Path.of("/proc/stat")).get(0);
-      long[] v = Arrays.stream(first.trim().split("\\s+")).skip(1).mapToLong(Long::parseLong)
-          .toArray();
+      long[] v =
+          Arrays.stream(first.trim().split("\\s+")).skip(1).mapToLong(Long::parseLong).toArray();
       long total = Arrays.stream(v).limit(8).sum();
       long idle = v[3] + (v.length > 4 ? v[4] : 0);
       return new long[] {total - idle, total};

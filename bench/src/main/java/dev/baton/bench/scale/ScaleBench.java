@@ -1,16 +1,16 @@
 package dev.baton.bench.scale;
 
-import dev.baton.testkit.OperatorProcess;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
 import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.locks.RedisInfo;
-import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.OperatorProcess;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
@@ -33,9 +33,9 @@ import java.util.stream.Collectors;
 /**
  * Many groups on one operator: cold start of the operator process with every group and pod already
  * in the API, then a steady-state window (CPU, heap after GC, Redis and Kubernetes API traffic),
- * then many leaders deleted at once. The operator is the jar given by {@code bench.operatorJar}
- * (by default the one this build packaged), so the same command measures before and after a
- * change to it.
+ * then many leaders deleted at once. The operator is the jar given by {@code bench.operatorJar} (by
+ * default the one this build packaged), so the same command measures before and after a change to
+ * it.
  */
 public final class ScaleBench {
 
@@ -75,8 +75,8 @@ public final class ScaleBench {
     Path log;
   }
 
-  record Deletions(int count, double allMillis, Percentiles perGroup, int missing,
-      Map<String, Long> requests) {}
+  record Deletions(
+      int count, double allMillis, Percentiles perGroup, int missing, Map<String, Long> requests) {}
 
   public void run(Report report) throws Exception {
     Figures f = new Figures();
@@ -88,29 +88,43 @@ public final class ScaleBench {
     try (CountingKubernetes kube = CountingKubernetes.start();
         LocalRedis redis = LocalRedis.start();
         KubernetesClient admin = kube.newClient()) {
-      BenchMain.progress("scale: creating " + f.groups + " LeaderGroups and "
-          + f.groups * PODS_PER_GROUP + " pods");
+      BenchMain.progress(
+          "scale: creating "
+              + f.groups
+              + " LeaderGroups and "
+              + f.groups * PODS_PER_GROUP
+              + " pods");
       List<String> groupKeys = populate(admin, f.groups, f.namespaces);
       try (KubernetesClient watchClient = kube.newClient();
           ConvergenceWatcher watcher =
               new ConvergenceWatcher(watchClient, ROLE, PODS_PER_GROUP, f.groups)) {
-        Waits.require(() -> watcher.sees(f.groups * PODS_PER_GROUP, f.groups),
-            Duration.ofMinutes(2), "the watcher to list every pod and group");
+        Waits.require(
+            () -> watcher.sees(f.groups * PODS_PER_GROUP, f.groups),
+            Duration.ofMinutes(2),
+            "the watcher to list every pod and group");
         // redis-server rewrites its process title, so it is found as this JVM's youngest child
         // whose executable is Redis's (the redis-server of the other benchmarks has stopped).
-        ProcessHandle redisProcess = ProcessHandle.current().children()
-            .filter(p -> p.info().command().orElse("").contains("redis"))
-            .max(Comparator.comparing(p -> p.info().startInstant().orElse(Instant.MIN)))
-            .orElse(null);
+        ProcessHandle redisProcess =
+            ProcessHandle.current()
+                .children()
+                .filter(p -> p.info().command().orElse("").contains("redis"))
+                .max(Comparator.comparing(p -> p.info().startInstant().orElse(Instant.MIN)))
+                .orElse(null);
         f.redisFound = redisProcess != null;
 
         Map<String, Long> requests0 = kube.requests();
         RedisInfo redis0 = RedisInfo.of(redis.port());
         BenchMain.progress("scale: starting the operator process");
         long start = System.nanoTime();
-        try (OperatorProcess operator = OperatorProcess.ofJar("scale", kube.embedded(),
-            Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
-            config.operatorJar(), config.operatorJvm(), f.log).start()) {
+        try (OperatorProcess operator =
+            OperatorProcess.ofJar(
+                    "scale",
+                    kube.embedded(),
+                    Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
+                    config.operatorJar(),
+                    config.operatorJvm(),
+                    f.log)
+                .start()) {
           f.cold0 = CpuSample.take(operator, redisProcess);
           coldStart(f, operator, watcher, start);
           f.coldThreads = ThreadCpu.sample(operator.pid());
@@ -135,38 +149,57 @@ public final class ScaleBench {
 
           BenchMain.progress("scale: deleting " + deletions + " leaders at once");
           Map<String, Long> requests2 = kube.requests();
-          f.deletions = deleteLeaders(admin, watcher, groupKeys, deletions, () ->
-              CountingKubernetes.minus(kube.requests(), requests2));
+          f.deletions =
+              deleteLeaders(
+                  admin,
+                  watcher,
+                  groupKeys,
+                  deletions,
+                  () -> CountingKubernetes.minus(kube.requests(), requests2));
         }
       }
     }
     report(report, f);
   }
 
-  private void coldStart(Figures f, OperatorProcess operator, ConvergenceWatcher watcher,
-      long start) {
+  private void coldStart(
+      Figures f, OperatorProcess operator, ConvergenceWatcher watcher, long start) {
     long[] readyAt = {-1};
     Duration timeout = Duration.ofMinutes(config.quick() ? 2 : 4);
-    boolean converged = Waits.until(() -> {
-      if (readyAt[0] < 0 && operator.ready()) {
-        readyAt[0] = System.nanoTime();
-      }
-      if (!operator.alive()) {
-        throw new IllegalStateException("the operator process exited; see " + f.log);
-      }
-      return watcher.allConverged();
-    }, timeout, Duration.ofMillis(20));
+    boolean converged =
+        Waits.until(
+            () -> {
+              if (readyAt[0] < 0 && operator.ready()) {
+                readyAt[0] = System.nanoTime();
+              }
+              if (!operator.alive()) {
+                throw new IllegalStateException("the operator process exited; see " + f.log);
+              }
+              return watcher.allConverged();
+            },
+            timeout,
+            Duration.ofMillis(20));
     f.cold1 = CpuSample.take(operator, null);
     if (!converged) {
-      throw new IllegalStateException("only " + watcher.convergedGroups() + " of " + f.groups
-          + " groups converged within " + timeout.toSeconds() + " s; see " + f.log);
+      throw new IllegalStateException(
+          "only "
+              + watcher.convergedGroups()
+              + " of "
+              + f.groups
+              + " groups converged within "
+              + timeout.toSeconds()
+              + " s; see "
+              + f.log);
     }
     f.coldStartSeconds = (watcher.allConvergedNanos() - start) / 1e9;
     f.readySeconds = readyAt[0] < 0 ? Double.NaN : (readyAt[0] - start) / 1e9;
     f.firstLeaderSeconds = (watcher.firstLeaderNanos() - start) / 1e9;
-    BenchMain.progress(String.format(Locale.ROOT,
-        "scale: %d groups converged %.1f s after the operator process started", f.groups,
-        f.coldStartSeconds));
+    BenchMain.progress(
+        String.format(
+            Locale.ROOT,
+            "scale: %d groups converged %.1f s after the operator process started",
+            f.groups,
+            f.coldStartSeconds));
   }
 
   /** Creates the groups and their pods, spread over the namespaces, from a few threads. */
@@ -180,16 +213,25 @@ public final class ScaleBench {
         String ns = "scale-" + (i % namespaces);
         String name = String.format(Locale.ROOT, "g%04d", i);
         keys.add(ns + "/" + name);
-        futures.add(pool.submit(() -> {
-          for (int p = 0; p < PODS_PER_GROUP; p++) {
-            client.pods().resource(Sandbox.readyPod(ns, name + "-" + p,
-                Map.of("app", name, ConvergenceWatcher.POD_LABEL, "true"))).create();
-          }
-          LeaderGroup g = Sandbox.group(name, name);
-          g.getMetadata().setNamespace(ns);
-          g.getSpec().setLease(new LeaseSpec()); // the documented default: ttl 10s, renew 3s
-          client.resource(g).create();
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  for (int p = 0; p < PODS_PER_GROUP; p++) {
+                    client
+                        .pods()
+                        .resource(
+                            Sandbox.readyPod(
+                                ns,
+                                name + "-" + p,
+                                Map.of("app", name, ConvergenceWatcher.POD_LABEL, "true")))
+                        .create();
+                  }
+                  LeaderGroup g = Sandbox.group(name, name);
+                  g.getMetadata().setNamespace(ns);
+                  g.getSpec()
+                      .setLease(new LeaseSpec()); // the documented default: ttl 10s, renew 3s
+                  client.resource(g).create();
+                }));
       }
       for (Future<?> future : futures) {
         future.get();
@@ -200,9 +242,13 @@ public final class ScaleBench {
     return keys;
   }
 
-  private static Deletions deleteLeaders(KubernetesClient client, ConvergenceWatcher watcher,
-      List<String> groupKeys, int count,
-      Supplier<Map<String, Long>> requests) throws Exception {
+  private static Deletions deleteLeaders(
+      KubernetesClient client,
+      ConvergenceWatcher watcher,
+      List<String> groupKeys,
+      int count,
+      Supplier<Map<String, Long>> requests)
+      throws Exception {
     Map<String, String> oldLeaders = new LinkedHashMap<>();
     int step = Math.max(1, groupKeys.size() / count);
     for (int i = 0; i < groupKeys.size() && oldLeaders.size() < count; i += step) {
@@ -215,11 +261,13 @@ public final class ScaleBench {
     try {
       for (String pod : oldLeaders.values()) {
         String[] nsName = pod.split("/", 2);
-        futures.add(pool.submit(() -> {
-          go.await();
-          client.pods().inNamespace(nsName[0]).withName(nsName[1]).delete();
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  client.pods().inNamespace(nsName[0]).withName(nsName[1]).delete();
+                  return null;
+                }));
       }
       Waits.sleep(Duration.ofMillis(200)); // every thread parked on the latch
       long start = System.nanoTime();
@@ -227,8 +275,11 @@ public final class ScaleBench {
       for (Future<?> future : futures) {
         future.get();
       }
-      boolean all = Waits.until(() -> watcher.replaced(oldLeaders).size() == oldLeaders.size(),
-          Duration.ofSeconds(60), Duration.ofMillis(2));
+      boolean all =
+          Waits.until(
+              () -> watcher.replaced(oldLeaders).size() == oldLeaders.size(),
+              Duration.ofSeconds(60),
+              Duration.ofMillis(2));
       List<Double> perGroup = new ArrayList<>();
       long last = start;
       for (String g : watcher.replaced(oldLeaders)) {
@@ -236,8 +287,12 @@ public final class ScaleBench {
         perGroup.add((at - start) / 1e6);
         last = Math.max(last, at);
       }
-      return new Deletions(oldLeaders.size(), all ? (last - start) / 1e6 : Double.NaN,
-          Percentiles.of(perGroup), oldLeaders.size() - perGroup.size(), requests.get());
+      return new Deletions(
+          oldLeaders.size(),
+          all ? (last - start) / 1e6 : Double.NaN,
+          Percentiles.of(perGroup),
+          oldLeaders.size() - perGroup.size(),
+          requests.get());
     } finally {
       pool.shutdownNow();
     }
@@ -247,8 +302,9 @@ public final class ScaleBench {
     boolean target = f.groups == 1000 && f.namespaces == 1;
     double steadySeconds = (f.steady1.wallNanos() - f.steady0.wallNanos()) / 1e9;
     double coldWall = (f.cold1.wallNanos() - f.cold0.wallNanos()) / 1e9;
-    double operatorCpu = CpuSample.percentOfCore(f.steady0.operatorNanos(),
-        f.steady1.operatorNanos(), f.steady0, f.steady1);
+    double operatorCpu =
+        CpuSample.percentOfCore(
+            f.steady0.operatorNanos(), f.steady1.operatorNanos(), f.steady0, f.steady1);
     double heapMiB = f.memory.heapUsed() / 1048576.0;
     double scriptsPerSecond = f.steadyRedis.scriptCalls() / steadySeconds;
     // Unbatched, every group renews with its own script call once per renew interval (3 s);
@@ -256,77 +312,142 @@ public final class ScaleBench {
     boolean batched = scriptsPerSecond <= f.groups / 3.0 / 10;
     Deletions d = f.deletions;
 
-    Report.Section s = report.section("scale", String.format(Locale.ROOT,
-        "Scale: %,d LeaderGroups x %d pods on one operator", f.groups, PODS_PER_GROUP),
-        "measure", "value", "target");
-    s.row("Cold start: operator process started -> every group converged (s)",
-        f.coldStartSeconds, target ? "< 10 s" + verdict(f.coldStartSeconds < 10) : "");
+    Report.Section s =
+        report.section(
+            "scale",
+            String.format(
+                Locale.ROOT,
+                "Scale: %,d LeaderGroups x %d pods on one operator",
+                f.groups,
+                PODS_PER_GROUP),
+            "measure",
+            "value",
+            "target");
+    s.row(
+        "Cold start: operator process started -> every group converged (s)",
+        f.coldStartSeconds,
+        target ? "< 10 s" + verdict(f.coldStartSeconds < 10) : "");
     s.row("  process started -> /readyz answers (s)", f.readySeconds);
     s.row("  process started -> first leader label (s)", f.firstLeaderSeconds);
-    s.row("  operator CPU during cold start (% of one core)", CpuSample.percentOfCore(
-        f.cold0.operatorNanos(), f.cold1.operatorNanos(), f.cold0, f.cold1));
-    s.row("  benchmark JVM (mock API server) CPU during cold start (% of one core)",
+    s.row(
+        "  operator CPU during cold start (% of one core)",
+        CpuSample.percentOfCore(
+            f.cold0.operatorNanos(), f.cold1.operatorNanos(), f.cold0, f.cold1));
+    s.row(
+        "  benchmark JVM (mock API server) CPU during cold start (% of one core)",
         CpuSample.percentOfCore(f.cold0.benchNanos(), f.cold1.benchNanos(), f.cold0, f.cold1));
     s.row("  Kubernetes API requests during cold start", CountingKubernetes.total(f.coldRequests));
-    s.row("  Redis round trips / commands during cold start",
+    s.row(
+        "  Redis round trips / commands during cold start",
         Report.format(f.coldRedis.readEvents()) + " / " + Report.format(f.coldRedis.commands()));
-    s.row("Steady state (" + Math.round(steadySeconds) + " s): operator CPU (% of one core)",
-        operatorCpu, target ? "< 10%" + verdict(operatorCpu < 10) : "");
+    s.row(
+        "Steady state (" + Math.round(steadySeconds) + " s): operator CPU (% of one core)",
+        operatorCpu,
+        target ? "< 10%" + verdict(operatorCpu < 10) : "");
     s.row("  heap after GC (MiB)", heapMiB, target ? "< 256 MiB" + verdict(heapMiB < 256) : "");
-    s.row("  Redis commands/s (all, incl. inside scripts)",
-        f.steadyRedis.commands() / steadySeconds);
-    s.row("  Redis script calls/s (EVAL/EVALSHA)", scriptsPerSecond,
+    s.row(
+        "  Redis commands/s (all, incl. inside scripts)", f.steadyRedis.commands() / steadySeconds);
+    s.row(
+        "  Redis script calls/s (EVAL/EVALSHA)",
+        scriptsPerSecond,
         "renewals batched" + verdict(batched));
     s.row("  Redis round trips/s (server read events)", f.steadyRedis.readEvents() / steadySeconds);
     s.row("  of which PING health checks/s", f.steadyRedis.pings() / steadySeconds);
-    s.row("  Kubernetes API requests/s", CountingKubernetes.total(f.steadyRequests)
-        / steadySeconds);
-    s.row("  new terms seen on pods (re-elections, leases lost and re-acquired)",
-        f.steadyTermChanges, "0" + verdict(f.steadyTermChanges == 0));
+    s.row(
+        "  Kubernetes API requests/s", CountingKubernetes.total(f.steadyRequests) / steadySeconds);
+    s.row(
+        "  new terms seen on pods (re-elections, leases lost and re-acquired)",
+        f.steadyTermChanges,
+        "0" + verdict(f.steadyTermChanges == 0));
     s.row("  every group still converged at the end", f.stillConverged ? "yes" : "NO");
-    s.row(d.count() + " leaders deleted at once -> all " + d.count() + " groups show a new"
-        + " leader label (ms)", d.allMillis());
-    s.row("  per group: p50 / p90 / max (ms)", Report.format(d.perGroup().p50()) + " / "
-        + Report.format(d.perGroup().p90()) + " / " + Report.format(d.perGroup().max())
-        + (d.missing() > 0 ? " (" + d.missing() + " without a new leader after 60 s)" : ""));
+    s.row(
+        d.count()
+            + " leaders deleted at once -> all "
+            + d.count()
+            + " groups show a new"
+            + " leader label (ms)",
+        d.allMillis());
+    s.row(
+        "  per group: p50 / p90 / max (ms)",
+        Report.format(d.perGroup().p50())
+            + " / "
+            + Report.format(d.perGroup().p90())
+            + " / "
+            + Report.format(d.perGroup().max())
+            + (d.missing() > 0 ? " (" + d.missing() + " without a new leader after 60 s)" : ""));
     s.row("  Kubernetes API requests until then", CountingKubernetes.total(d.requests()));
-    s.row("Context, steady state: benchmark JVM (mock API server, informers) CPU (% of one core)",
-        CpuSample.percentOfCore(f.steady0.benchNanos(), f.steady1.benchNanos(), f.steady0,
-            f.steady1));
-    s.row("Context, steady state: redis-server CPU (% of one core)", !f.redisFound ? Double.NaN
-        : CpuSample.percentOfCore(f.steady0.redisNanos(), f.steady1.redisNanos(), f.steady0,
-            f.steady1));
-    s.row("Context, steady state: whole machine busy (% of all "
-        + Runtime.getRuntime().availableProcessors() + " cores)",
+    s.row(
+        "Context, steady state: benchmark JVM (mock API server, informers) CPU (% of one core)",
+        CpuSample.percentOfCore(
+            f.steady0.benchNanos(), f.steady1.benchNanos(), f.steady0, f.steady1));
+    s.row(
+        "Context, steady state: redis-server CPU (% of one core)",
+        !f.redisFound
+            ? Double.NaN
+            : CpuSample.percentOfCore(
+                f.steady0.redisNanos(), f.steady1.redisNanos(), f.steady0, f.steady1));
+    s.row(
+        "Context, steady state: whole machine busy (% of all "
+            + Runtime.getRuntime().availableProcessors()
+            + " cores)",
         CpuSample.machineBusy(f.steady0, f.steady1));
 
-    s.note(String.format(Locale.ROOT, "%,d groups in %d namespace(s), %d ready pods each, default"
-        + " lease (ttl 10s, renew 3s); every group and pod exists before the operator starts.",
-        f.groups, f.namespaces, PODS_PER_GROUP));
-    s.note("The operator runs as its own process: java " + config.operatorJvm() + " -jar "
-        + shown(config.operatorJar()) + ", with KUBERNETES_MASTER set to the mock API server (in the"
-        + " benchmark JVM) and BATON_REDIS_URL to a local redis-server; its log is written to "
-        + f.log.getFileName() + ". Converged: exactly one pod of the group labeled leader, the"
-        + " others follower, and the group's status naming that leader, as seen by informers in"
-        + " the benchmark JVM.");
-    s.note("CPU: user+system time of the process over the wall time of the window (100% = one"
-        + " core busy), GC and JIT included. Operator threads by CPU (% of one core), cold"
-        + " start: " + ThreadCpu.top(Map.of(), f.coldThreads, coldWall, TOP_THREADS)
-        + "; steady state: " + ThreadCpu.top(f.steadyThreads0, f.steadyThreads1, steadySeconds,
-            TOP_THREADS) + ".");
-    s.note("Heap: used heap right after a full GC requested over JMX (attach API) at the end of"
-        + " the steady window, which is also when the JMX agent starts; committed "
-        + mib(f.memory.heapCommitted()) + ", max " + mib(f.memory.heapMax()) + ", non-heap "
-        + mib(f.memory.nonHeapUsed()) + ", " + f.memory.threads() + " threads.");
-    s.note("Redis: INFO stats and commandstats deltas; round trips are server read events, so a"
-        + " pipeline or a batch that arrives together counts once. Kubernetes API requests are"
-        + " counted at the mock server (the benchmark's informers make none once their watches"
-        + " are open). Steady state by kind: " + kinds(f.steadyRequests) + ". Cold start by"
-        + " kind: " + kinds(f.coldRequests) + ". Deletions by kind: " + kinds(d.requests())
-        + ".");
-    s.note("Deletions: " + d.count() + " leader pods of groups spread over the range, deleted by"
-        + " 16 threads released together; the clock starts at the release and stops, per group,"
-        + " when the informer sees the new leader label.");
+    s.note(
+        String.format(
+            Locale.ROOT,
+            "%,d groups in %d namespace(s), %d ready pods each, default"
+                + " lease (ttl 10s, renew 3s); every group and pod exists before the operator starts.",
+            f.groups,
+            f.namespaces,
+            PODS_PER_GROUP));
+    s.note(
+        "The operator runs as its own process: java "
+            + config.operatorJvm()
+            + " -jar "
+            + shown(config.operatorJar())
+            + ", with KUBERNETES_MASTER set to the mock API server (in the"
+            + " benchmark JVM) and BATON_REDIS_URL to a local redis-server; its log is written to "
+            + f.log.getFileName()
+            + ". Converged: exactly one pod of the group labeled leader, the"
+            + " others follower, and the group's status naming that leader, as seen by informers in"
+            + " the benchmark JVM.");
+    s.note(
+        "CPU: user+system time of the process over the wall time of the window (100% = one"
+            + " core busy), GC and JIT included. Operator threads by CPU (% of one core), cold"
+            + " start: "
+            + ThreadCpu.top(Map.of(), f.coldThreads, coldWall, TOP_THREADS)
+            + "; steady state: "
+            + ThreadCpu.top(f.steadyThreads0, f.steadyThreads1, steadySeconds, TOP_THREADS)
+            + ".");
+    s.note(
+        "Heap: used heap right after a full GC requested over JMX (attach API) at the end of"
+            + " the steady window, which is also when the JMX agent starts; committed "
+            + mib(f.memory.heapCommitted())
+            + ", max "
+            + mib(f.memory.heapMax())
+            + ", non-heap "
+            + mib(f.memory.nonHeapUsed())
+            + ", "
+            + f.memory.threads()
+            + " threads.");
+    s.note(
+        "Redis: INFO stats and commandstats deltas; round trips are server read events, so a"
+            + " pipeline or a batch that arrives together counts once. Kubernetes API requests are"
+            + " counted at the mock server (the benchmark's informers make none once their watches"
+            + " are open). Steady state by kind: "
+            + kinds(f.steadyRequests)
+            + ". Cold start by"
+            + " kind: "
+            + kinds(f.coldRequests)
+            + ". Deletions by kind: "
+            + kinds(d.requests())
+            + ".");
+    s.note(
+        "Deletions: "
+            + d.count()
+            + " leader pods of groups spread over the range, deleted by"
+            + " 16 threads released together; the clock starts at the release and stops, per group,"
+            + " when the informer sees the new leader label.");
   }
 
   /** The jar's path relative to the repository when it lies inside it (the usual case). */
@@ -334,14 +455,19 @@ public final class ScaleBench {
     Path abs = jar.toAbsolutePath().normalize();
     Path cwd = Path.of("").toAbsolutePath();
     // Maven runs the benchmark from bench/; the repository is its parent.
-    Path repo = cwd.getFileName() != null && cwd.getFileName().toString().equals("bench")
-        ? cwd.getParent() : cwd;
+    Path repo =
+        cwd.getFileName() != null && cwd.getFileName().toString().equals("bench")
+            ? cwd.getParent()
+            : cwd;
     return abs.startsWith(repo) ? repo.relativize(abs).toString() : abs.toString();
   }
 
   private static String kinds(Map<String, Long> requests) {
-    return requests.isEmpty() ? "none" : requests.entrySet().stream()
-        .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "));
+    return requests.isEmpty()
+        ? "none"
+        : requests.entrySet().stream()
+            .map(e -> e.getKey() + " " + e.getValue())
+            .collect(Collectors.joining(", "));
   }
 
   private static String mib(long bytes) {

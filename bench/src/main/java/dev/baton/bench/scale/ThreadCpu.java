@@ -24,20 +24,21 @@ final class ThreadCpu {
   static Map<String, Long> sample(long pid) {
     Map<String, Long> out = new HashMap<>();
     try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-      tasks.forEach(task -> {
-        try {
-          String stat = Files.readString(task.resolve("stat"));
-          int open = stat.indexOf('(');
-          int close = stat.lastIndexOf(')');
-          String name = stat.substring(open + 1, close).replaceAll("[0-9#]+", "").trim();
-          String[] f = stat.substring(close + 2).split(" ");
-          // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based).
-          long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-          out.merge(name, ticks * 1_000_000_000L / TICKS_PER_SECOND, Long::sum);
-        } catch (IOException | RuntimeException threadGone) {
-          // the thread ended between listing and reading
-        }
-      });
+      tasks.forEach(
+          task -> {
+            try {
+              String stat = Files.readString(task.resolve("stat"));
+              int open = stat.indexOf('(');
+              int close = stat.lastIndexOf(')');
+              String name = stat.substring(open + 1, close).replaceAll("[0-9#]+", "").trim();
+              String[] f = stat.substring(close + 2).split(" ");
+              // After "pid (comm) ": state is field 3, utime 14 and stime 15 (1-based).
+              long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+              out.merge(name, ticks * 1_000_000_000L / TICKS_PER_SECOND, Long::sum);
+            } catch (IOException | RuntimeException threadGone) {
+              // the thread ended between listing and reading
+            }
+          });
     } catch (IOException e) {
       return Map.of();
     }
@@ -55,9 +56,13 @@ final class ThreadCpu {
         .limit(n)
         .forEach(e -> sorted.put(e.getKey(), e.getValue()));
     StringBuilder sb = new StringBuilder();
-    sorted.forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append('"').append(k)
-        .append("\" ").append(String.format(Locale.ROOT, "%.1f%%",
-            100.0 * v / (seconds * 1e9))));
+    sorted.forEach(
+        (k, v) ->
+            sb.append(sb.length() == 0 ? "" : ", ")
+                .append('"')
+                .append(k)
+                .append("\" ")
+                .append(String.format(Locale.ROOT, "%.1f%%", 100.0 * v / (seconds * 1e9))));
     return sb.length() == 0 ? "none" : sb.toString();
   }
 }

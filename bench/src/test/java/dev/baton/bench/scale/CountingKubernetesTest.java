@@ -10,8 +10,9 @@ class CountingKubernetesTest {
   void requestsAreKeyedByMethodAndResource() {
     assertThat(CountingKubernetes.key("PUT", "/api/v1/namespaces/shop/pods/p-0"))
         .isEqualTo("PUT pods");
-    assertThat(CountingKubernetes.key("PATCH",
-        "/apis/baton.dev/v1alpha1/namespaces/shop/leadergroups/g/status"))
+    assertThat(
+            CountingKubernetes.key(
+                "PATCH", "/apis/baton.dev/v1alpha1/namespaces/shop/leadergroups/g/status"))
         .isEqualTo("PATCH leadergroups/status");
     assertThat(CountingKubernetes.key("GET", "/api/v1/pods?allowWatchBookmarks=true&watch=true"))
         .isEqualTo("GET pods watch");

@@ -38,10 +38,13 @@ public record OperatorConfig(
   public static final String REDIS_TIMEOUT = "BATON_REDIS_TIMEOUT";
   public static final String REDIS_SENTINEL_USERNAME = "BATON_REDIS_SENTINEL_USERNAME";
   public static final String REDIS_SENTINEL_PASSWORD = "BATON_REDIS_SENTINEL_PASSWORD";
+
   /** A PEM file of CA certificates that a rediss:// default Redis is trusted by. */
   public static final String REDIS_CA_FILE = "BATON_REDIS_CA_FILE";
+
   /** This replica's name in the operator Lease; default the pod name (HOSTNAME). */
   public static final String LEADER_ELECTION_IDENTITY = "BATON_LEADER_ELECTION_IDENTITY";
+
   /** How long the operator Lease lasts without renewal: how fast a standby takes over. */
   public static final String LEADER_ELECTION_LEASE = "BATON_LEADER_ELECTION_LEASE";
 
@@ -64,8 +67,11 @@ public record OperatorConfig(
                 get.apply(REDIS_SENTINEL_USERNAME), get.apply(REDIS_SENTINEL_PASSWORD));
     if (get.apply(REDIS_CA_FILE) != null) {
       RedisSettings plain = redis;
-      redis = parse(REDIS_CA_FILE, get.apply(REDIS_CA_FILE),
-          path -> plain.withCaCertificate(readFile(path)));
+      redis =
+          parse(
+              REDIS_CA_FILE,
+              get.apply(REDIS_CA_FILE),
+              path -> plain.withCaCertificate(readFile(path)));
     }
     Set<String> namespaces =
         get.apply(NAMESPACES) == null
@@ -136,8 +142,8 @@ public record OperatorConfig(
     try {
       return Files.readString(Path.of(path), StandardCharsets.US_ASCII);
     } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException("cannot read the file (" + e.getClass().getSimpleName()
-          + ")");
+      throw new IllegalArgumentException(
+          "cannot read the file (" + e.getClass().getSimpleName() + ")");
     }
   }
 
@@ -147,10 +153,5 @@ public record OperatorConfig(
 
   private static String blankToNull(String s) {
     return s == null || s.isBlank() ? null : s.trim();
-  }
-
-  public OperatorConfig withHttpPort(int port) {
-    return new OperatorConfig(redis, namespaces, clusterId, port, leaderElection,
-        leaderElectionNamespace, redisTimeout, leaderElectionIdentity, leaderElectionLease);
   }
 }

@@ -1,6 +1,6 @@
 package dev.baton.operator.kube;
 
-/** Label and annotation keys and values that Baton writes and reads (shared/API.md). */
+/** Label and annotation keys and values that Baton writes and reads (docs/api.md). */
 public final class BatonNames {
 
   public static final String LEADER = "leader";
@@ -9,7 +9,9 @@ public final class BatonNames {
   public static final String GROUP_ANNOTATION = "baton.dev/leader-group";
   public static final String TERM_ANNOTATION = "baton.dev/term";
   public static final String LEADER_SINCE_ANNOTATION = "baton.dev/leader-since";
-  public static final String DELETION_COST_ANNOTATION = "controller.kubernetes.io/pod-deletion-cost";
+  public static final String DELETION_COST_ANNOTATION =
+      "controller.kubernetes.io/pod-deletion-cost";
+
   /** High enough that a ReplicaSet scale-down picks any follower first. */
   public static final String LEADER_DELETION_COST = "1000000";
 

@@ -74,8 +74,12 @@ public class EventRecorder {
           .create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
-        log.warn("Could not record event {} on {}/{}: {}", reason, ns,
-            about.getMetadata().getName(), e.getMessage());
+        log.warn(
+            "Could not record event {} on {}/{}: {}",
+            reason,
+            ns,
+            about.getMetadata().getName(),
+            e.getMessage());
         return;
       }
       bumpCount(events.withName(name), now, reason, about);
@@ -84,15 +88,22 @@ public class EventRecorder {
 
   private void bumpCount(
       io.fabric8.kubernetes.client.dsl.Resource<io.fabric8.kubernetes.api.model.Event> event,
-      String now, EventReason reason, HasMetadata about) {
+      String now,
+      EventReason reason,
+      HasMetadata about) {
     try {
       var existing = event.get();
       int count = existing == null || existing.getCount() == null ? 2 : existing.getCount() + 1;
-      event.patch(PatchContext.of(PatchType.JSON_MERGE),
+      event.patch(
+          PatchContext.of(PatchType.JSON_MERGE),
           "{\"count\":" + count + ",\"lastTimestamp\":\"" + now + "\"}");
     } catch (KubernetesClientException e) {
-      log.warn("Could not record event {} on {}/{}: {}", reason,
-          about.getMetadata().getNamespace(), about.getMetadata().getName(), e.getMessage());
+      log.warn(
+          "Could not record event {} on {}/{}: {}",
+          reason,
+          about.getMetadata().getNamespace(),
+          about.getMetadata().getName(),
+          e.getMessage());
     }
   }
 }

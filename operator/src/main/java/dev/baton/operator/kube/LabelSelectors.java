@@ -44,8 +44,8 @@ public final class LabelSelectors {
       case "NotIn" -> value == null || !values.contains(value);
       case "Exists" -> labels.containsKey(r.getKey());
       case "DoesNotExist" -> !labels.containsKey(r.getKey());
-      default -> throw new IllegalArgumentException(
-          "unknown selector operator '" + r.getOperator() + "'");
+      default ->
+          throw new IllegalArgumentException("unknown selector operator '" + r.getOperator() + "'");
     };
   }
 
@@ -66,8 +66,10 @@ public final class LabelSelectors {
       out.addAll(selector.getMatchLabels().keySet());
     }
     if (selector != null && selector.getMatchExpressions() != null) {
-      selector.getMatchExpressions().stream().map(LabelSelectorRequirement::getKey)
-          .filter(Objects::nonNull).forEach(out::add);
+      selector.getMatchExpressions().stream()
+          .map(LabelSelectorRequirement::getKey)
+          .filter(Objects::nonNull)
+          .forEach(out::add);
     }
     return out;
   }

@@ -27,10 +27,11 @@ public final class StatusWriter {
   private static final int ATTEMPTS = 5;
 
   private final KubernetesClient client;
+
   /**
    * Per resource uid, the last write: the resourceVersion it replaced and the object it made. An
-   * informer cache shows our own write a moment later; until then a write based on the cached
-   * copy starts from what we wrote instead of failing once with 409.
+   * informer cache shows our own write a moment later; until then a write based on the cached copy
+   * starts from what we wrote instead of failing once with 409.
    */
   private final Map<String, Last<?>> last = new ConcurrentHashMap<>();
 
@@ -49,8 +50,8 @@ public final class StatusWriter {
    *     when nothing needed writing); null when the resource is gone
    * @throws KubernetesClientException when the API server refused or failed the write
    */
-  public <S, R extends CustomResource<?, S>> Written<S> write(R seen, S next,
-      BinaryOperator<S> keep) {
+  public <S, R extends CustomResource<?, S>> Written<S> write(
+      R seen, S next, BinaryOperator<S> keep) {
     R current = newest(seen);
     for (int attempt = 1; ; attempt++) {
       S base = current.getStatus();
@@ -58,12 +59,13 @@ public final class StatusWriter {
       if (Objects.equals(merged, base)) {
         return new Written<>(base, base);
       }
-      log.debug("status change: {} -> {}", Serialization.asJson(base),
-          Serialization.asJson(merged));
+      log.debug(
+          "status change: {} -> {}", Serialization.asJson(base), Serialization.asJson(merged));
       try {
         R written = client.resource(copyWithStatus(current, merged)).updateStatus();
         if (written != null) {
-          last.put(seen.getMetadata().getUid(),
+          last.put(
+              seen.getMetadata().getUid(),
               new Last<>(current.getMetadata().getResourceVersion(), written));
         }
         return new Written<>(base, written == null ? merged : written.getStatus());
@@ -99,7 +101,9 @@ public final class StatusWriter {
   /** A status write: what it replaced (null: no status yet) and what the server holds now. */
   public record Written<S>(S before, S after) {}
 
-  /** Name, namespace and resourceVersion of {@code from}, and {@code status}: nothing of the cache. */
+  /**
+   * Name, namespace and resourceVersion of {@code from}, and {@code status}: nothing of the cache.
+   */
   @SuppressWarnings("unchecked")
   private static <S, R extends CustomResource<?, S>> R copyWithStatus(R from, S status) {
     R copy;
@@ -109,11 +113,12 @@ public final class StatusWriter {
       throw new IllegalStateException("cannot copy " + from.getClass().getSimpleName(), e);
     }
     ObjectMeta m = from.getMetadata();
-    copy.setMetadata(new ObjectMetaBuilder()
-        .withName(m.getName())
-        .withNamespace(m.getNamespace())
-        .withResourceVersion(m.getResourceVersion())
-        .build());
+    copy.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(m.getName())
+            .withNamespace(m.getNamespace())
+            .withResourceVersion(m.getResourceVersion())
+            .build());
     copy.setStatus(status);
     return copy;
   }

@@ -32,7 +32,10 @@ public record Candidate(
     NODE_LOST
   }
 
-  /** The preference order of DESIGN.md after switchover and stickiness. */
+  /**
+   * The preference order after switchover and stickiness (docs/design.md, "Choice of the new
+   * leader").
+   */
   public static final Comparator<Candidate> PREFERENCE =
       Comparator.comparingInt((Candidate c) -> -c.priority())
           .thenComparing(Candidate::created)

@@ -38,8 +38,13 @@ final class ElectionActuator {
   private final TermReservations reservations;
   private final Clock clock;
 
-  ElectionActuator(KubernetesClient client, String clusterId, PodLabeler labeler,
-      LeaseRenewer<ResourceID> renewer, TermReservations reservations, Clock clock) {
+  ElectionActuator(
+      KubernetesClient client,
+      String clusterId,
+      PodLabeler labeler,
+      LeaseRenewer<ResourceID> renewer,
+      TermReservations reservations,
+      Clock clock) {
     this.client = client;
     this.clusterId = clusterId;
     this.labeler = labeler;
@@ -59,16 +64,21 @@ final class ElectionActuator {
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis stops answering midway;
    *     whatever was done so far leaves at most one pod labeled leader
    */
-  Outcome carryOut(LeaderGroup group, GroupSettings settings, ElectionState state,
-      GroupObserver.PodView pods, GroupObserver.LeaseView lease, Election.Decision decision,
+  Outcome carryOut(
+      LeaderGroup group,
+      GroupSettings settings,
+      ElectionState state,
+      GroupObserver.PodView pods,
+      GroupObserver.LeaseView lease,
+      Election.Decision decision,
       LeaderGroupStatus old) {
     ResourceID id = ResourceID.fromResource(group);
     String ns = group.getMetadata().getNamespace();
     String name = group.getMetadata().getName();
     List<Pod> members = pods.membership().members();
     Election.Holder holder = lease.holder();
-    String previousLeader = holder instanceof Election.Holder.Ours o ? o.record().pod()
-        : state.promotedPod;
+    String previousLeader =
+        holder instanceof Election.Holder.Ours o ? o.record().pod() : state.promotedPod;
     Candidate leader = decision.leader();
     LeaseStore store = lease.store();
     long ttl = settings.ttl().toMillis();
@@ -79,13 +89,15 @@ final class ElectionActuator {
           return new Outcome(leader, previousLeader, true);
         }
         if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
-          state.leaderSince = Objects.equals(old.getLeaderUID(), ours.record().uid())
-              ? old.getLeaderSince() : now();
+          state.leaderSince =
+              Objects.equals(old.getLeaderUID(), ours.record().uid())
+                  ? old.getLeaderSince()
+                  : now();
         }
         state.adopt(ours.record());
         if (!lease.byRenewer()) {
-          renewer.hold(id, store, settings.keys(), ours.raw(), settings.ttl(),
-              settings.renewInterval());
+          renewer.hold(
+              id, store, settings.keys(), ours.raw(), settings.ttl(), settings.renewInterval());
         }
       }
       case ELECT -> {
@@ -94,22 +106,23 @@ final class ElectionActuator {
         String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
         LeaseStore.Acquisition got = store.acquire(settings.keys(), expected, prefix, ttl);
         if (got.unreserved()) {
-          reservations.reserve(group, state, store, settings.keys(), members,
-              got.unreservedCounter());
+          reservations.reserve(
+              group, state, store, settings.keys(), members, got.unreservedCounter());
           got = store.acquire(settings.keys(), expected, prefix, ttl);
         }
         if (!got.acquired()) {
           return new Outcome(leader, previousLeader, true);
         }
         HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
-        boolean samePod = state.holder != null && state.holder.uid().equals(leader.uid())
-            || leader.labeledLeader();
+        boolean samePod =
+            state.holder != null && state.holder.uid().equals(leader.uid())
+                || leader.labeledLeader();
         if (!samePod || state.leaderSince == null) {
           state.leaderSince = now();
         }
         state.adopt(record);
-        renewer.hold(id, store, settings.keys(), got.holder(), settings.ttl(),
-            settings.renewInterval());
+        renewer.hold(
+            id, store, settings.keys(), got.holder(), settings.ttl(), settings.renewInterval());
       }
       case RELEASE, STAND_ASIDE -> {
         renewer.forget(id);
@@ -129,8 +142,13 @@ final class ElectionActuator {
   }
 
   /** Break before make: every pod but the new leader loses the leader label first. */
-  private void demoteAllBut(Candidate leader, List<Pod> members, ElectionState state,
-      GroupSettings settings, String group, String ns) {
+  private void demoteAllBut(
+      Candidate leader,
+      List<Pod> members,
+      ElectionState state,
+      GroupSettings settings,
+      String group,
+      String ns) {
     PodLabeler.Role follower = role(settings, group, false, 0, null);
     for (Pod pod : members) {
       boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
@@ -148,14 +166,20 @@ final class ElectionActuator {
     }
   }
 
-  private void labelMembers(Candidate leader, List<Pod> members, ElectionState state,
-      GroupSettings settings, String group, String ns) {
+  private void labelMembers(
+      Candidate leader,
+      List<Pod> members,
+      ElectionState state,
+      GroupSettings settings,
+      String group,
+      String ns) {
     demoteAllBut(leader, members, state, settings, group, ns);
     if (leader != null) {
-      Pod pod = members.stream()
-          .filter(p -> leader.uid().equals(p.getMetadata().getUid()))
-          .findFirst()
-          .orElseThrow();
+      Pod pod =
+          members.stream()
+              .filter(p -> leader.uid().equals(p.getMetadata().getUid()))
+              .findFirst()
+              .orElseThrow();
       labeler.apply(pod, role(settings, group, true, state.holder.term(), state.leaderSince));
       state.promotedPod = leader.name();
     }
@@ -167,23 +191,25 @@ final class ElectionActuator {
     }
   }
 
-  private static PodLabeler.Role role(GroupSettings settings, String group, boolean leader,
-      long term, String since) {
-    return new PodLabeler.Role(settings.roleLabel(), group, leader, term, since,
-        settings.protectLeader());
+  private static PodLabeler.Role role(
+      GroupSettings settings, String group, boolean leader, long term, String since) {
+    return new PodLabeler.Role(
+        settings.roleLabel(), group, leader, term, since, settings.protectLeader());
   }
 
   /** The switchover annotation goes once it was carried out or refused. */
   private void removeSwitchoverRequest(LeaderGroup group) {
-    client.resources(LeaderGroup.class)
+    client
+        .resources(LeaderGroup.class)
         .inNamespace(group.getMetadata().getNamespace())
         .withName(group.getMetadata().getName())
-        .edit(g -> {
-          if (g.getMetadata().getAnnotations() != null) {
-            g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
-          }
-          return g;
-        });
+        .edit(
+            g -> {
+              if (g.getMetadata().getAnnotations() != null) {
+                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
+              }
+              return g;
+            });
   }
 
   private String now() {

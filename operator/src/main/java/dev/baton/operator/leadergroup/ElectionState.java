@@ -15,7 +15,9 @@ final class ElectionState {
   /** Highest term seen for this election: what the status reports. */
   long maxTerm;
 
-  /** Terms reserved in the status up to this one (docs/design.md, "Terms and tokens never repeat"). */
+  /**
+   * Terms reserved in the status up to this one (docs/design.md, "Terms and tokens never repeat").
+   */
   long reserved;
 
   String leaderSince;
@@ -36,10 +38,13 @@ final class ElectionState {
     if (status != null) {
       s.maxTerm = status.getTerm() == null ? 0 : status.getTerm();
       s.reserved = status.getReservedTerm() == null ? 0 : status.getReservedTerm();
-      if (status.getLeader() != null && !status.getLeader().isEmpty()
-          && status.getLeaderUID() != null && status.getTerm() != null) {
-        s.holder = new HolderRecord(clusterId, namespace, status.getLeader(),
-            status.getLeaderUID(), status.getTerm());
+      if (status.getLeader() != null
+          && !status.getLeader().isEmpty()
+          && status.getLeaderUID() != null
+          && status.getTerm() != null) {
+        s.holder =
+            new HolderRecord(
+                clusterId, namespace, status.getLeader(), status.getLeaderUID(), status.getTerm());
         s.leaderSince = status.getLeaderSince();
         s.promotedPod = status.getLeader();
       }

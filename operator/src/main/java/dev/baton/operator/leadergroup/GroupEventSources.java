@@ -31,8 +31,10 @@ final class GroupEventSources {
 
   /** Pod index: one entry per label, namespace/key=value. */
   private static final String BY_LABEL = "label";
+
   /** Pod index: namespace/group of the group that labeled the pod. */
   private static final String BY_GROUP = "group";
+
   private static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
@@ -43,51 +45,62 @@ final class GroupEventSources {
   List<EventSource<?, LeaderGroup>> prepare(
       EventSourceContext<LeaderGroup> context, LeaseEventSource leases) {
     IndexerResourceCache<LeaderGroup> groups = context.getPrimaryCache();
-    pods = new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
-            .withName("pods")
-            .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
-            .withNamespacesInheritedFromController()
-            .build(),
-        context);
-    pods.addIndexers(Map.of(
-        BY_LABEL, pod -> {
-          var labels = pod.getMetadata().getLabels();
-          if (labels == null) {
-            return List.of();
-          }
-          List<String> keys = new ArrayList<>(labels.size());
-          labels.forEach((k, v) -> keys.add(labelIndexKey(pod.getMetadata().getNamespace(), k, v)));
-          return keys;
-        },
-        BY_GROUP, pod -> {
-          String g = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
-          return g == null ? List.of() : List.of(pod.getMetadata().getNamespace() + "/" + g);
-        }));
+    pods =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
+                .withName("pods")
+                .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
+                .withNamespacesInheritedFromController()
+                .build(),
+            context);
+    pods.addIndexers(
+        Map.of(
+            BY_LABEL,
+                pod -> {
+                  var labels = pod.getMetadata().getLabels();
+                  if (labels == null) {
+                    return List.of();
+                  }
+                  List<String> keys = new ArrayList<>(labels.size());
+                  labels.forEach(
+                      (k, v) -> keys.add(labelIndexKey(pod.getMetadata().getNamespace(), k, v)));
+                  return keys;
+                },
+            BY_GROUP,
+                pod -> {
+                  String g = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
+                  return g == null
+                      ? List.of()
+                      : List.of(pod.getMetadata().getNamespace() + "/" + g);
+                }));
     // Only readiness changes of a node matter; its heartbeats are filtered out.
-    nodes = new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Node.class, LeaderGroup.class)
-            .withName("nodes")
-            .withSecondaryToPrimaryMapper(node -> groupsOnNode(node, groups))
-            .withOnUpdateFilter((now, before) -> nodeLost(now) != nodeLost(before))
-            .withWatchAllNamespaces()
-            .build(),
-        context);
-    services = new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Service.class, LeaderGroup.class)
-            .withName("services")
-            .withSecondaryToPrimaryMapper(svc -> groupsRoutedBy(svc, groups))
-            .withNamespacesInheritedFromController()
-            .build(),
-        context);
-    endpointSlices = new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(EndpointSlice.class, LeaderGroup.class)
-            .withName("endpointslices")
-            .withSecondaryToPrimaryMapper(slice -> serviceOf(slice)
-                .map(svc -> groupsRoutedBy(svc, groups)).orElse(Set.of()))
-            .withNamespacesInheritedFromController()
-            .build(),
-        context);
+    nodes =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Node.class, LeaderGroup.class)
+                .withName("nodes")
+                .withSecondaryToPrimaryMapper(node -> groupsOnNode(node, groups))
+                .withOnUpdateFilter((now, before) -> nodeLost(now) != nodeLost(before))
+                .withWatchAllNamespaces()
+                .build(),
+            context);
+    services =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Service.class, LeaderGroup.class)
+                .withName("services")
+                .withSecondaryToPrimaryMapper(svc -> groupsRoutedBy(svc, groups))
+                .withNamespacesInheritedFromController()
+                .build(),
+            context);
+    endpointSlices =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(EndpointSlice.class, LeaderGroup.class)
+                .withName("endpointslices")
+                .withSecondaryToPrimaryMapper(
+                    slice ->
+                        serviceOf(slice).map(svc -> groupsRoutedBy(svc, groups)).orElse(Set.of()))
+                .withNamespacesInheritedFromController()
+                .build(),
+            context);
     return List.of(pods, nodes, services, endpointSlices, leases);
   }
 
@@ -106,8 +119,9 @@ final class GroupEventSources {
       return pods.list(ns, p -> true).toList();
     }
     var first = matchLabels.entrySet().iterator().next();
-    List<Pod> out = new ArrayList<>(
-        pods.byIndex(BY_LABEL, labelIndexKey(ns, first.getKey(), first.getValue())));
+    List<Pod> out =
+        new ArrayList<>(
+            pods.byIndex(BY_LABEL, labelIndexKey(ns, first.getKey(), first.getValue())));
     Set<String> seen = new HashSet<>();
     out.forEach(p -> seen.add(p.getMetadata().getUid()));
     for (Pod p : labeledBy(group)) {
@@ -120,8 +134,8 @@ final class GroupEventSources {
 
   /** The pods that carry this group's annotation: the ones it labeled. */
   List<Pod> labeledBy(LeaderGroup group) {
-    return pods.byIndex(BY_GROUP,
-        group.getMetadata().getNamespace() + "/" + group.getMetadata().getName());
+    return pods.byIndex(
+        BY_GROUP, group.getMetadata().getNamespace() + "/" + group.getMetadata().getName());
   }
 
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
@@ -155,9 +169,12 @@ final class GroupEventSources {
       return Set.of();
     }
     Set<ResourceID> out = new HashSet<>();
-    groups.list(svc.getMetadata().getNamespace())
-        .filter(g -> g.getSpec() != null
-            && BatonNames.LEADER.equals(selector.get(Membership.roleLabelOf(g))))
+    groups
+        .list(svc.getMetadata().getNamespace())
+        .filter(
+            g ->
+                g.getSpec() != null
+                    && BatonNames.LEADER.equals(selector.get(Membership.roleLabelOf(g))))
         .forEach(g -> out.add(ResourceID.fromResource(g)));
     return out;
   }
@@ -178,34 +195,52 @@ final class GroupEventSources {
     if (services == null || endpointSlices == null) {
       return null;
     }
-    List<Service> leaderServices = services.list(ns, svc -> {
-      Map<String, String> sel = svc.getSpec() == null ? null : svc.getSpec().getSelector();
-      if (sel == null || !BatonNames.LEADER.equals(sel.get(roleLabel))) {
-        return false;
-      }
-      return members.stream().anyMatch(p -> sel.entrySet().stream()
-          .filter(e -> !e.getKey().equals(roleLabel))
-          .allMatch(e -> e.getValue().equals(Metadata.label(p, e.getKey()))));
-    }).toList();
+    List<Service> leaderServices =
+        services
+            .list(
+                ns,
+                svc -> {
+                  Map<String, String> sel =
+                      svc.getSpec() == null ? null : svc.getSpec().getSelector();
+                  if (sel == null || !BatonNames.LEADER.equals(sel.get(roleLabel))) {
+                    return false;
+                  }
+                  return members.stream()
+                      .anyMatch(
+                          p ->
+                              sel.entrySet().stream()
+                                  .filter(e -> !e.getKey().equals(roleLabel))
+                                  .allMatch(
+                                      e -> e.getValue().equals(Metadata.label(p, e.getKey()))));
+                })
+            .toList();
     if (leaderServices.isEmpty()) {
       return null;
     }
     Set<String> names = new HashSet<>();
     for (Service svc : leaderServices) {
       String svcName = svc.getMetadata().getName();
-      endpointSlices.list(ns, slice -> svcName.equals(Metadata.label(slice, SERVICE_NAME_LABEL)))
-          .forEach(slice -> {
-            if (slice.getEndpoints() == null) {
-              return;
-            }
-            slice.getEndpoints().forEach(ep -> {
-              boolean ready = ep.getConditions() == null
-                  || !Boolean.FALSE.equals(ep.getConditions().getReady());
-              if (ready && ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind())) {
-                names.add(ep.getTargetRef().getName());
-              }
-            });
-          });
+      endpointSlices
+          .list(ns, slice -> svcName.equals(Metadata.label(slice, SERVICE_NAME_LABEL)))
+          .forEach(
+              slice -> {
+                if (slice.getEndpoints() == null) {
+                  return;
+                }
+                slice
+                    .getEndpoints()
+                    .forEach(
+                        ep -> {
+                          boolean ready =
+                              ep.getConditions() == null
+                                  || !Boolean.FALSE.equals(ep.getConditions().getReady());
+                          if (ready
+                              && ep.getTargetRef() != null
+                              && "Pod".equals(ep.getTargetRef().getKind())) {
+                            names.add(ep.getTargetRef().getName());
+                          }
+                        });
+              });
     }
     return names;
   }

@@ -43,8 +43,13 @@ final class GroupObserver {
   private final LeaseRenewer<ResourceID> renewer;
   private final GroupEventSources sources;
 
-  GroupObserver(String clusterId, RedisSettings defaultRedis, RedisConnections connections,
-      RedisSecrets secrets, LeaseRenewer<ResourceID> renewer, GroupEventSources sources) {
+  GroupObserver(
+      String clusterId,
+      RedisSettings defaultRedis,
+      RedisConnections connections,
+      RedisSecrets secrets,
+      LeaseRenewer<ResourceID> renewer,
+      GroupEventSources sources) {
     this.clusterId = clusterId;
     this.defaultRedis = defaultRedis;
     this.connections = connections;
@@ -54,14 +59,16 @@ final class GroupObserver {
   }
 
   PodView pods(LeaderGroup group, GroupSettings settings, List<LeaderGroup> groupsInNamespace) {
-    Membership membership = Membership.of(group, settings.roleLabel(),
-        sources.podsConcerning(group), groupsInNamespace);
-    List<Candidate> candidates = membership.members().stream()
-        .map(p -> Candidate.of(p, settings.roleLabel(), sources::nodeLost))
-        .toList();
+    Membership membership =
+        Membership.of(
+            group, settings.roleLabel(), sources.podsConcerning(group), groupsInNamespace);
+    List<Candidate> candidates =
+        membership.members().stream()
+            .map(p -> Candidate.of(p, settings.roleLabel(), sources::nodeLost))
+            .toList();
     int ready = (int) candidates.stream().filter(Candidate::eligible).count();
-    return new PodView(membership, candidates, ready,
-        Metadata.request(group, BatonNames.SWITCHOVER_ANNOTATION));
+    return new PodView(
+        membership, candidates, ready, Metadata.request(group, BatonNames.SWITCHOVER_ANNOTATION));
   }
 
   /**
@@ -74,18 +81,16 @@ final class GroupObserver {
   LeaseView lease(LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
     LeaseStore store = store(group);
     if (state.holder != null) {
-      Optional<Candidate> holderPod = pods.candidates().stream()
-          .filter(c -> c.uid().equals(state.holder.uid())).findFirst();
+      Optional<Candidate> holderPod =
+          pods.candidates().stream().filter(c -> c.uid().equals(state.holder.uid())).findFirst();
       if (holderPod.isPresent() && holderPod.get().eligible()) {
         String record = state.holder.encode();
-        if (pods.switchoverTo() == null
-            && renewer.fresh(ResourceID.fromResource(group), record)) {
+        if (pods.switchoverTo() == null && renewer.fresh(ResourceID.fromResource(group), record)) {
           return new LeaseView(store, classify(record), true, true, -1);
         }
-        LeaseStore.Observation seen = store.renew(settings.keys(), record,
-            settings.ttl().toMillis());
-        return new LeaseView(store, classify(seen.holder()), seen.renewed(), false,
-            seen.term());
+        LeaseStore.Observation seen =
+            store.renew(settings.keys(), record, settings.ttl().toMillis());
+        return new LeaseView(store, classify(seen.holder()), seen.renewed(), false, seen.term());
       }
     }
     LeaseStore.Observation seen = store.observe(settings.keys());
@@ -94,9 +99,10 @@ final class GroupObserver {
 
   LeaseStore store(LeaderGroup group) {
     var ref = group.getSpec().getRedis();
-    RedisSettings settings = ref == null
-        ? defaultRedis
-        : secrets.settings(group.getMetadata().getNamespace(), ref.getSecretRef().getName());
+    RedisSettings settings =
+        ref == null
+            ? defaultRedis
+            : secrets.settings(group.getMetadata().getNamespace(), ref.getSecretRef().getName());
     return connections.leaseStore(settings);
   }
 

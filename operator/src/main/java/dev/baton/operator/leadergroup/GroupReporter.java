@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
 final class GroupReporter {
 
   private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
+
   /** How soon a group whose Secret is missing or unusable looks again. */
   static final Duration SECRET_RETRY = Duration.ofSeconds(5);
 
@@ -46,8 +47,8 @@ final class GroupReporter {
       this.group = group;
       this.state = state;
       this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
-      this.conditions = new Conditions(old.getConditions(), group.getMetadata().getGeneration(),
-          clock);
+      this.conditions =
+          new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
       this.startedNanos = System.nanoTime();
     }
 
@@ -66,8 +67,12 @@ final class GroupReporter {
   private final StatusWriter statusWriter;
   private final Clock clock;
 
-  GroupReporter(EventRecorder events, BatonMetrics metrics, Liveness liveness,
-      StatusWriter statusWriter, Clock clock) {
+  GroupReporter(
+      EventRecorder events,
+      BatonMetrics metrics,
+      Liveness liveness,
+      StatusWriter statusWriter,
+      Clock clock) {
     this.events = events;
     this.metrics = metrics;
     this.liveness = liveness;
@@ -96,7 +101,10 @@ final class GroupReporter {
 
   UpdateControl<LeaderGroup> paused(Report r) {
     r.conditions
-        .set(ConditionType.Ready, false, "Paused",
+        .set(
+            ConditionType.Ready,
+            false,
+            "Paused",
             "paused: labels are left as they are, nobody is elected, nothing is renewed")
         .keep(ConditionType.RedisAvailable)
         .keep(ConditionType.Conflict)
@@ -127,17 +135,23 @@ final class GroupReporter {
   }
 
   /** Redis did not answer: labels stay as they are (docs/design.md, "Failure policy"). */
-  UpdateControl<LeaderGroup> failStatic(Report r, RedisUnavailableException e, int ready,
-      Duration retry) {
+  UpdateControl<LeaderGroup> failStatic(
+      Report r, RedisUnavailableException e, int ready, Duration retry) {
     if (!r.state.redisDown) {
       r.state.redisDown = true;
-      log.warn("LeaderGroup {}/{}: {}; keeping labels as they are", r.ns(), r.name(),
-          e.getMessage());
-      events.record(r.group, EventReason.RedisUnavailable,
+      log.warn(
+          "LeaderGroup {}/{}: {}; keeping labels as they are", r.ns(), r.name(), e.getMessage());
+      events.record(
+          r.group,
+          EventReason.RedisUnavailable,
           e.getMessage() + "; labels are kept as they are until Redis answers");
     }
-    r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable",
-        e.getMessage() + "; labels are kept as they are")
+    r.conditions
+        .set(
+            ConditionType.RedisAvailable,
+            false,
+            "Unreachable",
+            e.getMessage() + "; labels are kept as they are")
         .keep(ConditionType.SplitBrainSuspected);
     if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isPresent()) {
       r.conditions.keep(ConditionType.Ready);
@@ -157,16 +171,23 @@ final class GroupReporter {
   }
 
   /** Events, metrics and the Ready condition for what the act step did. */
-  void carriedOut(Report r, Election.Decision decision, ElectionActuator.Outcome outcome,
-      Membership membership, int ready) {
+  void carriedOut(
+      Report r,
+      Election.Decision decision,
+      ElectionActuator.Outcome outcome,
+      Membership membership,
+      int ready) {
     Candidate leader = outcome.leader();
     long term = r.state.holder == null ? 0 : r.state.holder.term();
     if (decision.action() == Election.Action.ELECT) {
       String previous = outcome.previousLeader();
-      String message = leader.name().equals(previous)
-          ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
-          : leader.name() + " leads with term " + term + describeChange(decision.reason(),
-              previous);
+      String message =
+          leader.name().equals(previous)
+              ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
+              : leader.name()
+                  + " leads with term "
+                  + term
+                  + describeChange(decision.reason(), previous);
       log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, decision.reason(), message);
       metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
@@ -175,22 +196,37 @@ final class GroupReporter {
       }
     }
     if (decision.switchover() == Election.SwitchoverOutcome.REFUSED) {
-      events.record(r.group, EventReason.SwitchoverRefused,
+      events.record(
+          r.group,
+          EventReason.SwitchoverRefused,
           "switchover refused: " + decision.switchoverMessage() + "; the leader stays");
     }
     switch (decision.action()) {
-      case KEEP, ELECT -> r.conditions.set(ConditionType.Ready, true, "LeaderElected",
-          leader.name() + " leads with term " + term);
-      case STAND_ASIDE -> r.conditions.set(ConditionType.Ready, true, "LeaderInOtherCluster",
-          "the lease is held outside this cluster; all pods here are followers");
+      case KEEP, ELECT ->
+          r.conditions.set(
+              ConditionType.Ready,
+              true,
+              "LeaderElected",
+              leader.name() + " leads with term " + term);
+      case STAND_ASIDE ->
+          r.conditions.set(
+              ConditionType.Ready,
+              true,
+              "LeaderInOtherCluster",
+              "the lease is held outside this cluster; all pods here are followers");
       case RELEASE -> {
         boolean conflicted = membership.members().isEmpty() && !membership.conflicts().isEmpty();
         String reason = conflicted ? "Conflict" : "NoCandidates";
-        String message = conflicted
-            ? "every selected pod is claimed by an older LeaderGroup"
-            : "no ready candidate pod; nobody is leader";
-        boolean wasNoCandidates = "NoCandidates".equals(Conditions.find(r.old.getConditions(),
-            ConditionType.Ready).map(Condition::getReason).orElse(null));
+        String message =
+            conflicted
+                ? "every selected pod is claimed by an older LeaderGroup"
+                : "no ready candidate pod; nobody is leader";
+        boolean wasNoCandidates =
+            "NoCandidates"
+                .equals(
+                    Conditions.find(r.old.getConditions(), ConditionType.Ready)
+                        .map(Condition::getReason)
+                        .orElse(null));
         if (!wasNoCandidates && !conflicted) {
           events.record(r.group, EventReason.NoCandidates, message);
         }
@@ -242,11 +278,16 @@ final class GroupReporter {
     Map<String, List<String>> byGroup = new TreeMap<>();
     conflicts.forEach((pod, g) -> byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(pod));
     StringBuilder sb = new StringBuilder();
-    byGroup.forEach((g, podNames) -> sb.append(sb.length() == 0 ? "" : "; ")
-        .append("pods ").append(String.join(", ", podNames.stream().sorted().toList()))
-        .append(" are claimed by LeaderGroup ").append(g)
-        .append(" with the same roleLabel ").append(roleLabel)
-        .append(" and are left alone"));
+    byGroup.forEach(
+        (g, podNames) ->
+            sb.append(sb.length() == 0 ? "" : "; ")
+                .append("pods ")
+                .append(String.join(", ", podNames.stream().sorted().toList()))
+                .append(" are claimed by LeaderGroup ")
+                .append(g)
+                .append(" with the same roleLabel ")
+                .append(roleLabel)
+                .append(" and are left alone"));
     return sb.toString();
   }
 

@@ -11,7 +11,8 @@ import java.time.Duration;
 
 /**
  * A LeaderGroup's spec, checked and with defaults applied. The CRD schema refuses most bad specs;
- * this repeats its checks for API servers that skip CEL and for specs written before a rule existed.
+ * this repeats its checks for API servers that skip CEL and for specs written before a rule
+ * existed.
  */
 public record GroupSettings(
     String roleLabel,
@@ -44,7 +45,9 @@ public record GroupSettings(
     checkRoleLabel(roleLabel);
     if (LabelSelectors.keys(spec.getSelector()).contains(roleLabel)) {
       throw new IllegalArgumentException(
-          "spec.roleLabel '" + roleLabel + "' must not be a label the selector matches on:"
+          "spec.roleLabel '"
+              + roleLabel
+              + "' must not be a label the selector matches on:"
               + " labeling the pods would change which pods are selected");
     }
     LeaseSpec lease = spec.getLease() == null ? new LeaseSpec() : spec.getLease();
@@ -63,8 +66,12 @@ public record GroupSettings(
     }
     if (renew.compareTo(ttl) >= 0) {
       throw new IllegalArgumentException(
-          "spec.lease.renewInterval (" + renewText + ") must be shorter than"
-              + " spec.lease.ttl (" + ttlText + ")");
+          "spec.lease.renewInterval ("
+              + renewText
+              + ") must be shorter than"
+              + " spec.lease.ttl ("
+              + ttlText
+              + ")");
     }
     String key = spec.getElectionKey();
     if (key == null || key.isBlank()) {
@@ -86,7 +93,8 @@ public record GroupSettings(
         && !(spec.getRedis().getSecretRef().getName().matches(DNS_SUBDOMAIN)
             && spec.getRedis().getSecretRef().getName().length() <= 253)) {
       throw new IllegalArgumentException(
-          "spec.redis.secretRef.name '" + shown(spec.getRedis().getSecretRef().getName())
+          "spec.redis.secretRef.name '"
+              + shown(spec.getRedis().getSecretRef().getName())
               + "' is not a valid Secret name");
     }
     return new GroupSettings(
@@ -121,7 +129,9 @@ public record GroupSettings(
       for (String label : roleLabel.substring(0, slash).split("\\.")) {
         if (label.length() > 63) {
           throw new IllegalArgumentException(
-              "spec.roleLabel '" + shown(roleLabel) + "' is not a valid label key: a part of"
+              "spec.roleLabel '"
+                  + shown(roleLabel)
+                  + "' is not a valid label key: a part of"
                   + " its prefix is longer than 63 characters");
         }
       }

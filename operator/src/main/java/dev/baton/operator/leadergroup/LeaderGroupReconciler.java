@@ -32,15 +32,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs each LeaderGroup's election as observe ({@link GroupObserver}), decide ({@link Election}),
  * act ({@link ElectionActuator}) and report ({@link GroupReporter}, {@link SplitBrainCheck}).
- * Triggered by pod, node, Service and LeaderGroup events (annotations included, hence no
- * generation filtering), by the lease renewer when a lease is lost or Redis stops or starts
- * answering, and by a slow resync timer. Renewals themselves happen in the {@link LeaseRenewer},
- * batched, outside the reconcile loop. API errors are thrown, for the framework's retry.
+ * Triggered by pod, node, Service and LeaderGroup events (annotations included, hence no generation
+ * filtering), by the lease renewer when a lease is lost or Redis stops or starts answering, and by
+ * a slow resync timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the
+ * reconcile loop. API errors are thrown, for the framework's retry.
  */
 @ControllerConfiguration(name = "leadergroup", generationAwareEventProcessing = false)
 public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
 
   private static final Logger log = LoggerFactory.getLogger(LeaderGroupReconciler.class);
+
   /** How soon to decide again when the lease changed between our read and our write. */
   private static final Duration RACE_RETRY = Duration.ofMillis(10);
 
@@ -55,17 +56,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final GroupReporter reporter;
   private final SplitBrainCheck splitBrain;
 
-  public LeaderGroupReconciler(KubernetesClient client, String clusterId,
-      RedisSettings defaultRedis, RedisConnections connections, BatonMetrics metrics,
-      Liveness liveness, Clock clock) {
+  public LeaderGroupReconciler(
+      KubernetesClient client,
+      String clusterId,
+      RedisSettings defaultRedis,
+      RedisConnections connections,
+      BatonMetrics metrics,
+      Liveness liveness,
+      Clock clock) {
     this.clusterId = clusterId;
     this.labeler = new PodLabeler(client);
     EventRecorder events = new EventRecorder(client, clock);
     StatusWriter statusWriter = new StatusWriter(client);
-    this.observer = new GroupObserver(clusterId, defaultRedis, connections,
-        new RedisSecrets(client), renewer, sources);
-    this.actuator = new ElectionActuator(client, clusterId, labeler, renewer,
-        new TermReservations(statusWriter), clock);
+    this.observer =
+        new GroupObserver(
+            clusterId, defaultRedis, connections, new RedisSecrets(client), renewer, sources);
+    this.actuator =
+        new ElectionActuator(
+            client, clusterId, labeler, renewer, new TermReservations(statusWriter), clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources, events, metrics, clock);
   }
@@ -78,8 +86,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
-    ElectionState state = states.computeIfAbsent(ResourceID.fromResource(group),
-        id -> ElectionState.from(group.getStatus(), clusterId, group.getMetadata().getNamespace()));
+    ElectionState state =
+        states.computeIfAbsent(
+            ResourceID.fromResource(group),
+            id ->
+                ElectionState.from(
+                    group.getStatus(), clusterId, group.getMetadata().getNamespace()));
     GroupReporter.Report report = reporter.begin(group, state);
     GroupSettings settings;
     try {
@@ -115,8 +127,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
     reporter.carriedOut(report, decision, outcome, pods.membership(), pods.ready());
-    Duration next = splitBrain.check(group, state, settings, pods.membership(),
-        report.conditions);
+    Duration next = splitBrain.check(group, state, settings, pods.membership(), report.conditions);
     return reporter.finish(report, pods.ready(), next);
   }
 
@@ -127,16 +138,18 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = states.remove(id);
     renewer.forget(id);
-    String roleLabel = group.getSpec() == null || group.getSpec().getRoleLabel() == null
-        ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : group.getSpec().getRoleLabel();
+    String roleLabel =
+        group.getSpec() == null || group.getSpec().getRoleLabel() == null
+            ? LeaderGroupSpec.DEFAULT_ROLE_LABEL
+            : group.getSpec().getRoleLabel();
     // Labels first, then the lease: a pod never carries the leader label without a lease.
     observer.labeledBy(group).forEach(p -> labeler.clear(p, roleLabel));
     if (state != null && state.holder != null) {
       try {
         observer.store(group).release(GroupSettings.of(group).keys(), state.holder.encode());
       } catch (RuntimeException e) {
-        log.info("LeaderGroup {}/{} deleted; its lease is left to expire: {}", ns, name,
-            e.getMessage());
+        log.info(
+            "LeaderGroup {}/{} deleted; its lease is left to expire: {}", ns, name, e.getMessage());
       }
     }
     reporter.forget(group);

@@ -3,8 +3,8 @@ package dev.baton.operator.leadergroup;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.kube.BatonNames;
-import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,8 +15,8 @@ import java.util.Objects;
 
 /**
  * Which pods of a namespace belong to a group. A pod that an older group with the same roleLabel
- * also selects belongs to that older group: this group reports a conflict and leaves it alone.
- * Pods that carry this group's annotation but no longer belong to it are strays to clean up.
+ * also selects belongs to that older group: this group reports a conflict and leaves it alone. Pods
+ * that carry this group's annotation but no longer belong to it are strays to clean up.
  *
  * @param members candidate pods of this group
  * @param conflicts pod name to the name of the older group that owns it

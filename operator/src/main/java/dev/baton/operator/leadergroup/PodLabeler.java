@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Writes role labels and leader annotations on pods. Each change is one write, sent only when
- * the pod (as last seen) differs from what it should carry. A pod that is already gone
- * counts as done: it can no longer receive traffic.
+ * Writes role labels and leader annotations on pods. Each change is one write, sent only when the
+ * pod (as last seen) differs from what it should carry. A pod that is already gone counts as done:
+ * it can no longer receive traffic.
  */
 public class PodLabeler {
 
@@ -24,7 +24,12 @@ public class PodLabeler {
   }
 
   /** The metadata a pod of a group should carry. */
-  public record Role(String roleLabel, String group, boolean leader, long term, String since,
+  public record Role(
+      String roleLabel,
+      String group,
+      boolean leader,
+      long term,
+      String since,
       boolean protectLeader) {}
 
   /** Returns true when a patch was sent. */
@@ -40,8 +45,8 @@ public class PodLabeler {
       want(pod, annotations, BatonNames.TERM_ANNOTATION, Long.toString(role.term()));
       want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, role.since());
       if (role.protectLeader()) {
-        want(pod, annotations, BatonNames.DELETION_COST_ANNOTATION,
-            BatonNames.LEADER_DELETION_COST);
+        want(
+            pod, annotations, BatonNames.DELETION_COST_ANNOTATION, BatonNames.LEADER_DELETION_COST);
       } else {
         removeOurDeletionCost(pod, annotations);
       }
@@ -61,8 +66,11 @@ public class PodLabeler {
     annotations.put(BatonNames.TERM_ANNOTATION, null);
     annotations.put(BatonNames.LEADER_SINCE_ANNOTATION, null);
     Pod byName = new Pod();
-    byName.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-        .withNamespace(namespace).withName(podName).build());
+    byName.setMetadata(
+        new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+            .withNamespace(namespace)
+            .withName(podName)
+            .build());
     patch(byName, labels, annotations);
   }
 
@@ -83,24 +91,27 @@ public class PodLabeler {
   /**
    * Writes the changes with an update guarded by the resourceVersion they were computed from. When
    * our view was stale (409) the pod is read again and the same changes are applied to what it
-   * carries now, so labels written by anyone else in between are kept. A null value removes the key.
-   * Public for the RedisLock holder labels, which need the same guarded write.
+   * carries now, so labels written by anyone else in between are kept. A null value removes the
+   * key. Public for the RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
     var resource =
-        client.pods().inNamespace(seen.getMetadata().getNamespace())
+        client
+            .pods()
+            .inNamespace(seen.getMetadata().getNamespace())
             .withName(seen.getMetadata().getName());
     Pod pod = seen.getMetadata().getResourceVersion() == null ? resource.get() : seen;
     for (int attempt = 0; pod != null; attempt++) {
-      Pod changed = new PodBuilder(pod)
-          .editMetadata()
-          .withLabels(merged(pod.getMetadata().getLabels(), labels))
-          .withAnnotations(merged(pod.getMetadata().getAnnotations(), annotations))
-          .endMetadata()
-          .build();
+      Pod changed =
+          new PodBuilder(pod)
+              .editMetadata()
+              .withLabels(merged(pod.getMetadata().getLabels(), labels))
+              .withAnnotations(merged(pod.getMetadata().getAnnotations(), annotations))
+              .endMetadata()
+              .build();
       try {
         client.pods().resource(changed).update();
         return true;
@@ -117,16 +128,17 @@ public class PodLabeler {
     return true;
   }
 
-  private static Map<String, String> merged(Map<String, String> current,
-      Map<String, String> changes) {
+  private static Map<String, String> merged(
+      Map<String, String> current, Map<String, String> changes) {
     Map<String, String> out = new java.util.TreeMap<>(current == null ? Map.of() : current);
-    changes.forEach((k, v) -> {
-      if (v == null) {
-        out.remove(k);
-      } else {
-        out.put(k, v);
-      }
-    });
+    changes.forEach(
+        (k, v) -> {
+          if (v == null) {
+            out.remove(k);
+          } else {
+            out.put(k, v);
+          }
+        });
     return out;
   }
 

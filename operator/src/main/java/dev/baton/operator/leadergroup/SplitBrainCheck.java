@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Compares the three views of the leader (docs/design.md, "Three views agree") and raises
  * SplitBrainSuspected when they have disagreed for longer than one renew interval. The operator's
- * own label writes reach the informer a moment later, so a fresh disagreement is only checked
- * again after one interval, not reported.
+ * own label writes reach the informer a moment later, so a fresh disagreement is only checked again
+ * after one interval, not reported.
  */
 final class SplitBrainCheck {
 
@@ -31,8 +31,8 @@ final class SplitBrainCheck {
   private final BatonMetrics metrics;
   private final Clock clock;
 
-  SplitBrainCheck(GroupEventSources sources, EventRecorder events, BatonMetrics metrics,
-      Clock clock) {
+  SplitBrainCheck(
+      GroupEventSources sources, EventRecorder events, BatonMetrics metrics, Clock clock) {
     this.sources = sources;
     this.events = events;
     this.metrics = metrics;
@@ -40,8 +40,12 @@ final class SplitBrainCheck {
   }
 
   /** Sets the condition and says when to look again: soon while the views disagree. */
-  Duration check(LeaderGroup group, ElectionState state, GroupSettings settings,
-      Membership membership, Conditions conditions) {
+  Duration check(
+      LeaderGroup group,
+      ElectionState state,
+      GroupSettings settings,
+      Membership membership,
+      Conditions conditions) {
     String ns = group.getMetadata().getNamespace();
     String name = group.getMetadata().getName();
     Set<String> labeled = new HashSet<>();
@@ -51,12 +55,17 @@ final class SplitBrainCheck {
       }
     }
     String holder = state.holder == null ? null : state.holder.pod();
-    String disagreement = new ThreeViews(holder, labeled,
-        sources.routedPods(ns, settings.roleLabel(), membership.members())).disagreement();
+    String disagreement =
+        new ThreeViews(
+                holder, labeled, sources.routedPods(ns, settings.roleLabel(), membership.members()))
+            .disagreement();
     long now = clock.millis();
     if (disagreement == null) {
       state.viewsDisagreeSinceMillis = 0;
-      conditions.set(ConditionType.SplitBrainSuspected, false, "ViewsAgree",
+      conditions.set(
+          ConditionType.SplitBrainSuspected,
+          false,
+          "ViewsAgree",
           "Redis, the pod labels and the leader Service endpoints agree");
       metrics.splitBrain(ns, name, false);
       return resync(settings);
@@ -65,10 +74,11 @@ final class SplitBrainCheck {
       state.viewsDisagreeSinceMillis = now;
     }
     if (now - state.viewsDisagreeSinceMillis > settings.renewInterval().toMillis()) {
-      String message = disagreement + " (for more than " + settings.renewInterval().toMillis()
-          + " ms)";
-      if (!Conditions.isTrue(group.getStatus() == null ? null
-          : group.getStatus().getConditions(), ConditionType.SplitBrainSuspected)) {
+      String message =
+          disagreement + " (for more than " + settings.renewInterval().toMillis() + " ms)";
+      if (!Conditions.isTrue(
+          group.getStatus() == null ? null : group.getStatus().getConditions(),
+          ConditionType.SplitBrainSuspected)) {
         log.warn("LeaderGroup {}/{}: split brain suspected: {}", ns, name, message);
         events.record(group, EventReason.SplitBrainSuspected, message);
       }
@@ -86,7 +96,8 @@ final class SplitBrainCheck {
    */
   static Duration resync(GroupSettings settings) {
     long nanos = settings.renewInterval().toNanos() * 20;
-    return Duration.ofNanos(Math.min(Math.max(nanos, Duration.ofSeconds(60).toNanos()),
-        Duration.ofMinutes(10).toNanos()));
+    return Duration.ofNanos(
+        Math.min(
+            Math.max(nanos, Duration.ofSeconds(60).toNanos()), Duration.ofMinutes(10).toNanos()));
   }
 }

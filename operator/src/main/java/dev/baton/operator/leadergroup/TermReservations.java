@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reserves blocks of terms: first in the LeaderGroup's status (durable, guarded by resourceVersion
  * so the reservation never goes down), only then in Redis. On a Redis without a reservation of its
- * own, the counter is first raised to the reservation the status held before, above every term
- * ever issued (docs/design.md, "Terms and tokens never repeat").
+ * own, the counter is first raised to the reservation the status held before, above every term ever
+ * issued (docs/design.md, "Terms and tokens never repeat").
  */
 final class TermReservations {
 
@@ -33,8 +33,13 @@ final class TermReservations {
   /**
    * @param counter the term counter Redis reported when it refused to issue the next term
    */
-  void reserve(LeaderGroup group, ElectionState state, LeaseStore store, LeaseKeys keys,
-      List<Pod> members, long counter) {
+  void reserve(
+      LeaderGroup group,
+      ElectionState state,
+      LeaseStore store,
+      LeaseKeys keys,
+      List<Pod> members,
+      long counter) {
     long known = Math.max(state.reserved, state.maxTerm);
     for (Pod p : members) {
       known = Math.max(known, Membership.term(p));
@@ -49,8 +54,11 @@ final class TermReservations {
     long ceiling = reserved(written.after());
     state.reserved = Math.max(state.reserved, ceiling);
     store.reserve(keys, Math.max(known, reserved(written.before())), ceiling);
-    log.info("LeaderGroup {}/{}: reserved terms up to {}", group.getMetadata().getNamespace(),
-        group.getMetadata().getName(), ceiling);
+    log.info(
+        "LeaderGroup {}/{}: reserved terms up to {}",
+        group.getMetadata().getNamespace(),
+        group.getMetadata().getName(),
+        ceiling);
   }
 
   static long reserved(LeaderGroupStatus s) {

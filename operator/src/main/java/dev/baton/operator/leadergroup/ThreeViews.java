@@ -4,9 +4,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Invariant 8: who Redis says holds the lease, which pods carry the leader label, and which pods the
- * leader Services route to must name the same single pod (or nobody). This compares them; timing
- * (a disagreement must outlive a renew interval before anyone is alarmed) is the caller's.
+ * The three views of docs/design.md, "Three views agree": who Redis says holds the lease, which
+ * pods carry the leader label, and which pods the leader Services route to must name the same
+ * single pod (or nobody). This compares them; timing (a disagreement must outlive a renew interval
+ * before anyone is alarmed) is the caller's.
  *
  * @param holder the pod Redis names for this cluster, or null when nobody here holds the lease
  * @param labeled the group's pods labeled leader
@@ -22,8 +23,10 @@ public record ThreeViews(String holder, Set<String> labeled, Set<String> routed)
     if (labelsAgree && routesAgree) {
       return null;
     }
-    return "Redis holder " + (holder == null ? "none" : holder)
-        + ", pods labeled leader " + new TreeSet<>(labeled)
+    return "Redis holder "
+        + (holder == null ? "none" : holder)
+        + ", pods labeled leader "
+        + new TreeSet<>(labeled)
         + (routed == null ? "" : ", leader Service endpoints " + new TreeSet<>(routed));
   }
 }

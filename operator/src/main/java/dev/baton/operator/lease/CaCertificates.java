@@ -19,12 +19,15 @@ public final class CaCertificates {
   /** Parses one or more PEM certificates; the message of a failure never repeats the text. */
   public static List<Certificate> parse(String pem) {
     if (pem == null || !pem.contains("-----BEGIN CERTIFICATE-----")) {
-      throw new IllegalArgumentException("the CA certificate is not in PEM format"
-          + " (-----BEGIN CERTIFICATE-----)");
+      throw new IllegalArgumentException(
+          "the CA certificate is not in PEM format" + " (-----BEGIN CERTIFICATE-----)");
     }
     try {
-      List<Certificate> out = new ArrayList<>(CertificateFactory.getInstance("X.509")
-          .generateCertificates(new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII))));
+      List<Certificate> out =
+          new ArrayList<>(
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificates(
+                      new ByteArrayInputStream(pem.getBytes(StandardCharsets.US_ASCII))));
       if (out.isEmpty()) {
         throw new IllegalArgumentException("the CA certificate PEM holds no certificate");
       }
@@ -48,8 +51,8 @@ public final class CaCertificates {
       tmf.init(store);
       return tmf;
     } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalArgumentException("cannot build a trust store from the CA certificate: "
-          + e.getClass().getSimpleName());
+      throw new IllegalArgumentException(
+          "cannot build a trust store from the CA certificate: " + e.getClass().getSimpleName());
     }
   }
 }

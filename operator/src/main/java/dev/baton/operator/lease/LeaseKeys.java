@@ -3,8 +3,8 @@ package dev.baton.operator.lease;
 import java.util.List;
 
 /**
- * The Redis keys of one election: the holder record, the term counter and the term reservation
- * (see {@code reservation.lua}). All share the hash tag {electionKey}, so one script can touch them
+ * The Redis keys of one election: the holder record, the term counter and the term reservation (see
+ * {@code reservation.lua}). All share the hash tag {electionKey}, so one script can touch them
  * together on Redis Cluster.
  */
 public record LeaseKeys(String electionKey) {

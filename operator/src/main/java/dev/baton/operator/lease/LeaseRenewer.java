@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Renews every lease this operator holds, batched: on each tick, all leases of one Redis that are
  * due go out in one script call, one round trip, however many groups there are. A lease is renewed
- * early when it would fall due within half its interval anyway, so leases of the same interval
- * soon share their ticks. Reconciles are not woken for renewals; only when a lease is lost, or its
- * Redis stops or starts answering, is the owner told.
+ * early when it would fall due within half its interval anyway, so leases of the same interval soon
+ * share their ticks. Reconciles are not woken for renewals; only when a lease is lost, or its Redis
+ * stops or starts answering, is the owner told.
  *
  * @param <K> what identifies a lease's owner (a LeaderGroup's ResourceID)
  */
@@ -28,6 +28,7 @@ public final class LeaseRenewer<K> implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
   private static final Duration TICK = Duration.ofMillis(50);
+
   /** Bounds one script call, so Redis is never blocked long by a single batch. */
   private static final int MAX_BATCH = 500;
 
@@ -43,8 +44,10 @@ public final class LeaseRenewer<K> implements AutoCloseable {
 
   private final Map<K, Held> held = new ConcurrentHashMap<>();
   private final Map<LeaseStore, Boolean> unreachable = new ConcurrentHashMap<>();
+
   /** One batch in flight per Redis: a slow or dead Redis never delays another's renewals. */
   private final Map<LeaseStore, Boolean> inFlight = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService ticker;
   private final Consumer<Event<K>> listener;
 
@@ -56,20 +59,27 @@ public final class LeaseRenewer<K> implements AutoCloseable {
 
   public LeaseRenewer(Consumer<Event<K>> listener) {
     this.listener = listener;
-    this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "baton-lease-renewer");
-      t.setDaemon(true);
-      return t;
-    });
-    ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(),
-        TimeUnit.MILLISECONDS);
+    this.ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "baton-lease-renewer");
+              t.setDaemon(true);
+              return t;
+            });
+    ticker.scheduleWithFixedDelay(
+        this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Starts renewing a lease just acquired or renewed by its owner. */
-  public void hold(K owner, LeaseStore store, LeaseKeys keys, String record, Duration ttl,
-      Duration interval) {
-    held.put(owner, new Held(store, new LeaseStore.Renewal(keys, record, ttl.toMillis()),
-        interval.toNanos(), System.nanoTime()));
+  public void hold(
+      K owner, LeaseStore store, LeaseKeys keys, String record, Duration ttl, Duration interval) {
+    held.put(
+        owner,
+        new Held(
+            store,
+            new LeaseStore.Renewal(keys, record, ttl.toMillis()),
+            interval.toNanos(),
+            System.nanoTime()));
   }
 
   public void forget(K owner) {
@@ -85,7 +95,8 @@ public final class LeaseRenewer<K> implements AutoCloseable {
   /** Whether this owner's lease was renewed (or acquired) within its interval. */
   public boolean fresh(K owner, String record) {
     Held h = held.get(owner);
-    return h != null && h.renewal().record().equals(record)
+    return h != null
+        && h.renewal().record().equals(record)
         && !unreachable.containsKey(h.store())
         && System.nanoTime() - h.renewedAt() < h.intervalNanos();
   }
@@ -97,22 +108,29 @@ public final class LeaseRenewer<K> implements AutoCloseable {
       for (var e : held.entrySet()) {
         byStore.computeIfAbsent(e.getValue().store(), s -> new ArrayList<>()).add(e);
       }
-      byStore.forEach((store, leases) -> {
-        boolean anyDue = leases.stream()
-            .anyMatch(e -> now - e.getValue().renewedAt() >= e.getValue().intervalNanos());
-        if (anyDue && inFlight.putIfAbsent(store, true) == null) {
-          List<Map.Entry<K, Held>> batch = leases.stream()
-              .filter(e -> now - e.getValue().renewedAt() >= e.getValue().intervalNanos() / 2)
-              .toList();
-          List<CompletionStage<Void>> calls = new ArrayList<>();
-          for (int from = 0; from < batch.size(); from += MAX_BATCH) {
-            calls.add(renew(store, batch.subList(from, Math.min(batch.size(), from + MAX_BATCH))));
-          }
-          CompletableFuture.allOf(calls.stream().map(CompletionStage::toCompletableFuture)
-                  .toArray(CompletableFuture[]::new))
-              .whenComplete((ok, error) -> inFlight.remove(store));
-        }
-      });
+      byStore.forEach(
+          (store, leases) -> {
+            boolean anyDue =
+                leases.stream()
+                    .anyMatch(e -> now - e.getValue().renewedAt() >= e.getValue().intervalNanos());
+            if (anyDue && inFlight.putIfAbsent(store, true) == null) {
+              List<Map.Entry<K, Held>> batch =
+                  leases.stream()
+                      .filter(
+                          e -> now - e.getValue().renewedAt() >= e.getValue().intervalNanos() / 2)
+                      .toList();
+              List<CompletionStage<Void>> calls = new ArrayList<>();
+              for (int from = 0; from < batch.size(); from += MAX_BATCH) {
+                calls.add(
+                    renew(store, batch.subList(from, Math.min(batch.size(), from + MAX_BATCH))));
+              }
+              CompletableFuture.allOf(
+                      calls.stream()
+                          .map(CompletionStage::toCompletableFuture)
+                          .toArray(CompletableFuture[]::new))
+                  .whenComplete((ok, error) -> inFlight.remove(store));
+            }
+          });
     } catch (RuntimeException e) {
       log.warn("lease renewal tick failed", e);
     }
@@ -128,8 +146,8 @@ public final class LeaseRenewer<K> implements AutoCloseable {
       // mark would never clear and its leases would never be renewed again.
       call = CompletableFuture.failedFuture(e);
     }
-    return call
-        .handle((answers, error) -> {
+    return call.handle(
+        (answers, error) -> {
           if (error != null) {
             if (unreachable.put(store, true) == null) {
               leases.forEach(l -> listener.accept(new Event<>(l.getKey(), Outcome.UNREACHABLE)));
@@ -142,8 +160,12 @@ public final class LeaseRenewer<K> implements AutoCloseable {
             Held before = leases.get(i).getValue();
             if (answers.get(i) == null) {
               // Counted from when the call was sent: the ttl started no later than that.
-              held.computeIfPresent(owner, (k, h) -> h.renewal().equals(before.renewal())
-                  ? new Held(h.store(), h.renewal(), h.intervalNanos(), sent) : h);
+              held.computeIfPresent(
+                  owner,
+                  (k, h) ->
+                      h.renewal().equals(before.renewal())
+                          ? new Held(h.store(), h.renewal(), h.intervalNanos(), sent)
+                          : h);
               if (recovered) {
                 listener.accept(new Event<>(owner, Outcome.REACHABLE));
               }

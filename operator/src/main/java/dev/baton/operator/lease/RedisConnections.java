@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Redisson client per distinct Redis (URL and credentials), shared by every group and lock
- * that uses it. A Redis that cannot be reached is tried again at most once a second, so a
- * reconcile never waits on it twice in a row.
+ * One Redisson client per distinct Redis (URL and credentials), shared by every group and lock that
+ * uses it. A Redis that cannot be reached is tried again at most once a second, so a reconcile
+ * never waits on it twice in a row.
  */
 public class RedisConnections implements AutoCloseable {
 
@@ -65,8 +65,11 @@ public class RedisConnections implements AutoCloseable {
         log.info("Connected to Redis {}", settings.describe());
         return c;
       } catch (RuntimeException e) {
-        String message = "cannot connect to Redis " + settings.describe() + ": "
-            + RedisErrors.explain(e, settings.secrets());
+        String message =
+            "cannot connect to Redis "
+                + settings.describe()
+                + ": "
+                + RedisErrors.explain(e, settings.secrets());
         failedAt.put(settings, new Failure(System.nanoTime(), message));
         throw new RedisUnavailableException(message);
       }

@@ -9,18 +9,19 @@ import javax.net.ssl.SSLException;
 
 /**
  * Says in a few words why Redis failed (wrong password, missing ACL permission, untrusted TLS
- * certificate, refused connection, timeout) for conditions and Events. Client library messages
- * are only quoted for Redis's own error replies, and every password is scrubbed from them.
+ * certificate, refused connection, timeout) for conditions and Events. Client library messages are
+ * only quoted for Redis's own error replies, and every password is scrubbed from them.
  */
 final class RedisErrors {
 
   private RedisErrors() {}
 
   /** Redis's error replies, which Redisson puts at the start of its exception messages. */
-  private static final Pattern REPLY = Pattern.compile(
-      "^(ERR|WRONGPASS|NOAUTH|NOPERM|NOSCRIPT|READONLY|LOADING|MASTERDOWN|OOM|BUSY|WRONGTYPE"
-          + "|MISCONF|NOREPLICAS|EXECABORT|CROSSSLOT|CLUSTERDOWN|TRYAGAIN) .*",
-      Pattern.DOTALL);
+  private static final Pattern REPLY =
+      Pattern.compile(
+          "^(ERR|WRONGPASS|NOAUTH|NOPERM|NOSCRIPT|READONLY|LOADING|MASTERDOWN|OOM|BUSY|WRONGTYPE"
+              + "|MISCONF|NOREPLICAS|EXECABORT|CROSSSLOT|CLUSTERDOWN|TRYAGAIN) .*",
+          Pattern.DOTALL);
 
   static String explain(Throwable e, List<String> secrets) {
     String reply = null;
@@ -56,21 +57,27 @@ final class RedisErrors {
       why = "wrong username or password (" + reply + ")";
     } else if (reply != null && reply.startsWith("NOAUTH")) {
       why = "Redis requires a password and none was given";
-    } else if (reply != null && (reply.startsWith("NOPERM") || reply.contains("can't run this")
-        || reply.contains("can't access"))) {
-      why = "the Redis user lacks a permission Baton needs (" + reply
-          + "); see docs/redis-acl.md, and ACL LOG on the server for the command";
+    } else if (reply != null
+        && (reply.startsWith("NOPERM")
+            || reply.contains("can't run this")
+            || reply.contains("can't access"))) {
+      why =
+          "the Redis user lacks a permission Baton needs ("
+              + reply
+              + "); see docs/redis-acl.md, and ACL LOG on the server for the command";
     } else if (reply != null) {
       why = "Redis answered " + reply;
     } else if (untrusted) {
-      why = "TLS handshake failed: the server certificate is not trusted (give the CA in the"
-          + " Secret key ca.crt or BATON_REDIS_CA_FILE)";
+      why =
+          "TLS handshake failed: the server certificate is not trusted (give the CA in the"
+              + " Secret key ca.crt or BATON_REDIS_CA_FILE)";
     } else if (tls) {
       why = "TLS handshake failed";
     } else if (deepest != null && deepest.contains("sentinel servers")) {
-      why = "no sentinel could be used: check the sentinel addresses and credentials (Secret"
-          + " keys sentinelUsername and sentinelPassword, or BATON_REDIS_SENTINEL_USERNAME and"
-          + " BATON_REDIS_SENTINEL_PASSWORD); the operator's log has each sentinel's reply";
+      why =
+          "no sentinel could be used: check the sentinel addresses and credentials (Secret"
+              + " keys sentinelUsername and sentinelPassword, or BATON_REDIS_SENTINEL_USERNAME and"
+              + " BATON_REDIS_SENTINEL_PASSWORD); the operator's log has each sentinel's reply";
     } else if (refused) {
       why = "connection refused";
     } else if (timeout) {

@@ -79,7 +79,11 @@ public class RedisLeaseStore implements LeaseStore {
           if (error != null) {
             lastCallFailed = true;
             throw new RedisUnavailableException(
-                "Redis " + target + " did not answer " + RENEW_MANY.name() + ": "
+                "Redis "
+                    + target
+                    + " did not answer "
+                    + RENEW_MANY.name()
+                    + ": "
                     + RedisErrors.explain(error, List.of()));
           }
           lastCallFailed = false;
@@ -92,8 +96,7 @@ public class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
+  public Acquisition acquire(LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
     List<Object> r =
         run(
             ACQUIRE,
@@ -103,14 +106,21 @@ public class RedisLeaseStore implements LeaseStore {
             Long.toString(ttlMillis));
     long code = (Long) r.get(0);
     String holder = (String) r.get(1);
-    return new Acquisition(code == 1L, holder.isEmpty() ? null : holder,
-        code == 1L ? (Long) r.get(2) : -1, code == -1L ? (Long) r.get(2) : -1);
+    return new Acquisition(
+        code == 1L,
+        holder.isEmpty() ? null : holder,
+        code == 1L ? (Long) r.get(2) : -1,
+        code == -1L ? (Long) r.get(2) : -1);
   }
 
   @Override
   public long reserve(LeaseKeys keys, long floor, long ceiling) {
-    List<Object> r = run(RESERVE, List.of(keys.term(), keys.reservation()),
-        Long.toString(Math.max(0, floor)), Long.toString(ceiling));
+    List<Object> r =
+        run(
+            RESERVE,
+            List.of(keys.term(), keys.reservation()),
+            Long.toString(Math.max(0, floor)),
+            Long.toString(ceiling));
     return (Long) r.get(0);
   }
 
@@ -141,7 +151,11 @@ public class RedisLeaseStore implements LeaseStore {
       timer.record(lua.name(), System.nanoTime() - start, true);
       lastCallFailed = true;
       throw new RedisUnavailableException(
-          "Redis " + target + " did not answer " + lua.name() + ": "
+          "Redis "
+              + target
+              + " did not answer "
+              + lua.name()
+              + ": "
               + RedisErrors.explain(e, List.of()),
           null);
     }

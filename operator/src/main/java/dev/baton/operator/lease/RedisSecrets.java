@@ -9,9 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a resource's {@code redis.secretRef} into connection settings: keys url, and optionally
- * username, password, sentinelUsername, sentinelPassword and ca.crt (PEM, for rediss://). A
- * Secret that was read successfully is reused for 30 seconds, so reconciles do not read it from
- * the API every time; a missing or broken one is read again on the next try.
+ * username, password, sentinelUsername, sentinelPassword and ca.crt (PEM, for rediss://). A Secret
+ * that was read successfully is reused for 30 seconds, so reconciles do not read it from the API
+ * every time; a missing or broken one is read again on the next try.
  */
 public class RedisSecrets {
 
@@ -19,6 +19,7 @@ public class RedisSecrets {
 
   /** Optional Secret keys, besides url, username and password. */
   public static final String SENTINEL_USERNAME = "sentinelUsername";
+
   public static final String SENTINEL_PASSWORD = "sentinelPassword";
   public static final String CA_CERTIFICATE = "ca.crt";
 
@@ -60,10 +61,11 @@ public class RedisSecrets {
     }
     RedisSettings settings;
     try {
-      settings = new RedisSettings(url, value(secret, "username"), value(secret, "password"))
-          .withSentinelCredentials(value(secret, SENTINEL_USERNAME),
-              value(secret, SENTINEL_PASSWORD))
-          .withCaCertificate(value(secret, CA_CERTIFICATE));
+      settings =
+          new RedisSettings(url, value(secret, "username"), value(secret, "password"))
+              .withSentinelCredentials(
+                  value(secret, SENTINEL_USERNAME), value(secret, SENTINEL_PASSWORD))
+              .withCaCertificate(value(secret, CA_CERTIFICATE));
     } catch (IllegalArgumentException e) {
       throw new SecretProblem("InvalidSecret", "Secret " + id + ": " + e.getMessage());
     }

@@ -23,8 +23,13 @@ public final class RedisSettings {
     this(url, username, password, null, null, null);
   }
 
-  private RedisSettings(String url, String username, String password, String sentinelUsername,
-      String sentinelPassword, String caCertificate) {
+  private RedisSettings(
+      String url,
+      String username,
+      String password,
+      String sentinelUsername,
+      String sentinelPassword,
+      String caCertificate) {
     this.url = Objects.requireNonNull(url, "url").trim();
     this.username = blankToNull(username);
     this.password = blankToNull(password);
@@ -35,13 +40,13 @@ public final class RedisSettings {
   }
 
   /**
-   * The same settings with credentials for the sentinels themselves (a redis-sentinel:// URL
-   * only); without them the client offers the data nodes' credentials to the sentinels, which a
-   * sentinel without a password accepts.
+   * The same settings with credentials for the sentinels themselves (a redis-sentinel:// URL only);
+   * without them the client offers the data nodes' credentials to the sentinels, which a sentinel
+   * without a password accepts.
    */
   public RedisSettings withSentinelCredentials(String sentinelUsername, String sentinelPassword) {
-    return new RedisSettings(url, username, password, sentinelUsername, sentinelPassword,
-        caCertificate);
+    return new RedisSettings(
+        url, username, password, sentinelUsername, sentinelPassword, caCertificate);
   }
 
   /** The same settings trusting these PEM CA certificates for TLS (a rediss:// URL only). */
@@ -144,14 +149,20 @@ public final class RedisSettings {
     }
     if (caCertificate != null) {
       if (!tls()) {
-        throw new IllegalArgumentException("a CA certificate is only used with a rediss:// URL,"
-            + " not with '" + describe() + "'");
+        throw new IllegalArgumentException(
+            "a CA certificate is only used with a rediss:// URL,"
+                + " not with '"
+                + describe()
+                + "'");
       }
       CaCertificates.parse(caCertificate);
     }
     if ((sentinelUsername != null || sentinelPassword != null) && !sentinel()) {
-      throw new IllegalArgumentException("sentinel credentials are only used with a"
-          + " redis-sentinel:// URL, not with '" + describe() + "'");
+      throw new IllegalArgumentException(
+          "sentinel credentials are only used with a"
+              + " redis-sentinel:// URL, not with '"
+              + describe()
+              + "'");
     }
     if (sentinel()) {
       String rest = url.substring("redis-sentinel://".length());
@@ -194,13 +205,13 @@ public final class RedisSettings {
 
   @Override
   public int hashCode() {
-    return Objects.hash(url, username, password, sentinelUsername, sentinelPassword,
-        caCertificate);
+    return Objects.hash(url, username, password, sentinelUsername, sentinelPassword, caCertificate);
   }
 
   @Override
   public String toString() {
-    return "RedisSettings{" + describe()
+    return "RedisSettings{"
+        + describe()
         + (username != null ? ", user " + username : "")
         + (sentinelUsername != null ? ", sentinel user " + sentinelUsername : "")
         + (caCertificate != null ? ", own CA" : "")

@@ -63,9 +63,9 @@ public class BatonMetrics {
   }
 
   /**
-   * Counts a lock event: {@link #LOCK_ACQUISITIONS}, {@link #LOCK_RELEASES}, {@link #LOCK_REAPS}
-   * (a dead holder's lock deleted before its ttl) or {@link #LOCK_CONTENTION} (an acquire that
-   * found the lock taken).
+   * Counts a lock event: {@link #LOCK_ACQUISITIONS}, {@link #LOCK_RELEASES}, {@link #LOCK_REAPS} (a
+   * dead holder's lock deleted before its ttl) or {@link #LOCK_CONTENTION} (an acquire that found
+   * the lock taken).
    */
   public void lock(String name, String namespace, String lock) {
     Counter.builder(name)
@@ -76,9 +76,12 @@ public class BatonMetrics {
 
   /** Removes a deleted lock's counters, so series do not pile up with every lock ever made. */
   public void forgetLock(String namespace, String lock) {
-    for (String name : new String[] {LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS,
-        LOCK_CONTENTION}) {
-      registry.find(name).tags("namespace", namespace, "lock", lock).meters()
+    for (String name :
+        new String[] {LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION}) {
+      registry
+          .find(name)
+          .tags("namespace", namespace, "lock", lock)
+          .meters()
           .forEach(registry::remove);
     }
   }
@@ -93,7 +96,10 @@ public class BatonMetrics {
     for (String name : new String[] {TERM, CANDIDATES, SPLIT_BRAIN}) {
       AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
       if (g != null) {
-        registry.find(name).tags("namespace", namespace, "group", group).meters()
+        registry
+            .find(name)
+            .tags("namespace", namespace, "group", group)
+            .meters()
             .forEach(registry::remove);
       }
     }

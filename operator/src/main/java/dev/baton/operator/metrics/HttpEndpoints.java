@@ -26,13 +26,17 @@ public final class HttpEndpoints implements AutoCloseable {
       int port, PrometheusMeterRegistry registry, Supplier<Check> health, Supplier<Check> ready)
       throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
-    server.setExecutor(Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "baton-http");
-      t.setDaemon(true);
-      return t;
-    }));
-    server.createContext("/metrics", ex -> send(ex, 200, registry.scrape(),
-        "text/plain; version=0.0.4; charset=utf-8"));
+    server.setExecutor(
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "baton-http");
+              t.setDaemon(true);
+              return t;
+            }));
+    server.createContext(
+        "/metrics",
+        ex -> send(ex, 200, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8"));
     server.createContext("/healthz", ex -> probe(ex, health.get()));
     server.createContext("/readyz", ex -> probe(ex, ready.get()));
     server.start();
@@ -44,12 +48,14 @@ public final class HttpEndpoints implements AutoCloseable {
   }
 
   private static void probe(HttpExchange ex, Check check) throws IOException {
-    send(ex, check.ok() ? 200 : 503, (check.ok() ? "ok" : "not ok") + ": " + check.detail() + "\n",
+    send(
+        ex,
+        check.ok() ? 200 : 503,
+        (check.ok() ? "ok" : "not ok") + ": " + check.detail() + "\n",
         "text/plain; charset=utf-8");
   }
 
-  private static void send(HttpExchange ex, int code, String body, String type)
-      throws IOException {
+  private static void send(HttpExchange ex, int code, String body, String type) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", type);
     ex.sendResponseHeaders(code, bytes.length);

@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Whether the reconcile loop still makes progress. Every election has a renew timer, so while any
- * election exists a reconcile must finish at least once per renew interval; when none has for
- * several intervals (and at least a minute), the loop is stuck and /healthz says so.
+ * Whether the reconcile loop still makes progress. Every reconcile says when the next is due (a
+ * resync of up to ten minutes for a quiet group, sooner otherwise); when no reconcile finished for
+ * five of the longest such intervals (and at least a minute), the loop is stuck and /healthz says
+ * so.
  */
 public final class Liveness {
 
@@ -28,10 +29,10 @@ public final class Liveness {
     long allowed = Math.max(MIN_SILENCE.toNanos(), 5 * longestInterval.get());
     boolean expectingWork = longestInterval.get() > 0;
     if (expectingWork && silentNanos > allowed) {
-      return new HttpEndpoints.Check(false, "no reconcile finished for "
-          + Duration.ofNanos(silentNanos).toSeconds() + " s");
+      return new HttpEndpoints.Check(
+          false, "no reconcile finished for " + Duration.ofNanos(silentNanos).toSeconds() + " s");
     }
-    return new HttpEndpoints.Check(true, "alive; last reconcile "
-        + Duration.ofNanos(silentNanos).toMillis() + " ms ago");
+    return new HttpEndpoints.Check(
+        true, "alive; last reconcile " + Duration.ofNanos(silentNanos).toMillis() + " ms ago");
   }
 }

@@ -37,9 +37,9 @@ final class HolderLabels {
   }
 
   /**
-   * Removes label and annotation from every pod of the namespace that carries them, except the
-   * pod with {@code keepUid} (null: from all). Lists the pods from the API server, not a cache: it
-   * runs before a lock changes hands, and a pod labeled a moment ago must not be missed.
+   * Removes label and annotation from every pod of the namespace that carries them, except the pod
+   * with {@code keepUid} (null: from all). Lists the pods from the API server, not a cache: it runs
+   * before a lock changes hands, and a pod labeled a moment ago must not be missed.
    */
   void clearAllBut(String namespace, String key, String keepUid) {
     clear(client.pods().inNamespace(namespace).withLabel(key).list().getItems(), key, keepUid);

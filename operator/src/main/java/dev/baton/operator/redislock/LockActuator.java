@@ -1,10 +1,10 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockResult;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.metrics.BatonMetrics;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,7 +23,11 @@ import java.util.concurrent.ThreadLocalRandom;
 final class LockActuator {
 
   /** Everything one reconcile of one lock acts on. */
-  record Scope(RedisLock lock, LockSettings settings, LockStore store, LockState state,
+  record Scope(
+      RedisLock lock,
+      LockSettings settings,
+      LockStore store,
+      LockState state,
       LockReporter.Report report) {
     String ns() {
       return lock.getMetadata().getNamespace();
@@ -37,8 +41,13 @@ final class LockActuator {
   private final LockReporter reporter;
   private final TokenReservations reservations;
 
-  LockActuator(KubernetesClient client, String clusterId, HolderLabels labels,
-      LockObserver observer, LockReporter reporter, TokenReservations reservations) {
+  LockActuator(
+      KubernetesClient client,
+      String clusterId,
+      HolderLabels labels,
+      LockObserver observer,
+      LockReporter reporter,
+      TokenReservations reservations) {
     this.client = client;
     this.clusterId = clusterId;
     this.labels = labels;
@@ -63,15 +72,15 @@ final class LockActuator {
       return observer.again(world, s.lock(), s.settings(), s.store(), s.state());
     }
     if (step instanceof LockStep.Renew r) {
-      LockResult result = observer.renew(s.store(), s.settings(), s.state(), r.value(),
-          r.token());
+      LockResult result = observer.renew(s.store(), s.settings(), s.state(), r.value(), r.token());
       return world.renewed(result.ok(), result.view(), r.value());
     }
     if (step instanceof LockStep.Move m) {
       labels.clearPod(m.from().namespace(), m.from().name(), s.settings().labelKey());
       s.store().release(s.settings().keys(), m.value());
       s.state().grant = null;
-      return observer.again(world, s.lock(), s.settings(), s.store(), s.state())
+      return observer
+          .again(world, s.lock(), s.settings(), s.store(), s.state())
           .moved(m.from().namespace() + "/" + m.from().name(), m.because());
     }
     throw new IllegalArgumentException("not a step that changes Redis: " + step);
@@ -100,24 +109,38 @@ final class LockActuator {
       String message = "no ready pod matches spec.holderSelector; nobody holds the lock";
       if (!state.noCandidatesReported) {
         state.noCandidatesReported = true;
-        reporter.event(report, EventReason.NoCandidates, n.movedFrom() == null ? message
-            : message + " (" + n.movedFrom() + " " + n.because() + ")");
+        reporter.event(
+            report,
+            EventReason.NoCandidates,
+            n.movedFrom() == null
+                ? message
+                : message + " (" + n.movedFrom() + " " + n.because() + ")");
       }
       reporter.ready(report, false, "NoCandidates", message);
       return new Finish(view, settings.interval());
     }
     if (step instanceof LockStep.StandAside a) {
       if (state.grant != null) {
-        reporter.event(report, EventReason.LockLost, "the lock granted to "
-            + state.grant.pod().name() + " is held by " + LockValues.holder(a.holder()) + " now");
+        reporter.event(
+            report,
+            EventReason.LockLost,
+            "the lock granted to "
+                + state.grant.pod().name()
+                + " is held by "
+                + LockValues.holder(a.holder())
+                + " now");
         labels.clearAllBut(s.ns(), settings.labelKey(), null);
         state.grant = null;
       } else {
         labels.clear(observer.selectedAndLabeled(s.ns(), settings), settings.labelKey(), null);
       }
       reporter.holder(report, a.holder(), view.holderToken());
-      reporter.ready(report, true, "HeldElsewhere", LockValues.holder(a.holder())
-          + " holds the lock (not granted by this operator); it is granted again once free");
+      reporter.ready(
+          report,
+          true,
+          "HeldElsewhere",
+          LockValues.holder(a.holder())
+              + " holds the lock (not granted by this operator); it is granted again once free");
       return new Finish(view, settings.interval());
     }
     if (step instanceof LockStep.Report o) {
@@ -136,36 +159,51 @@ final class LockActuator {
   private Finish keep(Scope s, LockWorld world, LockStep.Keep k) {
     LockState state = s.state();
     LockSettings settings = s.settings();
-    Pod pod = observer.pod(s.ns(), k.pod().pod().uid(), observer.selected(s.ns(), settings))
-        .orElseThrow();
+    Pod pod =
+        observer
+            .pod(s.ns(), k.pod().pod().uid(), observer.selected(s.ns(), settings))
+            .orElseThrow();
     if (!k.value().equals(state.grantedValue())) {
-      state.grant(k.value(), LockValues.parsePod(k.value()).orElseThrow(), k.token(),
-          System.nanoTime(), world.view());
-      reporter.info(s.report(), "adopted the grant to " + k.pod().pod().name() + " with token "
-          + k.token());
+      state.grant(
+          k.value(),
+          LockValues.parsePod(k.value()).orElseThrow(),
+          k.token(),
+          System.nanoTime(),
+          world.view());
+      reporter.info(
+          s.report(), "adopted the grant to " + k.pod().pod().name() + " with token " + k.token());
     }
     long token = state.grant.token();
     reporter.holder(s.report(), k.value(), token);
     // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
-    labels.clear(observer.selectedAndLabeled(s.ns(), settings), settings.labelKey(),
+    labels.clear(
+        observer.selectedAndLabeled(s.ns(), settings),
+        settings.labelKey(),
         pod.getMetadata().getUid());
     labels.mark(pod, settings.labelKey(), token);
     state.noCandidatesReported = false;
-    reporter.ready(s.report(), true, "Granted",
+    reporter.ready(
+        s.report(),
+        true,
+        "Granted",
         pod.getMetadata().getName() + " holds the lock with token " + token);
     long sinceRenew = System.nanoTime() - state.grant.renewedAtNanos();
-    return new Finish(world.view(), Duration.ofNanos(
-        Math.max(10_000_000L, settings.interval().toNanos() - sinceRenew)));
+    return new Finish(
+        world.view(),
+        Duration.ofNanos(Math.max(10_000_000L, settings.interval().toNanos() - sinceRenew)));
   }
 
   private Finish grant(Scope s, LockWorld world, LockStep.Grant g) {
     LockState state = s.state();
     LockSettings settings = s.settings();
     LockReporter.Report report = s.report();
-    Pod target = observer.pod(s.ns(), g.pod().pod().uid(), observer.selected(s.ns(), settings))
-        .orElseThrow();
-    String value = LockLabels.grantValue(clusterId, s.ns(), target.getMetadata().getName(),
-        target.getMetadata().getUid());
+    Pod target =
+        observer
+            .pod(s.ns(), g.pod().pod().uid(), observer.selected(s.ns(), settings))
+            .orElseThrow();
+    String value =
+        LockLabels.grantValue(
+            clusterId, s.ns(), target.getMetadata().getName(), target.getMetadata().getUid());
     LockResult r = acquire(s, value);
     if (!r.ok()) {
       // Someone took it between our read and our write, or a Redlock attempt lost the race.
@@ -173,8 +211,8 @@ final class LockActuator {
       reporter.contended(report);
       return new Finish(r.view(), soon());
     }
-    state.grant(value, LockValues.parsePod(value).orElseThrow(), r.token(), System.nanoTime(),
-        r.view());
+    state.grant(
+        value, LockValues.parsePod(value).orElseThrow(), r.token(), System.nanoTime(), r.view());
     reporter.holder(report, value, r.token());
     // The lock is ours now, so no other grant can be live: every other label is stale and comes
     // off (listed from the API server, not a cache that may lag) before the new holder's goes on.
@@ -182,13 +220,20 @@ final class LockActuator {
     labels.mark(target, settings.labelKey(), r.token());
     state.noCandidatesReported = false;
     String pod = target.getMetadata().getName();
-    String message = g.movedFrom() == null
-        ? pod + " holds the lock with token " + r.token()
-        : "moved from " + g.movedFrom() + " (" + g.because() + ") to " + pod + " with token "
-            + r.token();
+    String message =
+        g.movedFrom() == null
+            ? pod + " holds the lock with token " + r.token()
+            : "moved from "
+                + g.movedFrom()
+                + " ("
+                + g.because()
+                + ") to "
+                + pod
+                + " with token "
+                + r.token();
     reporter.info(report, message);
-    reporter.event(report, g.movedFrom() == null ? EventReason.LockAcquired
-        : EventReason.LockMoved, message);
+    reporter.event(
+        report, g.movedFrom() == null ? EventReason.LockAcquired : EventReason.LockMoved, message);
     reporter.count(report, BatonMetrics.LOCK_ACQUISITIONS);
     if (g.movedFrom() != null) {
       reporter.count(report, BatonMetrics.LOCK_RELEASES);
@@ -223,8 +268,8 @@ final class LockActuator {
     if (holder == null) {
       reporter.ready(s.report(), true, "Free", "nobody holds the lock");
     } else {
-      String message = LockValues.holder(holder) + " holds the lock with token "
-          + view.holderToken();
+      String message =
+          LockValues.holder(holder) + " holds the lock with token " + view.holderToken();
       if (!holder.equals(before)) {
         reporter.event(s.report(), EventReason.LockAcquired, message);
         reporter.count(s.report(), BatonMetrics.LOCK_ACQUISITIONS);
@@ -246,26 +291,34 @@ final class LockActuator {
       }
     }
     s.state().grant = null;
-    String message = released.isEmpty()
-        ? "force-release requested; the lock was free"
-        : "force-released the lock of " + String.join(", ", released) + " on request";
+    String message =
+        released.isEmpty()
+            ? "force-release requested; the lock was free"
+            : "force-released the lock of " + String.join(", ", released) + " on request";
     reporter.info(s.report(), message);
     reporter.event(s.report(), EventReason.ForceReleased, message);
-    client.resources(RedisLock.class).inNamespace(s.ns()).withName(s.lock().getMetadata()
-        .getName()).edit(l -> {
-          if (l.getMetadata().getAnnotations() != null) {
-            l.getMetadata().getAnnotations().remove(LockLabels.FORCE_RELEASE_ANNOTATION);
-          }
-          return l;
-        });
+    client
+        .resources(RedisLock.class)
+        .inNamespace(s.ns())
+        .withName(s.lock().getMetadata().getName())
+        .edit(
+            l -> {
+              if (l.getMetadata().getAnnotations() != null) {
+                l.getMetadata().getAnnotations().remove(LockLabels.FORCE_RELEASE_ANNOTATION);
+              }
+              return l;
+            });
   }
 
   /** Deletes the locks of pods that are gone, each with a compare-and-delete on its value. */
   private void reap(Scope s, LockStep.Reap r, LockView view) {
     for (String value : r.values()) {
       if (s.store().release(s.settings().keys(), value).ok()) {
-        String message = "reaped the lock of " + LockValues.holder(value)
-            + " (pod gone) without waiting for its ttl; token " + view.tokenOf(value);
+        String message =
+            "reaped the lock of "
+                + LockValues.holder(value)
+                + " (pod gone) without waiting for its ttl; token "
+                + view.tokenOf(value);
         reporter.info(s.report(), message);
         reporter.event(s.report(), EventReason.LockReaped, message);
         reporter.count(s.report(), BatonMetrics.LOCK_REAPS);

@@ -9,13 +9,13 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The RedisLock decision as a pure function: a {@link LockWorld} in, the next {@link LockStep}
- * out. Deterministic, so two operator replicas decide alike; the reconciler carries each step out
- * and asks again until a step is the last.
+ * The RedisLock decision as a pure function: a {@link LockWorld} in, the next {@link LockStep} out.
+ * Deterministic, so two operator replicas decide alike; the reconciler carries each step out and
+ * asks again until a step is the last.
  *
  * <p>In order: a force-release asked for; the locks of dead pods; then, without a holder selector,
- * report the holder (taking back an old grant of ours first); with one, keep the grant with its
- * pod while the pod is eligible (renewing it when due), else move it, grant a free lock to the best
+ * report the holder (taking back an old grant of ours first); with one, keep the grant with its pod
+ * while the pod is eligible (renewing it when due), else move it, grant a free lock to the best
  * candidate, or stand aside for a holder that is not ours.
  */
 final class LockDecision {
@@ -44,8 +44,8 @@ final class LockDecision {
       return new LockStep.Report(holder);
     }
     String lead = view.mostHeld();
-    Optional<LockValues.PodRef> ours = lead == null ? Optional.empty()
-        : LockLabels.grantedHere(lead, w.clusterId());
+    Optional<LockValues.PodRef> ours =
+        lead == null ? Optional.empty() : LockLabels.grantedHere(lead, w.clusterId());
     if (ours.isPresent()) {
       LockWorld.LockCandidate pod = eligible(w, ours.get());
       if (pod != null) {
@@ -62,8 +62,8 @@ final class LockDecision {
       if (!w.mayMove()) {
         return new LockStep.Wait();
       }
-      return new LockStep.Move(lead, ours.get(),
-          pod != null ? "lost its majority" : whyNot(w, ours.get(), lead));
+      return new LockStep.Move(
+          lead, ours.get(), pod != null ? "lost its majority" : whyNot(w, ours.get(), lead));
     }
     if (holder == null) {
       LockWorld.LockCandidate target = choose(w.candidates());
@@ -76,8 +76,8 @@ final class LockDecision {
 
   /**
    * Values naming a pod that is gone (or exists with another uid). Values without a pod only
-   * expire; so do grants of other clusters, whose pods this API cannot see; with a holder
-   * selector, this operator's own grants are moved instead, labels first.
+   * expire; so do grants of other clusters, whose pods this API cannot see; with a holder selector,
+   * this operator's own grants are moved instead, labels first.
    */
   static List<String> reapable(LockWorld w) {
     List<String> out = new ArrayList<>();
@@ -103,23 +103,32 @@ final class LockDecision {
   static LockWorld.LockCandidate choose(List<LockWorld.LockCandidate> candidates) {
     List<LockWorld.LockCandidate> ready =
         candidates.stream().filter(c -> c.pod().eligible()).toList();
-    return ready.stream().filter(LockWorld.LockCandidate::carriesLabel).findFirst()
-        .or(() -> ready.stream().min(Comparator.comparing(LockWorld.LockCandidate::pod,
-            Candidate.PREFERENCE)))
+    return ready.stream()
+        .filter(LockWorld.LockCandidate::carriesLabel)
+        .findFirst()
+        .or(
+            () ->
+                ready.stream()
+                    .min(Comparator.comparing(LockWorld.LockCandidate::pod, Candidate.PREFERENCE)))
         .orElse(null);
   }
 
   private static LockWorld.LockCandidate eligible(LockWorld w, LockValues.PodRef ref) {
     return w.candidates().stream()
-        .filter(c -> c.namespace().equals(ref.namespace()) && c.pod().uid().equals(ref.uid())
-            && c.pod().eligible())
-        .findFirst().orElse(null);
+        .filter(
+            c ->
+                c.namespace().equals(ref.namespace())
+                    && c.pod().uid().equals(ref.uid())
+                    && c.pod().eligible())
+        .findFirst()
+        .orElse(null);
   }
 
   private static String whyNot(LockWorld w, LockValues.PodRef ref, String value) {
-    Optional<LockWorld.LockCandidate> pod = w.candidates().stream()
-        .filter(c -> c.namespace().equals(ref.namespace()) && c.pod().uid().equals(ref.uid()))
-        .findFirst();
+    Optional<LockWorld.LockCandidate> pod =
+        w.candidates().stream()
+            .filter(c -> c.namespace().equals(ref.namespace()) && c.pod().uid().equals(ref.uid()))
+            .findFirst();
     if (pod.isEmpty()) {
       return w.podAlive().getOrDefault(value, false) ? "is no longer selected" : "is gone";
     }

@@ -25,6 +25,7 @@ final class LockEvents extends AbstractEventSource<Void, RedisLock> {
 
   /** Redis lock key ({@code baton:{key}:lock}) to the RedisLocks that use it. */
   private final Map<String, Set<ResourceID>> byKey = new ConcurrentHashMap<>();
+
   private final Map<ResourceID, String> keyOf = new ConcurrentHashMap<>();
   private final Set<RedissonClient> subscribed = ConcurrentHashMap.newKeySet();
 
@@ -37,14 +38,16 @@ final class LockEvents extends AbstractEventSource<Void, RedisLock> {
     if (!subscribed.add(redisson)) {
       return;
     }
-    redisson.getTopic(CHANNEL, StringCodec.INSTANCE)
+    redisson
+        .getTopic(CHANNEL, StringCodec.INSTANCE)
         .addListenerAsync(String.class, (channel, message) -> onMessage(message))
-        .whenComplete((id, error) -> {
-          if (error != null) {
-            subscribed.remove(redisson);
-            log.debug("cannot subscribe to {} yet: {}", CHANNEL, error.toString());
-          }
-        });
+        .whenComplete(
+            (id, error) -> {
+              if (error != null) {
+                subscribed.remove(redisson);
+                log.debug("cannot subscribe to {} yet: {}", CHANNEL, error.toString());
+              }
+            });
   }
 
   void watch(ResourceID lock, String redisKey) {
@@ -63,10 +66,12 @@ final class LockEvents extends AbstractEventSource<Void, RedisLock> {
   }
 
   private void unindex(ResourceID lock, String redisKey) {
-    byKey.computeIfPresent(redisKey, (k, ids) -> {
-      ids.remove(lock);
-      return ids.isEmpty() ? null : ids;
-    });
+    byKey.computeIfPresent(
+        redisKey,
+        (k, ids) -> {
+          ids.remove(lock);
+          return ids.isEmpty() ? null : ids;
+        });
   }
 
   private void onMessage(String message) {

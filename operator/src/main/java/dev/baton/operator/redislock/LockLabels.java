@@ -11,6 +11,7 @@ public final class LockLabels {
 
   /** Label {@code locks.baton.dev/<lock-name>: held}, and an annotation of the same key. */
   public static final String PREFIX = "locks.baton.dev/";
+
   public static final String HELD = "held";
 
   /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
@@ -26,9 +27,9 @@ public final class LockLabels {
   }
 
   /**
-   * The value the operator writes when it grants a lock to a pod: the pod convention of API.md,
-   * whose random part names this operator's cluster, so that a restarted or second replica adopts
-   * its own grants and reaping applies to them like to any pod's lock.
+   * The value the operator writes when it grants a lock to a pod: the pod convention of
+   * docs/api.md, whose random part names this operator's cluster, so that a restarted or second
+   * replica adopts its own grants and reaping applies to them like to any pod's lock.
    */
   static String grantValue(String clusterId, String namespace, String pod, String uid) {
     return LockValues.pod(namespace, pod, uid, GRANT_MARK + clusterId + "." + LockValues.random());

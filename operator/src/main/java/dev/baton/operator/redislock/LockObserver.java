@@ -1,10 +1,10 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockResult;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.leadergroup.Candidate;
@@ -21,9 +21,9 @@ import java.util.Optional;
 
 /**
  * The observe step of a RedisLock reconcile: the lock on every Redis instance, the pods its holder
- * selector matches, and whether the pods its values name still exist. Renewing is how a held
- * grant is looked at (one round trip for both), and tokens are reserved when Redis has too few;
- * nothing else changes anything.
+ * selector matches, and whether the pods its values name still exist. Renewing is how a held grant
+ * is looked at (one round trip for both), and tokens are reserved when Redis has too few; nothing
+ * else changes anything.
  */
 final class LockObserver {
 
@@ -58,7 +58,11 @@ final class LockObserver {
    *
    * @throws QuorumUnavailable when no majority of instances answered
    */
-  LockWorld look(RedisLock lock, LockSettings settings, LockStore store, LockState state,
+  LockWorld look(
+      RedisLock lock,
+      LockSettings settings,
+      LockStore store,
+      LockState state,
       boolean forceRelease) {
     List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
     LockState.Grant grant = state.grant;
@@ -75,13 +79,24 @@ final class LockObserver {
       view = observe(lock, settings, store, state);
     }
     boolean recent = state.grant != null && fresh(state.grant, settings);
-    return new LockWorld(clusterId, settings.grants(), forceRelease, view, candidates,
-        podAlive(view), state.grantedValue(), recent, renewed, false, null, null);
+    return new LockWorld(
+        clusterId,
+        settings.grants(),
+        forceRelease,
+        view,
+        candidates,
+        podAlive(view),
+        state.grantedValue(),
+        recent,
+        renewed,
+        false,
+        null,
+        null);
   }
 
   /** The same world after an action changed Redis. */
-  LockWorld again(LockWorld world, RedisLock lock, LockSettings settings, LockStore store,
-      LockState state) {
+  LockWorld again(
+      LockWorld world, RedisLock lock, LockSettings settings, LockStore store, LockState state) {
     LockView view = observe(lock, settings, store, state);
     return world.withView(view, podAlive(view));
   }
@@ -97,14 +112,14 @@ final class LockObserver {
   }
 
   /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
-  LockResult renew(LockStore store, LockSettings settings, LockState state, String value,
-      long token) {
+  LockResult renew(
+      LockStore store, LockSettings settings, LockState state, String value, long token) {
     long started = System.nanoTime();
     LockResult r = store.renew(settings.keys(), value, settings.ttl(), token);
     quorum(r.view());
     if (r.ok() && value.equals(state.grantedValue())) {
-      state.grant = new LockState.Grant(value, state.grant.pod(), state.grant.token(), started,
-          r.view());
+      state.grant =
+          new LockState.Grant(value, state.grant.pod(), state.grant.token(), started, r.view());
     }
     return r;
   }
@@ -121,10 +136,13 @@ final class LockObserver {
     return System.nanoTime() - grant.renewedAtNanos() < settings.interval().toNanos() / 2;
   }
 
-  private static boolean eligible(List<LockWorld.LockCandidate> candidates,
-      LockState.Grant grant) {
-    return candidates.stream().anyMatch(c -> c.namespace().equals(grant.pod().namespace())
-        && c.pod().uid().equals(grant.pod().uid()) && c.pod().eligible());
+  private static boolean eligible(List<LockWorld.LockCandidate> candidates, LockState.Grant grant) {
+    return candidates.stream()
+        .anyMatch(
+            c ->
+                c.namespace().equals(grant.pod().namespace())
+                    && c.pod().uid().equals(grant.pod().uid())
+                    && c.pod().eligible());
   }
 
   private List<LockWorld.LockCandidate> candidates(RedisLock lock, LockSettings settings) {
@@ -133,33 +151,40 @@ final class LockObserver {
     }
     String ns = lock.getMetadata().getNamespace();
     return selected(ns, settings).stream()
-        .map(p -> new LockWorld.LockCandidate(Candidate.of(p, settings.labelKey()), ns,
-            HolderLabels.carries(p, settings.labelKey())))
+        .map(
+            p ->
+                new LockWorld.LockCandidate(
+                    Candidate.of(p, settings.labelKey()),
+                    ns,
+                    HolderLabels.carries(p, settings.labelKey())))
         .toList();
   }
 
   /** The pods the holder selector matches, as the informer shows them. */
   List<Pod> selected(String ns, LockSettings settings) {
-    return pods.list(ns, p -> LabelSelectors.matches(settings.holderSelector(),
-        p.getMetadata().getLabels())).toList();
+    return pods.list(
+            ns, p -> LabelSelectors.matches(settings.holderSelector(), p.getMetadata().getLabels()))
+        .toList();
   }
 
   /** The selected pods plus any pod of the namespace that carries this lock's label. */
   List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
     List<Pod> out = new ArrayList<>(settings.grants() ? selected(ns, settings) : List.of());
     pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey()))
-        .filter(p -> !out.contains(p)).forEach(out::add);
+        .filter(p -> !out.contains(p))
+        .forEach(out::add);
     return out;
   }
 
   Optional<Pod> pod(String ns, String uid, List<Pod> among) {
-    return among.stream().filter(p -> uid.equals(p.getMetadata().getUid())
-        && ns.equals(p.getMetadata().getNamespace())).findFirst();
+    return among.stream()
+        .filter(
+            p -> uid.equals(p.getMetadata().getUid()) && ns.equals(p.getMetadata().getNamespace()))
+        .findFirst();
   }
 
   boolean anyLabeled(String ns, LockSettings settings) {
-    return pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey())).findAny()
-        .isPresent();
+    return pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey())).findAny().isPresent();
   }
 
   /** For each value that names a pod, whether that pod (with that uid) exists. */

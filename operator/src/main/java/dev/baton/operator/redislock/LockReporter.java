@@ -1,11 +1,11 @@
 package dev.baton.operator.redislock;
 
-import dev.baton.client.InstanceView;
-import dev.baton.client.LockValues;
-import dev.baton.client.LockView;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
 import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.client.InstanceView;
+import dev.baton.client.LockValues;
+import dev.baton.client.LockView;
 import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
@@ -27,8 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The report step of a RedisLock reconcile: conditions, Events, metrics and the status (holder,
  * token, expiry, Redlock instances). Every change goes through a {@link Report}, which starts from
- * the status as it was, so the status is written only when something a reader cares about
- * changed.
+ * the status as it was, so the status is written only when something a reader cares about changed.
  */
 final class LockReporter {
 
@@ -40,6 +39,7 @@ final class LockReporter {
     final LockState state;
     final RedisLockStatus old;
     final Conditions conditions;
+
     /** When the view being reported was read (System.nanoTime), for the remaining time. */
     long viewAtNanos = System.nanoTime();
 
@@ -47,8 +47,8 @@ final class LockReporter {
       this.lock = lock;
       this.state = state;
       this.old = lock.getStatus() == null ? new RedisLockStatus() : lock.getStatus();
-      this.conditions = new Conditions(old.getConditions(), lock.getMetadata().getGeneration(),
-          clock);
+      this.conditions =
+          new Conditions(old.getConditions(), lock.getMetadata().getGeneration(), clock);
     }
 
     String ns() {
@@ -66,8 +66,12 @@ final class LockReporter {
   private final StatusWriter statusWriter;
   private final Clock clock;
 
-  LockReporter(EventRecorder events, BatonMetrics metrics, Liveness liveness,
-      StatusWriter statusWriter, Clock clock) {
+  LockReporter(
+      EventRecorder events,
+      BatonMetrics metrics,
+      Liveness liveness,
+      StatusWriter statusWriter,
+      Clock clock) {
     this.events = events;
     this.metrics = metrics;
     this.liveness = liveness;
@@ -133,42 +137,73 @@ final class LockReporter {
     }
     List<String> down = view.unreachableDescriptions();
     if (down.isEmpty()) {
-      r.conditions.set(ConditionType.RedisAvailable, true, "Reachable",
-          settings.isRedlock() ? "all " + view.instances().size() + " instances answered"
+      r.conditions.set(
+          ConditionType.RedisAvailable,
+          true,
+          "Reachable",
+          settings.isRedlock()
+              ? "all " + view.instances().size() + " instances answered"
               : "Redis answered");
     } else {
-      r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable",
-          "unreachable: " + String.join(", ", down) + "; a majority of "
-              + view.instances().size() + " still answers");
+      r.conditions.set(
+          ConditionType.RedisAvailable,
+          false,
+          "Unreachable",
+          "unreachable: "
+              + String.join(", ", down)
+              + "; a majority of "
+              + view.instances().size()
+              + " still answers");
     }
     if (settings.isRedlock()) {
-      r.conditions.set(ConditionType.QuorumLost, false, "QuorumReachable",
-          view.reachable() + " of " + view.instances().size() + " instances answered, "
-              + view.quorum() + " needed");
+      r.conditions.set(
+          ConditionType.QuorumLost,
+          false,
+          "QuorumReachable",
+          view.reachable()
+              + " of "
+              + view.instances().size()
+              + " instances answered, "
+              + view.quorum()
+              + " needed");
     }
   }
 
   /** No majority answered: labels are kept as they are, nothing is granted (fail static). */
   UpdateControl<RedisLock> failStatic(Report r, LockSettings settings, LockView view) {
-    String what = settings.isRedlock()
-        ? "only " + view.reachable() + " of " + view.instances().size()
-            + " Redlock instances answered, " + view.quorum() + " needed"
-        : "Redis did not answer";
-    String message = what + " (unreachable: " + String.join(", ",
-        view.unreachableDescriptions()) + "); the lock can be neither taken nor renewed,"
-        + " labels are kept as they are";
+    String what =
+        settings.isRedlock()
+            ? "only "
+                + view.reachable()
+                + " of "
+                + view.instances().size()
+                + " Redlock instances answered, "
+                + view.quorum()
+                + " needed"
+            : "Redis did not answer";
+    String message =
+        what
+            + " (unreachable: "
+            + String.join(", ", view.unreachableDescriptions())
+            + "); the lock can be neither taken nor renewed,"
+            + " labels are kept as they are";
     if (!r.state.redisDown) {
       r.state.redisDown = true;
       log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.lock, settings.isRedlock() ? EventReason.QuorumLost
-          : EventReason.RedisUnavailable, message);
+      events.record(
+          r.lock,
+          settings.isRedlock() ? EventReason.QuorumLost : EventReason.RedisUnavailable,
+          message);
     }
     r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable", message);
     if (settings.isRedlock()) {
       r.conditions.set(ConditionType.QuorumLost, true, "MajorityUnreachable", message);
     }
-    r.conditions.set(ConditionType.Ready, false,
-        settings.isRedlock() ? "QuorumLost" : "RedisUnavailable", message);
+    r.conditions.set(
+        ConditionType.Ready,
+        false,
+        settings.isRedlock() ? "QuorumLost" : "RedisUnavailable",
+        message);
     r.state.forgetView();
     RedisLockStatus s = base(r);
     s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
@@ -184,16 +219,21 @@ final class LockReporter {
     LockState state = r.state;
     String current = state.holder == null ? null : state.holder.value();
     if (!Objects.equals(value, current)) {
-      boolean sameAsBefore = value != null && state.restored != null
-          && LockValues.holder(value).equals(state.restored.holder())
-          && token == state.maxToken;
-      String since = value == null ? null
-          : sameAsBefore && state.restored.acquiredAt() != null ? state.restored.acquiredAt()
-              : now();
+      boolean sameAsBefore =
+          value != null
+              && state.restored != null
+              && LockValues.holder(value).equals(state.restored.holder())
+              && token == state.maxToken;
+      String since =
+          value == null
+              ? null
+              : sameAsBefore && state.restored.acquiredAt() != null
+                  ? state.restored.acquiredAt()
+                  : now();
       state.holder = value == null ? null : new LockState.Holder(value, since);
       state.restored = null;
-      state.holderPod = LockValues.parsePod(value)
-          .map(p -> p.namespace() + "/" + p.name()).orElse(null);
+      state.holderPod =
+          LockValues.parsePod(value).map(p -> p.namespace() + "/" + p.name()).orElse(null);
     }
     state.maxToken = Math.max(state.maxToken, token);
   }
@@ -258,8 +298,8 @@ final class LockReporter {
     return at.toString();
   }
 
-  private static List<RedisLockInstanceStatus> instances(LockSettings settings, LockView view,
-      String holder) {
+  private static List<RedisLockInstanceStatus> instances(
+      LockSettings settings, LockView view, String holder) {
     if (!settings.isRedlock()) {
       return null;
     }
@@ -274,8 +314,8 @@ final class LockReporter {
   private UpdateControl<RedisLock> finish(Report r, RedisLockStatus next, Duration reschedule) {
     var written = statusWriter.write(r.lock, next, TokenReservations::keep);
     if (written != null) {
-      r.state.reserved.upTo = Math.max(r.state.reserved.upTo,
-          TokenReservations.reserved(written.after()));
+      r.state.reserved.upTo =
+          Math.max(r.state.reserved.upTo, TokenReservations.reserved(written.after()));
     }
     liveness.progressed(reschedule);
     UpdateControl<RedisLock> control = UpdateControl.noUpdate();

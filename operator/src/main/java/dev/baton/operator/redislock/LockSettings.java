@@ -1,10 +1,10 @@
 package dev.baton.operator.redislock;
 
-import dev.baton.client.LockKeys;
 import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
+import dev.baton.client.LockKeys;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.time.Duration;
@@ -52,8 +52,7 @@ public record LockSettings(
       throw new IllegalArgumentException("spec.ttl: " + e.getMessage());
     }
     if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
-      throw new IllegalArgumentException(
-          "spec.ttl (" + ttlText + ") must be between 1s and 1h");
+      throw new IllegalArgumentException("spec.ttl (" + ttlText + ") must be between 1s and 1h");
     }
     if (spec.getRedis() != null && spec.getRedlock() != null) {
       throw new IllegalArgumentException(
@@ -61,9 +60,10 @@ public record LockSettings(
     }
     LockKeys keys;
     try {
-      keys = spec.getKey() == null || spec.getKey().isBlank()
-          ? LockKeys.forResource(lock.getMetadata().getNamespace(), name)
-          : new LockKeys(spec.getKey());
+      keys =
+          spec.getKey() == null || spec.getKey().isBlank()
+              ? LockKeys.forResource(lock.getMetadata().getNamespace(), name)
+              : new LockKeys(spec.getKey());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("spec.key: " + e.getMessage());
     }
@@ -88,8 +88,11 @@ public record LockSettings(
       }
       if (name.length() > MAX_LABEL_NAME) {
         throw new IllegalArgumentException(
-            "with spec.holderSelector the lock's name is a label key (" + LockLabels.PREFIX
-                + "<name>) and must be at most " + MAX_LABEL_NAME + " characters");
+            "with spec.holderSelector the lock's name is a label key ("
+                + LockLabels.PREFIX
+                + "<name>) and must be at most "
+                + MAX_LABEL_NAME
+                + " characters");
       }
     }
     Duration interval = ttl.dividedBy(3);
@@ -98,8 +101,8 @@ public record LockSettings(
     } else if (interval.compareTo(MAX_INTERVAL) > 0) {
       interval = MAX_INTERVAL;
     }
-    return new LockSettings(keys, ttl, interval, selector, redisSecret, redlock,
-        LockLabels.key(name));
+    return new LockSettings(
+        keys, ttl, interval, selector, redisSecret, redlock, LockLabels.key(name));
   }
 
   /** The operator grants the lock (true) or only observes applications that take it. */
@@ -114,12 +117,12 @@ public record LockSettings(
   private static List<String> redlockSecrets(List<RedisConnectionRef> instances) {
     int n = instances == null ? 0 : instances.size();
     if (n < 3) {
-      throw new IllegalArgumentException(
-          "spec.redlock needs at least 3 instances, got " + n);
+      throw new IllegalArgumentException("spec.redlock needs at least 3 instances, got " + n);
     }
     if (n % 2 == 0) {
       throw new IllegalArgumentException(
-          "spec.redlock needs an odd number of instances, got " + n
+          "spec.redlock needs an odd number of instances, got "
+              + n
               + ": with an even number two halves can each miss a majority");
     }
     List<String> names = new ArrayList<>();
@@ -137,7 +140,9 @@ public record LockSettings(
   }
 
   private static String secretName(RedisConnectionRef ref, String field) {
-    if (ref == null || ref.getSecretRef() == null || ref.getSecretRef().getName() == null
+    if (ref == null
+        || ref.getSecretRef() == null
+        || ref.getSecretRef().getName() == null
         || ref.getSecretRef().getName().isBlank()) {
       throw new IllegalArgumentException(field + " is required");
     }

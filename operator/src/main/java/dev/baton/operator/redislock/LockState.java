@@ -1,8 +1,8 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.api.v1alpha1.RedisLockStatus;
 
 /**
  * What the operator remembers about one lock between reconciles. The highest token and the token
@@ -17,8 +17,8 @@ final class LockState {
    * @param renewedAtNanos when it was last taken or renewed (System.nanoTime)
    * @param view Redis as that renewal saw it: reused while the renewal is fresh
    */
-  record Grant(String value, LockValues.PodRef pod, long token, long renewedAtNanos,
-      LockView view) {}
+  record Grant(
+      String value, LockValues.PodRef pod, long token, long renewedAtNanos, LockView view) {}
 
   /** The holder as last reported: its value, and since when it holds (RFC 3339). */
   record Holder(String value, String acquiredAt) {}
@@ -31,7 +31,9 @@ final class LockState {
   /** The holder last observed, or null when the lock was free. */
   Holder holder;
 
-  /** The holder in the status written before a restart: its acquiredAt is kept if it still holds. */
+  /**
+   * The holder in the status written before a restart: its acquiredAt is kept if it still holds.
+   */
   Shown restored;
 
   /** namespace/name of the pod named by the holder value, for mapping pod events to this lock. */

@@ -58,8 +58,7 @@ sealed interface LockStep {
   record Keep(LockWorld.LockCandidate pod, String value, long token) implements LockStep {}
 
   /** Take the lock for this pod, then label it. */
-  record Grant(LockWorld.LockCandidate pod, String movedFrom, String because)
-      implements LockStep {}
+  record Grant(LockWorld.LockCandidate pod, String movedFrom, String because) implements LockStep {}
 
   /** Nobody may hold it: no pod is labeled. */
   record NoCandidates(String movedFrom, String because) implements LockStep {}

@@ -23,7 +23,10 @@ final class LockStores {
   private final RedisSecrets secrets;
   private final LockEvents events;
 
-  LockStores(RedisSettings defaultRedis, RedisConnections connections, RedisSecrets secrets,
+  LockStores(
+      RedisSettings defaultRedis,
+      RedisConnections connections,
+      RedisSecrets secrets,
       LockEvents events) {
     this.defaultRedis = defaultRedis;
     this.connections = connections;
@@ -47,9 +50,10 @@ final class LockStores {
       }
       return new LockStore(instances, LockStore.REDLOCK_INSTANCE_TIMEOUT);
     }
-    RedisSettings redis = settings.redisSecret() == null
-        ? defaultRedis
-        : secrets.settings(namespace, settings.redisSecret());
+    RedisSettings redis =
+        settings.redisSecret() == null
+            ? defaultRedis
+            : secrets.settings(namespace, settings.redisSecret());
     String name = settings.redisSecret() == null ? DEFAULT_INSTANCE : settings.redisSecret();
     return new LockStore(List.of(instance(name, redis)), LockStore.SINGLE_TIMEOUT);
   }

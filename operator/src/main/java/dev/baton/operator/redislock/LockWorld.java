@@ -45,29 +45,83 @@ record LockWorld(
   }
 
   LockWorld withView(LockView next, Map<String, Boolean> alive) {
-    return new LockWorld(clusterId, grants, forceRelease, next, candidates, alive, granted,
-        renewedRecently, renewedNow, reaped, movedFrom, movedBecause);
+    return new LockWorld(
+        clusterId,
+        grants,
+        forceRelease,
+        next,
+        candidates,
+        alive,
+        granted,
+        renewedRecently,
+        renewedNow,
+        reaped,
+        movedFrom,
+        movedBecause);
   }
 
   LockWorld forceReleased() {
-    return new LockWorld(clusterId, grants, false, view, candidates, podAlive, null, false,
-        renewedNow, reaped, movedFrom, movedBecause);
+    return new LockWorld(
+        clusterId,
+        grants,
+        false,
+        view,
+        candidates,
+        podAlive,
+        null,
+        false,
+        renewedNow,
+        reaped,
+        movedFrom,
+        movedBecause);
   }
 
   LockWorld reapedDead() {
-    return new LockWorld(clusterId, grants, forceRelease, view, candidates, podAlive, granted,
-        renewedRecently, renewedNow, true, movedFrom, movedBecause);
+    return new LockWorld(
+        clusterId,
+        grants,
+        forceRelease,
+        view,
+        candidates,
+        podAlive,
+        granted,
+        renewedRecently,
+        renewedNow,
+        true,
+        movedFrom,
+        movedBecause);
   }
 
   /** After a renew: the view it answered with when it succeeded. */
   LockWorld renewed(boolean ok, LockView answer, String value) {
-    return new LockWorld(clusterId, grants, forceRelease, ok ? answer : view, candidates,
-        podAlive, ok ? value : granted, ok || renewedRecently, value, reaped, movedFrom,
+    return new LockWorld(
+        clusterId,
+        grants,
+        forceRelease,
+        ok ? answer : view,
+        candidates,
+        podAlive,
+        ok ? value : granted,
+        ok || renewedRecently,
+        value,
+        reaped,
+        movedFrom,
         movedBecause);
   }
 
   LockWorld moved(String from, String because) {
-    return new LockWorld(clusterId, grants, forceRelease, view, candidates, podAlive, null,
-        false, renewedNow, reaped, from, because);
+    return new LockWorld(
+        clusterId,
+        grants,
+        forceRelease,
+        view,
+        candidates,
+        podAlive,
+        null,
+        false,
+        renewedNow,
+        reaped,
+        from,
+        because);
   }
 }

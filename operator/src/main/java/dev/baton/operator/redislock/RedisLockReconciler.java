@@ -1,7 +1,7 @@
 package dev.baton.operator.redislock;
 
-import dev.baton.client.LockStore;
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.LockStore;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;
@@ -39,12 +39,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each RedisLock as observe ({@link LockObserver}), decide ({@link LockDecision}), act
- * ({@link LockActuator}) and report ({@link LockReporter}). With a holder selector the operator
- * grants the lock to one ready pod and moves it when that pod may no longer hold it; without one,
- * applications take it and the operator reports and reaps. Triggered by pod events, by changes of
- * the lock (annotations included, its own status excluded), by what the lock scripts publish and by
- * a timer. API errors are thrown, for the framework's retry.
+ * Runs each RedisLock as observe ({@link LockObserver}), decide ({@link LockDecision}), act ({@link
+ * LockActuator}) and report ({@link LockReporter}). With a holder selector the operator grants the
+ * lock to one ready pod and moves it when that pod may no longer hold it; without one, applications
+ * take it and the operator reports and reaps. Triggered by pod events, by changes of the lock
+ * (annotations included, its own status excluded), by what the lock scripts publish and by a timer.
+ * API errors are thrown, for the framework's retry.
  */
 @ControllerConfiguration(
     name = "redislock",
@@ -53,6 +53,7 @@ import org.slf4j.LoggerFactory;
 public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<RedisLock> {
 
   private static final Logger log = LoggerFactory.getLogger(RedisLockReconciler.class);
+
   /** How soon a lock whose Secret is missing or unusable looks again. */
   private static final Duration SECRET_RETRY = Duration.ofSeconds(5);
 
@@ -64,23 +65,27 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockActuator actuator;
   private final LockReporter reporter;
 
-  public RedisLockReconciler(KubernetesClient client, String clusterId,
-      RedisSettings defaultRedis, RedisConnections connections, BatonMetrics metrics,
-      Liveness liveness, Clock clock) {
+  public RedisLockReconciler(
+      KubernetesClient client,
+      String clusterId,
+      RedisSettings defaultRedis,
+      RedisConnections connections,
+      BatonMetrics metrics,
+      Liveness liveness,
+      Clock clock) {
     StatusWriter statusWriter = new StatusWriter(client);
     TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
     this.labels = new HolderLabels(client);
     this.observer = new LockObserver(client, clusterId, reservations);
-    this.reporter = new LockReporter(new EventRecorder(client, clock), metrics, liveness,
-        statusWriter, clock);
-    this.actuator = new LockActuator(client, clusterId, labels, observer, reporter,
-        reservations);
+    this.reporter =
+        new LockReporter(new EventRecorder(client, clock), metrics, liveness, statusWriter, clock);
+    this.actuator = new LockActuator(client, clusterId, labels, observer, reporter, reservations);
   }
 
   /**
-   * The lock's own status writes do not trigger a reconcile (its expiry moves with every
-   * renewal); spec, annotations, labels, finalizers and deletion do.
+   * The lock's own status writes do not trigger a reconcile (its expiry moves with every renewal);
+   * spec, annotations, labels, finalizers and deletion do.
    */
   public static class IgnoreStatusOnlyUpdates implements OnUpdateFilter<RedisLock> {
     @Override
@@ -99,13 +104,14 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   public List<EventSource<?, RedisLock>> prepareEventSources(
       EventSourceContext<RedisLock> context) {
     IndexerResourceCache<RedisLock> locks = context.getPrimaryCache();
-    InformerEventSource<Pod, RedisLock> pods = new InformerEventSource<>(
-        InformerEventSourceConfiguration.from(Pod.class, RedisLock.class)
-            .withName("lock-pods")
-            .withSecondaryToPrimaryMapper(pod -> locksOf(pod, locks))
-            .withNamespacesInheritedFromController()
-            .build(),
-        context);
+    InformerEventSource<Pod, RedisLock> pods =
+        new InformerEventSource<>(
+            InformerEventSourceConfiguration.from(Pod.class, RedisLock.class)
+                .withName("lock-pods")
+                .withSecondaryToPrimaryMapper(pod -> locksOf(pod, locks))
+                .withNamespacesInheritedFromController()
+                .build(),
+            context);
     observer.watching(pods);
     return List.of(pods, lockEvents);
   }
@@ -117,28 +123,31 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   Set<ResourceID> locksOf(Pod pod, IndexerResourceCache<RedisLock> locks) {
     String ns = pod.getMetadata().getNamespace();
     Set<ResourceID> out = new HashSet<>();
-    locks.list(ns)
-        .filter(l -> l.getSpec() != null && l.getSpec().getHolderSelector() != null
-            && selects(l, pod))
+    locks
+        .list(ns)
+        .filter(
+            l -> l.getSpec() != null && l.getSpec().getHolderSelector() != null && selects(l, pod))
         .forEach(l -> out.add(ResourceID.fromResource(l)));
     var podLabels = pod.getMetadata().getLabels();
     if (podLabels != null) {
-      podLabels.keySet().stream().filter(k -> k.startsWith(LockLabels.PREFIX))
+      podLabels.keySet().stream()
+          .filter(k -> k.startsWith(LockLabels.PREFIX))
           .forEach(k -> out.add(new ResourceID(k.substring(LockLabels.PREFIX.length()), ns)));
     }
     String id = ns + "/" + pod.getMetadata().getName();
-    states.forEach((lock, state) -> {
-      if (id.equals(state.holderPod)) {
-        out.add(lock);
-      }
-    });
+    states.forEach(
+        (lock, state) -> {
+          if (id.equals(state.holderPod)) {
+            out.add(lock);
+          }
+        });
     return out;
   }
 
   private static boolean selects(RedisLock lock, Pod pod) {
     try {
-      return LabelSelectors.matches(lock.getSpec().getHolderSelector(),
-          pod.getMetadata().getLabels());
+      return LabelSelectors.matches(
+          lock.getSpec().getHolderSelector(), pod.getMetadata().getLabels());
     } catch (IllegalArgumentException invalidSelector) {
       return false;
     }
@@ -176,8 +185,11 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
         }
         world = actuator.apply(scope, world, step);
       }
-      log.warn("RedisLock {}/{}: the lock changed hands {} times in one reconcile; looking again"
-          + " shortly", lock.getMetadata().getNamespace(), lock.getMetadata().getName(),
+      log.warn(
+          "RedisLock {}/{}: the lock changed hands {} times in one reconcile; looking again"
+              + " shortly",
+          lock.getMetadata().getNamespace(),
+          lock.getMetadata().getName(),
           LockDecision.MAX_STEPS);
       return reporter.done(report, settings, world.view(), Duration.ofMillis(100));
     } catch (LockObserver.QuorumUnavailable e) {
@@ -195,16 +207,16 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     try {
       labels.clearAllBut(ns, LockLabels.key(name), null);
     } catch (KubernetesClientException e) {
-      log.warn("RedisLock {}/{} deleted; could not remove holder labels: {}", ns, name,
-          e.getMessage());
+      log.warn(
+          "RedisLock {}/{} deleted; could not remove holder labels: {}", ns, name, e.getMessage());
     }
     if (state != null && state.grant != null) {
       try {
         LockSettings settings = LockSettings.of(lock);
         stores.of(ns, settings).release(settings.keys(), state.grant.value());
       } catch (RuntimeException e) {
-        log.info("RedisLock {}/{} deleted; its grant is left to expire: {}", ns, name,
-            e.getMessage());
+        log.info(
+            "RedisLock {}/{} deleted; its grant is left to expire: {}", ns, name, e.getMessage());
       }
     }
     reporter.forget(lock);

@@ -1,11 +1,11 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockView;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.kube.StatusWriter;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
@@ -26,6 +26,7 @@ final class TokenReservations {
 
   /** Tokens reserved per status write at first, and at most: the block doubles when busy. */
   static final long MIN_BLOCK = 1_000;
+
   static final long MAX_BLOCK = 1L << 30;
   private static final Duration BUSY = Duration.ofMinutes(1);
 
@@ -33,7 +34,9 @@ final class TokenReservations {
   static final class Reserved {
     /** Tokens are reserved in the status up to this one. */
     long upTo;
+
     long block = MIN_BLOCK;
+
     /** When the last reservation was made (System.nanoTime), 0 for never. */
     long lastAtNanos;
   }
@@ -46,8 +49,8 @@ final class TokenReservations {
 
   /** Whether an instance has no reservation, or less than half a block left before its ceiling. */
   static boolean needed(LockView view, Reserved reserved) {
-    return view.instances().stream().anyMatch(i -> i.reachable()
-        && i.reserved() - i.counter() < reserved.block / 2);
+    return view.instances().stream()
+        .anyMatch(i -> i.reachable() && i.reserved() - i.counter() < reserved.block / 2);
   }
 
   /** Whether an acquire was refused for want of a reservation somewhere. */
@@ -58,8 +61,10 @@ final class TokenReservations {
   void reserve(RedisLock lock, LockState state, LockStore store, LockKeys keys, LockView view) {
     Reserved r = state.reserved;
     long now = System.nanoTime();
-    r.block = r.lastAtNanos != 0 && now - r.lastAtNanos < BUSY.toNanos()
-        ? Math.min(r.block * 2, MAX_BLOCK) : MIN_BLOCK;
+    r.block =
+        r.lastAtNanos != 0 && now - r.lastAtNanos < BUSY.toNanos()
+            ? Math.min(r.block * 2, MAX_BLOCK)
+            : MIN_BLOCK;
     r.lastAtNanos = now;
     long known = Math.max(r.upTo, state.maxToken);
     RedisLockStatus raise = new RedisLockStatus();
@@ -72,8 +77,11 @@ final class TokenReservations {
     long ceiling = reserved(written.after());
     r.upTo = Math.max(r.upTo, ceiling);
     store.reserve(keys, Math.max(known, reserved(written.before())), ceiling);
-    log.info("RedisLock {}/{}: reserved tokens up to {}", lock.getMetadata().getNamespace(),
-        lock.getMetadata().getName(), ceiling);
+    log.info(
+        "RedisLock {}/{}: reserved tokens up to {}",
+        lock.getMetadata().getNamespace(),
+        lock.getMetadata().getName(),
+        ceiling);
   }
 
   static long reserved(RedisLockStatus s) {

@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.BatonOperator;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.EmbeddedKubernetes;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.OperatorProcess;
+import dev.baton.testkit.Sandbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,9 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * failure prints the seed and the history.
  *
  * <p>The test command runs a fixed list of seeds, so CI is reproducible (as far as thread timing
- * allows). Replay one with {@code -Dbaton.chaos.seed=N}, make every run longer with
- * {@code -Dbaton.chaos.seconds=600}, and soak with {@code -Dbaton.chaos.soak=K}: K runs on fresh
- * random seeds, each printed before it starts.
+ * allows). Replay one with {@code -Dbaton.chaos.seed=N}, make every run longer with {@code
+ * -Dbaton.chaos.seconds=600}, and soak with {@code -Dbaton.chaos.soak=K}: K runs on fresh random
+ * seeds, each printed before it starts.
  */
 class ChaosIT {
 
@@ -51,8 +51,8 @@ class ChaosIT {
    * term (a status write failed, Redis came back empty and the operator restarted); 7808202390076
    * is the longest clean run before it.
    */
-  private static final List<Run> FIXED = List.of(
-      new Run(2394008703375L, 120), new Run(7808202390076L, 60), new Run(1L, 60));
+  private static final List<Run> FIXED =
+      List.of(new Run(2394008703375L, 120), new Run(7808202390076L, 60), new Run(1L, 60));
 
   private record Run(long seed, long seconds) {
     @Override
@@ -70,8 +70,9 @@ class ChaosIT {
     }
     if (soak > 0) {
       Random seeds = new Random();
-      return Stream.generate(() -> new Run(seeds.nextLong() & Long.MAX_VALUE,
-          seconds == null ? 300 : seconds)).limit(soak);
+      return Stream.generate(
+              () -> new Run(seeds.nextLong() & Long.MAX_VALUE, seconds == null ? 300 : seconds))
+          .limit(soak);
     }
     return FIXED.stream().map(r -> seconds == null ? r : new Run(r.seed(), seconds));
   }
@@ -92,10 +93,12 @@ class ChaosIT {
     random = new Random(seed);
     System.out.println("chaos run: seed " + seed + ", " + seconds + " s");
     AtomicReference<FaultInjector> faults = new AtomicReference<>();
-    EmbeddedKubernetes kube = EmbeddedKubernetes.start(real -> {
-      faults.set(new FaultInjector(real, seed));
-      return faults.get();
-    });
+    EmbeddedKubernetes kube =
+        EmbeddedKubernetes.start(
+            real -> {
+              faults.set(new FaultInjector(real, seed));
+              return faults.get();
+            });
     try (Sandbox sandbox = new Sandbox(kube, BatonOperator::launch)) {
       for (int g = 0; g < GROUPS; g++) {
         for (int p = 0; p < PODS; p++) {
@@ -105,17 +108,20 @@ class ChaosIT {
         group.getSpec().setLease(new LeaseSpec("3s", "500ms"));
         sandbox.create(group);
       }
-      Map<String, String> env = Map.of(
-          OperatorConfig.REDIS_URL, sandbox.redis.url(),
-          OperatorConfig.REDIS_TIMEOUT, "500ms",
-          OperatorConfig.LEADER_ELECTION, "true",
-          OperatorConfig.LEADER_ELECTION_NAMESPACE, NS,
-          OperatorConfig.LEADER_ELECTION_LEASE, "3s");
-      List<OperatorProcess> operators = List.of(
-          new OperatorProcess("op-a", kube, env).start(),
-          new OperatorProcess("op-b", kube, env).start());
-      try (InvariantChecker checker = new InvariantChecker(sandbox.client, NS, ROLE,
-          Duration.ofSeconds(15), () -> holders(sandbox))) {
+      Map<String, String> env =
+          Map.of(
+              OperatorConfig.REDIS_URL, sandbox.redis.url(),
+              OperatorConfig.REDIS_TIMEOUT, "500ms",
+              OperatorConfig.LEADER_ELECTION, "true",
+              OperatorConfig.LEADER_ELECTION_NAMESPACE, NS,
+              OperatorConfig.LEADER_ELECTION_LEASE, "3s");
+      List<OperatorProcess> operators =
+          List.of(
+              new OperatorProcess("op-a", kube, env).start(),
+              new OperatorProcess("op-b", kube, env).start());
+      try (InvariantChecker checker =
+          new InvariantChecker(
+              sandbox.client, NS, ROLE, Duration.ofSeconds(15), () -> holders(sandbox))) {
         try {
           await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
           checker.note("converged; chaos starts, seed " + seed);
@@ -123,8 +129,8 @@ class ChaosIT {
           heal(sandbox, faults.get(), operators, checker);
           await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
         } catch (RuntimeException | AssertionError e) {
-          throw new AssertionError(report(checker, operators, faults.get()) + "\n"
-              + checker.history(300), e);
+          throw new AssertionError(
+              report(checker, operators, faults.get()) + "\n" + checker.history(300), e);
         }
         String report = report(checker, operators, faults.get());
         System.out.println(report);
@@ -135,8 +141,8 @@ class ChaosIT {
     }
   }
 
-  private void play(Sandbox s, FaultInjector faults, List<OperatorProcess> operators,
-      InvariantChecker checker) {
+  private void play(
+      Sandbox s, FaultInjector faults, List<OperatorProcess> operators, InvariantChecker checker) {
     long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
     while (System.nanoTime() < deadline) {
       sleep(200 + random.nextInt(600));
@@ -154,19 +160,23 @@ class ChaosIT {
       if (roll < 30) {
         act("delete pod", checker, pod);
         retry(() -> s.deletePod(pod));
-        later(1000 + random.nextInt(2000), "recreate " + pod, () -> {
-          if (s.pod(pod) == null) {
-            s.createPod(pod, group);
-          }
-        });
+        later(
+            1000 + random.nextInt(2000),
+            "recreate " + pod,
+            () -> {
+              if (s.pod(pod) == null) {
+                s.createPod(pod, group);
+              }
+            });
       } else if (roll < 55) {
         boolean ready = random.nextBoolean();
         act(ready ? "ready" : "not ready", checker, pod);
-        retry(() -> {
-          if (s.pod(pod) != null) {
-            s.setReady(pod, ready);
-          }
-        });
+        retry(
+            () -> {
+              if (s.pod(pod) != null) {
+                s.setReady(pod, ready);
+              }
+            });
       } else if (roll < 65 && s.redis.running()) {
         boolean keep = random.nextBoolean();
         act("kill redis", checker, keep ? "(will keep data)" : "(will come back empty)");
@@ -175,27 +185,35 @@ class ChaosIT {
           s.redis.command("SAVE");
         }
         s.redis.kill();
-        later(1000 + random.nextInt(2000), "restart redis", () -> {
-          s.redis.restart(keep);
-          checker.disrupted("redis restarted " + (keep ? "with" : "without") + " data");
-        });
+        later(
+            1000 + random.nextInt(2000),
+            "restart redis",
+            () -> {
+              s.redis.restart(keep);
+              checker.disrupted("redis restarted " + (keep ? "with" : "without") + " data");
+            });
       } else if (roll < 75) {
         OperatorProcess op = operators.get(random.nextInt(operators.size()));
         if (op.alive()) {
           act("kill -9", checker, op.name());
           checker.disrupted(op.name() + " killed");
           op.kill();
-          later(1000 + random.nextInt(3000), "start " + op.name(), () -> {
-            op.start();
-            checker.disrupted(op.name() + " started");
-          });
+          later(
+              1000 + random.nextInt(3000),
+              "start " + op.name(),
+              () -> {
+                op.start();
+                checker.disrupted(op.name() + " started");
+              });
         }
       } else if (roll < 90) {
         boolean on = random.nextBoolean();
         double rate = on ? 0.05 + random.nextDouble() * 0.2 : 0;
         int delay = on ? random.nextInt(300) : 0;
-        act("api faults", checker, on ? String.format("errors %.2f delay %d ms", rate, delay)
-            : "off");
+        act(
+            "api faults",
+            checker,
+            on ? String.format("errors %.2f delay %d ms", rate, delay) : "off");
         faults.set(rate, delay);
       } else {
         act("switchover", checker, group + " -> " + pod);
@@ -204,8 +222,8 @@ class ChaosIT {
     }
   }
 
-  private void heal(Sandbox s, FaultInjector faults, List<OperatorProcess> operators,
-      InvariantChecker checker) {
+  private void heal(
+      Sandbox s, FaultInjector faults, List<OperatorProcess> operators, InvariantChecker checker) {
     faults.set(0, 0);
     pending.sort((a, b) -> Long.compare(a.dueNanos(), b.dueNanos()));
     pending.forEach(p -> retry(p.action()));
@@ -222,12 +240,13 @@ class ChaosIT {
       for (int p = 0; p < PODS; p++) {
         String pod = "g" + g + "-" + p;
         String group = "g" + g;
-        retry(() -> {
-          if (s.pod(pod) == null) {
-            s.createPod(pod, group);
-          }
-          s.setReady(pod, true);
-        });
+        retry(
+            () -> {
+              if (s.pod(pod) == null) {
+                s.createPod(pod, group);
+              }
+              s.setReady(pod, true);
+            });
       }
     }
     checker.disrupted("healed: faults off, every pod ready, Redis and operators up");
@@ -241,10 +260,12 @@ class ChaosIT {
     }
     for (int g = 0; g < GROUPS; g++) {
       String group = "g" + g;
-      List<String> leaders = s.pods().stream()
-          .filter(p -> group.equals(p.getMetadata().getLabels().get("app")))
-          .filter(p -> "leader".equals(p.getMetadata().getLabels().get(ROLE)))
-          .map(p -> p.getMetadata().getName()).toList();
+      List<String> leaders =
+          s.pods().stream()
+              .filter(p -> group.equals(p.getMetadata().getLabels().get("app")))
+              .filter(p -> "leader".equals(p.getMetadata().getLabels().get(ROLE)))
+              .map(p -> p.getMetadata().getName())
+              .toList();
       if (leaders.size() != 1 || !leaders.get(0).equals(holders.get(group))) {
         return false;
       }
@@ -300,17 +321,29 @@ class ChaosIT {
     throw last;
   }
 
-  private String report(InvariantChecker checker, List<OperatorProcess> operators,
-      FaultInjector faults) {
+  private String report(
+      InvariantChecker checker, List<OperatorProcess> operators, FaultInjector faults) {
     int total = actions.values().stream().mapToInt(Integer::intValue).sum();
     StringBuilder sb = new StringBuilder();
-    sb.append(String.format("chaos: seed %d, %d s, %d chaos events %s, %d pod events seen,"
-            + " %d failovers, %d API requests of which %d faulted or delayed, violations %d%n",
-        seed, seconds, total, actions, checker.events(), checker.failovers(),
-        faults.requests.get(), faults.injected.get(), checker.violations().size()));
+    sb.append(
+        String.format(
+            "chaos: seed %d, %d s, %d chaos events %s, %d pod events seen,"
+                + " %d failovers, %d API requests of which %d faulted or delayed, violations %d%n",
+            seed,
+            seconds,
+            total,
+            actions,
+            checker.events(),
+            checker.failovers(),
+            faults.requests.get(),
+            faults.injected.get(),
+            checker.violations().size()));
     checker.violations().forEach(v -> sb.append("  VIOLATION ").append(v).append('\n'));
     for (OperatorProcess op : operators) {
-      sb.append("--- ").append(op.name()).append(" log tail ---\n").append(op.tail(40))
+      sb.append("--- ")
+          .append(op.name())
+          .append(" log tail ---\n")
+          .append(op.tail(40))
           .append('\n');
     }
     return sb.toString();

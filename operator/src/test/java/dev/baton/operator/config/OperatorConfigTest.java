@@ -23,11 +23,26 @@ class OperatorConfigTest {
 
   @Test
   void readsEveryVariable() {
-    OperatorConfig c = OperatorConfig.from(Map.of(
-        "BATON_REDIS_URL", "rediss://r:6380", "BATON_REDIS_USERNAME", "baton",
-        "BATON_REDIS_PASSWORD", "pw", "BATON_NAMESPACES", "a, b,,",
-        "BATON_CLUSTER_ID", "eu-1", "BATON_HTTP_PORT", "9090",
-        "BATON_LEADER_ELECTION", "false", "BATON_REDIS_TIMEOUT", "250ms"), true);
+    OperatorConfig c =
+        OperatorConfig.from(
+            Map.of(
+                "BATON_REDIS_URL",
+                "rediss://r:6380",
+                "BATON_REDIS_USERNAME",
+                "baton",
+                "BATON_REDIS_PASSWORD",
+                "pw",
+                "BATON_NAMESPACES",
+                "a, b,,",
+                "BATON_CLUSTER_ID",
+                "eu-1",
+                "BATON_HTTP_PORT",
+                "9090",
+                "BATON_LEADER_ELECTION",
+                "false",
+                "BATON_REDIS_TIMEOUT",
+                "250ms"),
+            true);
     assertThat(c.redis().username()).isEqualTo("baton");
     assertThat(c.redis().password()).isEqualTo("pw");
     assertThat(c.namespaces()).containsExactlyInAnyOrder("a", "b");

@@ -27,8 +27,8 @@ class DockerfileTest {
         .contains("17")
         .endsWith(" AS build");
     assertThat(lines)
-        .anyMatch(l -> l.startsWith("RUN ")
-            && l.contains("mvn -B -DskipTests -pl operator -am package"));
+        .anyMatch(
+            l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests -pl operator -am package"));
     assertThat(lines).contains("FROM eclipse-temurin:17-jre");
     assertThat(lines)
         .anyMatch(
@@ -60,11 +60,14 @@ class DockerfileTest {
     }
     assertThat(needed).contains("operator", "client");
     for (String module : needed) {
-      assertThat(dockerfile).as("Dockerfile copies module %s", module)
+      assertThat(dockerfile)
+          .as("Dockerfile copies module %s", module)
           .contains("COPY " + module + "/pom.xml " + module + "/")
           .contains("COPY " + module + "/src " + module + "/src");
-      assertThat(ignore).as(".dockerignore lets module %s in", module)
-          .contains("!" + module + "/pom.xml").contains("!" + module + "/src");
+      assertThat(ignore)
+          .as(".dockerignore lets module %s in", module)
+          .contains("!" + module + "/pom.xml")
+          .contains("!" + module + "/src");
     }
   }
 

@@ -7,11 +7,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.redislock.LockSettings;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -20,6 +19,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,8 +51,13 @@ class ExamplesTest {
               .sorted()
               .collect(Collectors.toList());
       assertThat(names)
-          .contains("leader-deployment.yaml", "leader-statefulset.yaml", "redis-secret.yaml",
-              "lock-granted.yaml", "lock-app-held.yaml", "lock-redlock.yaml");
+          .contains(
+              "leader-deployment.yaml",
+              "leader-statefulset.yaml",
+              "redis-secret.yaml",
+              "lock-granted.yaml",
+              "lock-app-held.yaml",
+              "lock-redlock.yaml");
       return names.stream();
     }
   }
@@ -94,7 +99,10 @@ class ExamplesTest {
    * A RedisLock example passes the operator's own checks; its holderSelector selects the pods of a
    * workload in the same file; its Redlock Secrets are in the file too.
    */
-  private static void assertLockWorks(String file, RedisLock lock, List<HasMetadata> objects,
+  private static void assertLockWorks(
+      String file,
+      RedisLock lock,
+      List<HasMetadata> objects,
       Map<String, PodTemplateSpec> workloads) {
     RedisLock applied = Serialization.clone(lock);
     applied.getMetadata().setNamespace("shop");
@@ -105,12 +113,16 @@ class ExamplesTest {
     if (selector != null) {
       assertThat(workloads.values())
           .as(file + ": RedisLock %s selects the pods of a workload", lock.getMetadata().getName())
-          .anySatisfy(t -> assertThat(
-              LabelSelectors.matches(selector, t.getMetadata().getLabels())).isTrue());
+          .anySatisfy(
+              t ->
+                  assertThat(LabelSelectors.matches(selector, t.getMetadata().getLabels()))
+                      .isTrue());
     }
     if (lock.getSpec().getRedlock() != null) {
-      List<String> secrets = Manifests.ofKind(objects, Secret.class).stream()
-          .map(sec -> sec.getMetadata().getName()).toList();
+      List<String> secrets =
+          Manifests.ofKind(objects, Secret.class).stream()
+              .map(sec -> sec.getMetadata().getName())
+              .toList();
       assertThat(lock.getSpec().getRedlock().getInstances())
           .as(file + ": Redlock instances name Secrets of the file")
           .allSatisfy(ref -> assertThat(secrets).contains(ref.getSecretRef().getName()));

@@ -21,8 +21,8 @@ class EventRecorderTest {
 
       List<Event> all = kube.client().v1().events().inNamespace("shop").list().getItems();
       assertThat(all).hasSize(2);
-      Event repeated = all.stream().filter(e -> e.getReason().equals("NoCandidates")).findFirst()
-          .orElseThrow();
+      Event repeated =
+          all.stream().filter(e -> e.getReason().equals("NoCandidates")).findFirst().orElseThrow();
       assertThat(repeated.getCount()).isEqualTo(2);
       assertThat(repeated.getType()).isEqualTo("Warning");
       assertThat(repeated.getInvolvedObject().getName()).isEqualTo("payments");

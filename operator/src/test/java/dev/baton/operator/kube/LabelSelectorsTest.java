@@ -11,8 +11,13 @@ import org.junit.jupiter.api.Test;
 class LabelSelectorsTest {
 
   private static LabelSelector expr(String key, String op, String... values) {
-    return new LabelSelectorBuilder().addNewMatchExpression().withKey(key).withOperator(op)
-        .withValues(List.of(values)).endMatchExpression().build();
+    return new LabelSelectorBuilder()
+        .addNewMatchExpression()
+        .withKey(key)
+        .withOperator(op)
+        .withValues(List.of(values))
+        .endMatchExpression()
+        .build();
   }
 
   @Test
@@ -20,10 +25,14 @@ class LabelSelectorsTest {
     Map<String, String> labels = Map.of("app", "pay", "tier", "web");
     assertThat(LabelSelectors.matches(null, labels)).isFalse();
     assertThat(LabelSelectors.matches(new LabelSelector(), labels)).isTrue();
-    assertThat(LabelSelectors.matches(new LabelSelectorBuilder()
-        .withMatchLabels(Map.of("app", "pay")).build(), labels)).isTrue();
-    assertThat(LabelSelectors.matches(new LabelSelectorBuilder()
-        .withMatchLabels(Map.of("app", "other")).build(), labels)).isFalse();
+    assertThat(
+            LabelSelectors.matches(
+                new LabelSelectorBuilder().withMatchLabels(Map.of("app", "pay")).build(), labels))
+        .isTrue();
+    assertThat(
+            LabelSelectors.matches(
+                new LabelSelectorBuilder().withMatchLabels(Map.of("app", "other")).build(), labels))
+        .isFalse();
     assertThat(LabelSelectors.matches(expr("tier", "In", "web", "api"), labels)).isTrue();
     assertThat(LabelSelectors.matches(expr("tier", "NotIn", "web"), labels)).isFalse();
     assertThat(LabelSelectors.matches(expr("zone", "NotIn", "a"), labels)).isTrue();

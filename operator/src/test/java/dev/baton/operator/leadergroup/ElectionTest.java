@@ -25,23 +25,35 @@ class ElectionTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
 
   private static Candidate pod(String name, int ageRank, boolean ready) {
-    return new Candidate(name, "uid-" + name, ready, ready ? Ineligibility.NONE
-        : Ineligibility.NOT_READY, T0.plusSeconds(ageRank), 0, false);
+    return new Candidate(
+        name,
+        "uid-" + name,
+        ready,
+        ready ? Ineligibility.NONE : Ineligibility.NOT_READY,
+        T0.plusSeconds(ageRank),
+        0,
+        false);
   }
 
   private static Candidate labeled(Candidate c) {
-    return new Candidate(c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(),
-        c.priority(), true);
+    return new Candidate(
+        c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(), c.priority(), true);
   }
 
   private static Candidate priority(Candidate c, int p) {
-    return new Candidate(c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(), p,
-        c.labeledLeader());
+    return new Candidate(
+        c.name(), c.uid(), c.eligible(), c.notEligibleBecause(), c.created(), p, c.labeledLeader());
   }
 
   private static Candidate terminating(Candidate c) {
-    return new Candidate(c.name(), c.uid(), false, Ineligibility.TERMINATING, c.created(),
-        c.priority(), c.labeledLeader());
+    return new Candidate(
+        c.name(),
+        c.uid(),
+        false,
+        Ineligibility.TERMINATING,
+        c.created(),
+        c.priority(),
+        c.labeledLeader());
   }
 
   private static Holder ours(Candidate c, long term) {
@@ -134,8 +146,8 @@ class ElectionTest {
   @Test
   void holderOnALostNodeIsReplacedWithReasonLeaderNodeLost() {
     var h = pod("h", 0, true);
-    var holder = new Candidate(h.name(), h.uid(), false, Ineligibility.NODE_LOST, h.created(), 0,
-        true);
+    var holder =
+        new Candidate(h.name(), h.uid(), false, Ineligibility.NODE_LOST, h.created(), 0, true);
     var a = pod("a", 1, true);
     Decision d = decide(List.of(holder, a), ours(holder, 3));
     assertThat(d.leader()).isEqualTo(a);
@@ -162,8 +174,7 @@ class ElectionTest {
   void ourRecordForAnotherNamespaceIsForeign() {
     var a = pod("a", 0, true);
     HolderRecord r = new HolderRecord("default", "elsewhere", "a", "uid-a", 2);
-    assertThat(decide(List.of(a), new Holder.Ours(r, r.encode())).action())
-        .isEqualTo(STAND_ASIDE);
+    assertThat(decide(List.of(a), new Holder.Ours(r, r.encode())).action()).isEqualTo(STAND_ASIDE);
   }
 
   @Test
@@ -227,12 +238,17 @@ class ElectionTest {
         }
         pods.add(c);
       }
-      Holder holder = switch (random.nextInt(3)) {
-        case 0 -> new Holder.Free();
-        case 1 -> ours(n > 0 && random.nextBoolean() ? pods.get(random.nextInt(n))
-            : pod("gone", 0, true), 1 + random.nextInt(5));
-        default -> new Holder.Foreign("x");
-      };
+      Holder holder =
+          switch (random.nextInt(3)) {
+            case 0 -> new Holder.Free();
+            case 1 ->
+                ours(
+                    n > 0 && random.nextBoolean()
+                        ? pods.get(random.nextInt(n))
+                        : pod("gone", 0, true),
+                    1 + random.nextInt(5));
+            default -> new Holder.Foreign("x");
+          };
       String switchover = random.nextInt(4) == 0 ? "p" + random.nextInt(6) : null;
       Decision d = Election.decide(pods, holder, switchover, NS);
       List<Candidate> shuffled = new ArrayList<>(pods);

@@ -1,7 +1,7 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,10 +21,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The LeaderGroup behaviours of DESIGN.md, against real Redis and the mock API server. */
+/** The LeaderGroup behaviours of docs/design.md, against real Redis and the mock API server. */
 class LeaderGroupIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
+
   /** Failover times seen by the label watcher, printed for the closing note. */
   static final List<Long> failoverMillis = new ArrayList<>();
 
@@ -60,18 +61,20 @@ class LeaderGroupIT {
     String leader = cluster.awaitLeader("payments", ROLE);
 
     assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1", "payments-2");
-    assertThat(cluster.roles(ROLE).values()).containsExactlyInAnyOrder("leader", "follower",
-        "follower");
+    assertThat(cluster.roles(ROLE).values())
+        .containsExactlyInAnyOrder("leader", "follower", "follower");
     LeaderGroup g = cluster.get("payments");
     assertThat(g.getStatus().getTerm()).isEqualTo(1L);
     assertThat(g.getStatus().getCandidates()).isEqualTo(3);
     assertThat(g.getStatus().getLeaderUID()).isEqualTo(cluster.pod(leader).getMetadata().getUid());
     assertThat(g.getStatus().getObservedGeneration()).isEqualTo(g.getMetadata().getGeneration());
-    assertThat(cluster.condition("payments", "Ready")).get()
-        .satisfies(c -> {
-          assertThat(c.getStatus()).isEqualTo("True");
-          assertThat(c.getReason()).isEqualTo("LeaderElected");
-        });
+    assertThat(cluster.condition("payments", "Ready"))
+        .get()
+        .satisfies(
+            c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo("LeaderElected");
+            });
     Pod leaderPod = cluster.pod(leader);
     assertThat(leaderPod.getMetadata().getAnnotations())
         .containsEntry("baton.dev/term", "1")
@@ -87,8 +90,9 @@ class LeaderGroupIT {
     }
     // The oldest pod wins when nothing else decides.
     assertThat(leader).isEqualTo("payments-0");
-    await().atMost(WAIT).untilAsserted(
-        () -> assertThat(cluster.eventReasons("payments")).contains("Initial"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.eventReasons("payments")).contains("Initial"));
     assertThat(cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder()))
         .contains("default|shop|payments-0|");
   }
@@ -106,7 +110,9 @@ class LeaderGroupIT {
         int changes = watcher.leaderChanges();
         long deletedAt = System.nanoTime();
         cluster.client.pods().inNamespace(NS).withName(before).delete();
-        await().atMost(WAIT).pollInterval(Duration.ofMillis(5))
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(5))
             .until(() -> watcher.leaderChanges() > changes);
         failoverMillis.add((watcher.lastLeaderChangeNanos() - deletedAt) / 1_000_000);
         String after = cluster.awaitLeader("payments", ROLE);
@@ -115,10 +121,12 @@ class LeaderGroupIT {
       }
       assertThat(term("payments")).isGreaterThan(firstTerm);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
-      await().atMost(WAIT).untilAsserted(
-          () -> assertThat(cluster.eventReasons("payments")).contains("LeaderDeleted"));
-      System.out.println("failover after leader deletion (ms, watcher-observed): "
-          + failoverMillis);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> assertThat(cluster.eventReasons("payments")).contains("LeaderDeleted"));
+      System.out.println(
+          "failover after leader deletion (ms, watcher-observed): " + failoverMillis);
     }
   }
 
@@ -133,21 +141,27 @@ class LeaderGroupIT {
 
       cluster.setReady(first, false);
 
-      await().atMost(WAIT).untilAsserted(
-          () -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first));
       String second = cluster.awaitLeader("payments", ROLE);
       assertThat(term("payments")).isGreaterThan(firstTerm);
       assertThat(cluster.roles(ROLE)).containsEntry(first, "follower");
       long secondTerm = term("payments");
 
       cluster.setReady(first, true);
-      await().atMost(WAIT).untilAsserted(
-          () -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
       // Sticky: the new leader keeps leading through renewals.
-      await().during(Duration.ofSeconds(2)).atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.leaders(ROLE)).containsExactly(second);
-        assertThat(term("payments")).isEqualTo(secondTerm);
-      });
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE)).containsExactly(second);
+                assertThat(term("payments")).isEqualTo(secondTerm);
+              });
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       assertThat(cluster.eventReasons("payments")).contains("LeaderNotReady");
     }
@@ -167,13 +181,16 @@ class LeaderGroupIT {
 
     cluster.client.pods().inNamespace(NS).withName(first).delete();
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      Pod old = cluster.pod(first);
-      assertThat(old).as("the old leader is still there, terminating").isNotNull();
-      assertThat(old.getMetadata().getDeletionTimestamp()).isNotNull();
-      assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first);
-      assertThat(old.getMetadata().getLabels()).containsEntry(ROLE, "follower");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              Pod old = cluster.pod(first);
+              assertThat(old).as("the old leader is still there, terminating").isNotNull();
+              assertThat(old.getMetadata().getDeletionTimestamp()).isNotNull();
+              assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first);
+              assertThat(old.getMetadata().getLabels()).containsEntry(ROLE, "follower");
+            });
     cluster.awaitLeader("payments", ROLE);
     assertThat(cluster.eventReasons("payments")).contains("LeaderTerminating");
   }
@@ -187,15 +204,29 @@ class LeaderGroupIT {
     Map<String, String> roles = cluster.roles(ROLE);
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.redis.kill();
-      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
-          "RedisAvailable")).get().extracting(c -> c.getStatus()).isEqualTo("False"));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.condition("payments", "RedisAvailable"))
+                      .get()
+                      .extracting(c -> c.getStatus())
+                      .isEqualTo("False"));
       // Fail static through several renew intervals, past the lease ttl.
-      await().during(Duration.ofSeconds(4)).atMost(WAIT)
+      await()
+          .during(Duration.ofSeconds(4))
+          .atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
 
       cluster.redis.restart();
-      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
-          "RedisAvailable")).get().extracting(c -> c.getStatus()).isEqualTo("True"));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.condition("payments", "RedisAvailable"))
+                      .get()
+                      .extracting(c -> c.getStatus())
+                      .isEqualTo("True"));
       assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
       assertThat(cluster.roles(ROLE)).isEqualTo(roles);
       assertThat(watcher.leaderChanges()).isZero();
@@ -210,8 +241,9 @@ class LeaderGroupIT {
     String leader = cluster.awaitLeader("payments", ROLE);
     // Move the term up a little so "greater" is not just 1 -> 2 by accident.
     cluster.client.pods().inNamespace(NS).withName(leader).delete();
-    await().atMost(WAIT).until(() -> !cluster.leaders(ROLE).isEmpty()
-        && !cluster.leaders(ROLE).contains(leader));
+    await()
+        .atMost(WAIT)
+        .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(leader));
     String current = cluster.awaitLeader("payments", ROLE);
     long before = term("payments");
 
@@ -237,12 +269,17 @@ class LeaderGroupIT {
       int eventsBefore = watcher.history().size();
       cluster.stopOperator();
       cluster.startOperator();
-      await().during(Duration.ofSeconds(2)).atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.leaders(ROLE)).containsExactly(leader);
-        assertThat(term("payments")).isEqualTo(termBefore);
-      });
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+                assertThat(term("payments")).isEqualTo(termBefore);
+              });
       assertThat(watcher.history().size())
-          .as("no label changed: %s", watcher.history()).isEqualTo(eventsBefore);
+          .as("no label changed: %s", watcher.history())
+          .isEqualTo(eventsBefore);
     }
   }
 
@@ -255,14 +292,20 @@ class LeaderGroupIT {
     for (int i = 0; i < 3; i++) {
       cluster.setReady("payments-" + i, false);
     }
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.leaders(ROLE)).isEmpty();
-      assertThat(cluster.condition("payments", "Ready")).get().satisfies(c -> {
-        assertThat(c.getStatus()).isEqualTo("False");
-        assertThat(c.getReason()).isEqualTo("NoCandidates");
-      });
-      assertThat(cluster.status("payments").getLeader()).isEmpty();
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.leaders(ROLE)).isEmpty();
+              assertThat(cluster.condition("payments", "Ready"))
+                  .get()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getStatus()).isEqualTo("False");
+                        assertThat(c.getReason()).isEqualTo("NoCandidates");
+                      });
+              assertThat(cluster.status("payments").getLeader()).isEmpty();
+            });
     assertThat(cluster.redis.command("EXISTS", new LeaseKeys(NS + "/payments").holder()))
         .isEqualTo(":0");
     assertThat(cluster.eventReasons("payments")).contains("NoCandidates");
@@ -280,17 +323,27 @@ class LeaderGroupIT {
       int seen = watcher.history().size();
       cluster.create(BatonCluster.group("payments-copy", "payments"));
 
-      await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments-copy",
-          "Conflict")).get().satisfies(c -> {
-            assertThat(c.getStatus()).isEqualTo("True");
-            assertThat(c.getMessage()).contains("LeaderGroup payments");
-          }));
-      await().during(Duration.ofSeconds(1)).atMost(WAIT)
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.condition("payments-copy", "Conflict"))
+                      .get()
+                      .satisfies(
+                          c -> {
+                            assertThat(c.getStatus()).isEqualTo("True");
+                            assertThat(c.getMessage()).contains("LeaderGroup payments");
+                          }));
+      await()
+          .during(Duration.ofSeconds(1))
+          .atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
       assertThat(watcher.history()).hasSize(seen);
       assertThat(cluster.status("payments-copy").getLeader()).isEmpty();
-      assertThat(cluster.condition("payments", "Conflict")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("False");
+      assertThat(cluster.condition("payments", "Conflict"))
+          .get()
+          .extracting(c -> c.getStatus())
+          .isEqualTo("False");
       assertThat(cluster.leaders(ROLE)).containsExactly(leader);
       assertThat(cluster.pod(leader).getMetadata().getAnnotations())
           .containsEntry("baton.dev/leader-group", "payments");
@@ -306,21 +359,27 @@ class LeaderGroupIT {
     long termBefore = term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       annotate("baton.dev/switchover-to", "payments-2");
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
-        assertThat(term("payments")).isGreaterThan(termBefore);
-        assertThat(cluster.get("payments").getMetadata().getAnnotations())
-            .doesNotContainKey("baton.dev/switchover-to");
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
+                assertThat(term("payments")).isGreaterThan(termBefore);
+                assertThat(cluster.get("payments").getMetadata().getAnnotations())
+                    .doesNotContainKey("baton.dev/switchover-to");
+              });
       assertThat(cluster.eventReasons("payments")).contains("Switchover");
       long termAfter = term("payments");
 
       annotate("baton.dev/switchover-to", "payments-9");
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.eventReasons("payments")).contains("SwitchoverRefused");
-        assertThat(cluster.get("payments").getMetadata().getAnnotations())
-            .doesNotContainKey("baton.dev/switchover-to");
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.eventReasons("payments")).contains("SwitchoverRefused");
+                assertThat(cluster.get("payments").getMetadata().getAnnotations())
+                    .doesNotContainKey("baton.dev/switchover-to");
+              });
       assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
       assertThat(term("payments")).isEqualTo(termAfter);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
@@ -343,44 +402,79 @@ class LeaderGroupIT {
     noSecret.getSpec().setRedis(new RedisConnectionRef("orders-redis"));
     cluster.create(noSecret);
 
-    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
-        .withName("billing-redis").withNamespace(NS).endMetadata()
-        .addToStringData("url", "redis://127.0.0.1:1")
-        .addToStringData("password", "s3cr3t-billing-pw").build()).create();
+    cluster
+        .client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("billing-redis")
+                .withNamespace(NS)
+                .endMetadata()
+                .addToStringData("url", "redis://127.0.0.1:1")
+                .addToStringData("password", "s3cr3t-billing-pw")
+                .build())
+        .create();
     LeaderGroup unreachable = BatonCluster.group("billing", "billing");
     unreachable.getSpec().setRedis(new RedisConnectionRef("billing-redis"));
     cluster.create(unreachable);
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.condition("nothing", "Ready")).get().satisfies(c -> {
-        assertThat(c.getStatus()).isEqualTo("False");
-        assertThat(c.getReason()).isEqualTo("NoCandidates");
-      });
-      assertThat(cluster.condition("orders", "RedisAvailable")).get().satisfies(c -> {
-        assertThat(c.getStatus()).isEqualTo("False");
-        assertThat(c.getReason()).isEqualTo("SecretNotFound");
-        assertThat(c.getMessage()).contains("Secret shop/orders-redis not found");
-      });
-      assertThat(cluster.condition("billing", "RedisAvailable")).get().satisfies(c -> {
-        assertThat(c.getStatus()).isEqualTo("False");
-        assertThat(c.getMessage()).contains("redis://127.0.0.1:1")
-            .doesNotContain("s3cr3t-billing-pw");
-      });
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.condition("nothing", "Ready"))
+                  .get()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getStatus()).isEqualTo("False");
+                        assertThat(c.getReason()).isEqualTo("NoCandidates");
+                      });
+              assertThat(cluster.condition("orders", "RedisAvailable"))
+                  .get()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getStatus()).isEqualTo("False");
+                        assertThat(c.getReason()).isEqualTo("SecretNotFound");
+                        assertThat(c.getMessage()).contains("Secret shop/orders-redis not found");
+                      });
+              assertThat(cluster.condition("billing", "RedisAvailable"))
+                  .get()
+                  .satisfies(
+                      c -> {
+                        assertThat(c.getStatus()).isEqualTo("False");
+                        assertThat(c.getMessage())
+                            .contains("redis://127.0.0.1:1")
+                            .doesNotContain("s3cr3t-billing-pw");
+                      });
+            });
     assertThat(cluster.awaitLeader("payments", ROLE)).startsWith("payments-");
     assertThat(cluster.roles(ROLE)).doesNotContainKeys("orders-0", "billing-0");
     // Other groups keep working while the broken ones retry.
     cluster.client.pods().inNamespace(NS).withName(cluster.leaders(ROLE).get(0)).delete();
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1));
-    assertThat(cluster.condition("payments", "Ready")).get()
-        .extracting(c -> c.getStatus()).isEqualTo("True");
+    assertThat(cluster.condition("payments", "Ready"))
+        .get()
+        .extracting(c -> c.getStatus())
+        .isEqualTo("True");
 
     // Once the Secret exists, the group recovers without anyone touching it.
-    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
-        .withName("orders-redis").withNamespace(NS).endMetadata()
-        .addToStringData("url", cluster.redis.url()).build()).create();
-    await().atMost(Duration.ofSeconds(40)).untilAsserted(() -> assertThat(
-        cluster.status("orders").getLeader()).startsWith("orders-"));
+    cluster
+        .client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName("orders-redis")
+                .withNamespace(NS)
+                .endMetadata()
+                .addToStringData("url", cluster.redis.url())
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(40))
+        .untilAsserted(
+            () -> assertThat(cluster.status("orders").getLeader()).startsWith("orders-"));
     for (var e : cluster.client.v1().events().inNamespace(NS).list().getItems()) {
       assertThat(e.getMessage()).doesNotContain("s3cr3t-billing-pw");
     }
@@ -393,11 +487,18 @@ class LeaderGroupIT {
     LeaderGroup bad = BatonCluster.group("payments", "payments");
     bad.getSpec().getLease().setRenewInterval("5s");
     cluster.create(bad);
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.condition("payments",
-        "Invalid")).get().satisfies(c -> {
-          assertThat(c.getStatus()).isEqualTo("True");
-          assertThat(c.getMessage()).contains("renewInterval (5s) must be shorter than");
-        }));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.condition("payments", "Invalid"))
+                    .get()
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage())
+                              .contains("renewInterval (5s) must be shorter than");
+                        }));
     assertThat(cluster.roles(ROLE)).isEmpty();
   }
 

@@ -1,13 +1,13 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
-import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -28,10 +28,15 @@ class NodeLossIT {
   }
 
   private static void setNodeReady(BatonCluster cluster, String node, String status) {
-    cluster.client.nodes().withName(node).editStatus(n -> {
-      n.getStatus().setConditions(List.of(ready(status)));
-      return n;
-    });
+    cluster
+        .client
+        .nodes()
+        .withName(node)
+        .editStatus(
+            n -> {
+              n.getStatus().setConditions(List.of(ready(status)));
+              return n;
+            });
   }
 
   @Test
@@ -39,8 +44,15 @@ class NodeLossIT {
     try (BatonCluster cluster = new BatonCluster();
         RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       for (String n : List.of("node-a", "node-b", "node-c")) {
-        Node node = new NodeBuilder().withNewMetadata().withName(n).endMetadata()
-            .withNewStatus().withConditions(ready("True")).endStatus().build();
+        Node node =
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(n)
+                .endMetadata()
+                .withNewStatus()
+                .withConditions(ready("True"))
+                .endStatus()
+                .build();
         cluster.client.nodes().resource(node).create();
       }
       for (int i = 0; i < 3; i++) {
@@ -55,16 +67,22 @@ class NodeLossIT {
 
       setNodeReady(cluster, leaderNode, "Unknown");
 
-      await().atMost(WAIT).untilAsserted(() ->
-          assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(leader));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(leader));
       assertThat(cluster.pod(leader).getStatus().getConditions())
-          .as("the pod itself still says Ready").anyMatch(c -> c.getStatus().equals("True"));
+          .as("the pod itself still says Ready")
+          .anyMatch(c -> c.getStatus().equals("True"));
       String next = cluster.awaitLeader("payments", ROLE);
-      await().atMost(WAIT).untilAsserted(() ->
-          assertThat(cluster.eventReasons("payments")).contains("LeaderNodeLost"));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> assertThat(cluster.eventReasons("payments")).contains("LeaderNodeLost"));
 
       setNodeReady(cluster, leaderNode, "True");
-      await().during(Duration.ofSeconds(1)).atMost(WAIT)
+      await()
+          .during(Duration.ofSeconds(1))
+          .atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).containsExactly(next));
       assertThat(watcher.violations()).isEmpty();
     }

@@ -1,15 +1,15 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.EndpointsController;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,7 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Invariant 8: Redis, the labels and the leader Service are compared, and disagreement raised. */
+/**
+ * Redis, the labels and the leader Service are compared, and a disagreement raised (docs/design.md,
+ * "Three views agree").
+ */
 class SplitBrainIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -35,10 +38,23 @@ class SplitBrainIT {
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");
     }
-    cluster.client.services().resource(new ServiceBuilder().withNewMetadata()
-        .withName("payments-leader").withNamespace(NS).endMetadata().withNewSpec()
-        .withSelector(Map.of(ROLE, "leader")).addNewPort().withPort(80).endPort().endSpec()
-        .build()).create();
+    cluster
+        .client
+        .services()
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName("payments-leader")
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(Map.of(ROLE, "leader"))
+                .addNewPort()
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
@@ -51,38 +67,55 @@ class SplitBrainIT {
   }
 
   private String splitBrain() {
-    return cluster.condition("payments", "SplitBrainSuspected").map(c -> c.getStatus())
+    return cluster
+        .condition("payments", "SplitBrainSuspected")
+        .map(c -> c.getStatus())
         .orElse("missing");
   }
 
   private String metrics() throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-            "http://127.0.0.1:" + cluster.operator().httpPort() + "/metrics")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + cluster.operator().httpPort() + "/metrics"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   @Test
   void aForeignPodBehindTheLeaderServiceRaisesSplitBrainUntilItIsGone() throws Exception {
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
     // Someone labels a pod outside the group as leader: the Service now routes to two pods.
-    cluster.client.pods().resource(Sandbox.readyPod(NS, "intruder",
-        Map.of("app", "canary", ROLE, "leader"))).create();
+    cluster
+        .client
+        .pods()
+        .resource(Sandbox.readyPod(NS, "intruder", Map.of("app", "canary", ROLE, "leader")))
+        .create();
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(splitBrain()).isEqualTo("True");
-      assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
-          .contains("intruder");
-      assertThat(metrics()).contains(
-          "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 1.0");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(splitBrain()).isEqualTo("True");
+              assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
+                  .contains("intruder");
+              assertThat(metrics())
+                  .contains(
+                      "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 1.0");
+            });
     assertThat(cluster.eventReasons("payments")).contains("SplitBrainSuspected");
 
     cluster.deletePod("intruder");
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(splitBrain()).isEqualTo("False");
-      assertThat(metrics()).contains(
-          "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 0.0");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(splitBrain()).isEqualTo("False");
+              assertThat(metrics())
+                  .contains(
+                      "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 0.0");
+            });
   }
 
   @Test
@@ -91,11 +124,14 @@ class SplitBrainIT {
     endpoints.pause(true);
     String old = cluster.leaders(ROLE).get(0);
     cluster.deletePod(old);
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(splitBrain()).isEqualTo("True");
-      assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
-          .contains("leader Service endpoints [" + old + "]");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(splitBrain()).isEqualTo("True");
+              assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
+                  .contains("leader Service endpoints [" + old + "]");
+            });
     endpoints.pause(false);
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
   }
@@ -103,34 +139,54 @@ class SplitBrainIT {
   @Test
   void aLabelEditedByHandIsRepairedAtOnce() {
     String leader = cluster.leaders(ROLE).get(0);
-    String follower = cluster.roles(ROLE).keySet().stream().filter(p -> !p.equals(leader))
-        .findFirst().orElseThrow();
-    cluster.client.pods().inNamespace(NS).withName(follower).edit(p -> {
-      p.getMetadata().getLabels().put(ROLE, "leader");
-      return p;
-    });
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-        assertThat(cluster.leaders(ROLE)).containsExactly(leader));
+    String follower =
+        cluster.roles(ROLE).keySet().stream()
+            .filter(p -> !p.equals(leader))
+            .findFirst()
+            .orElseThrow();
+    cluster
+        .client
+        .pods()
+        .inNamespace(NS)
+        .withName(follower)
+        .edit(
+            p -> {
+              p.getMetadata().getLabels().put(ROLE, "leader");
+              return p;
+            });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).containsExactly(leader));
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
   }
 
   @Test
   void aRedisHolderChangedBehindTheOperatorsBackIsFollowedByTheLabels() {
     String leader = cluster.leaders(ROLE).get(0);
-    String other = cluster.roles(ROLE).keySet().stream().filter(p -> !p.equals(leader))
-        .findFirst().orElseThrow();
+    String other =
+        cluster.roles(ROLE).keySet().stream()
+            .filter(p -> !p.equals(leader))
+            .findFirst()
+            .orElseThrow();
     String uid = cluster.pod(other).getMetadata().getUid();
     LeaseKeys keys = new LeaseKeys(NS + "/payments");
     long term = cluster.status("payments").getTerm() + 5;
     cluster.redis.command("SET", keys.term(), Long.toString(term));
-    cluster.redis.command("SET", keys.holder(),
-        new HolderRecord("default", NS, other, uid, term).encode(), "PX", "30000");
+    cluster.redis.command(
+        "SET",
+        keys.holder(),
+        new HolderRecord("default", NS, other, uid, term).encode(),
+        "PX",
+        "30000");
 
     // Label follows lease: Redis is the truth, and the labels move to the pod it names.
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.leaders(ROLE)).containsExactly(other);
-      assertThat(cluster.status("payments").getTerm()).isEqualTo(term);
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.leaders(ROLE)).containsExactly(other);
+              assertThat(cluster.status("payments").getTerm()).isEqualTo(term);
+            });
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
   }
 }

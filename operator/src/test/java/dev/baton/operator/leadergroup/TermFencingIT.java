@@ -1,14 +1,14 @@
 package dev.baton.operator.leadergroup;
 
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -35,10 +35,13 @@ class TermFencingIT {
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster(EmbeddedKubernetes.start(real -> {
-      faults.set(new FaultInjector(real, 1));
-      return faults.get();
-    }));
+    cluster =
+        new BatonCluster(
+            EmbeddedKubernetes.start(
+                real -> {
+                  faults.set(new FaultInjector(real, 1));
+                  return faults.get();
+                }));
   }
 
   @AfterEach
@@ -52,8 +55,8 @@ class TermFencingIT {
       cluster.createPod("payments-" + i, "payments");
     }
     cluster.startOperator();
-    try (InvariantChecker checker = new InvariantChecker(cluster.client, NS, ROLE, WAIT,
-        () -> holders(cluster))) {
+    try (InvariantChecker checker =
+        new InvariantChecker(cluster.client, NS, ROLE, WAIT, () -> holders(cluster))) {
       cluster.create(BatonCluster.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
       assertThat(term(cluster.pod(first))).isEqualTo(1);
@@ -61,10 +64,15 @@ class TermFencingIT {
       // From now on every status write of the group fails, as under an API server in trouble.
       faults.get().failAll(FaultInjector.statusWrites("leadergroups", "payments"));
       cluster.deletePod(first);
-      String second = await().atMost(WAIT).until(() -> leader(cluster), p -> p != null
-          && !p.equals(first) && term(cluster.pod(p)) == 2);
+      String second =
+          await()
+              .atMost(WAIT)
+              .until(
+                  () -> leader(cluster),
+                  p -> p != null && !p.equals(first) && term(cluster.pod(p)) == 2);
       assertThat(cluster.status("payments").getTerm())
-          .as("the status write of term 2 failed").isEqualTo(1);
+          .as("the status write of term 2 failed")
+          .isEqualTo(1);
 
       // The operator that knew term 2 dies, Redis comes back empty, the pod that showed term 2
       // goes, and the API server heals.
@@ -75,12 +83,14 @@ class TermFencingIT {
       faults.get().clear();
 
       cluster.startOperator();
-      String third = await().atMost(WAIT).until(() -> leader(cluster),
-          p -> p != null && !p.equals(second));
+      String third =
+          await().atMost(WAIT).until(() -> leader(cluster), p -> p != null && !p.equals(second));
       long thirdTerm = term(cluster.pod(third));
       assertThat(thirdTerm).as(cluster.describe("payments", ROLE)).isGreaterThan(2);
-      await().atMost(WAIT).untilAsserted(() ->
-          assertThat(cluster.status("payments").getTerm()).isEqualTo(thirdTerm));
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> assertThat(cluster.status("payments").getTerm()).isEqualTo(thirdTerm));
       assertThat(checker.violations()).as(checker.history(100)).isEmpty();
     }
   }

@@ -38,8 +38,8 @@ class LeaseRenewerIT {
         LeaseKeys keys = new LeaseKeys("renew/" + i);
         store.reserve(keys, 0, 100);
         var got = store.acquire(keys, "", "c|ns|p" + i + "|u" + i, 1_000);
-        renewer.hold("g" + i, store, keys, got.holder(), Duration.ofSeconds(1),
-            Duration.ofMillis(300));
+        renewer.hold(
+            "g" + i, store, keys, got.holder(), Duration.ofSeconds(1), Duration.ofMillis(300));
       }
       long before = scriptCalls(redis);
       long start = System.nanoTime();
@@ -50,19 +50,20 @@ class LeaseRenewerIT {
 
       for (int i = 0; i < LEASES; i++) {
         assertThat(redis.command("EXISTS", new LeaseKeys("renew/" + i).holder()))
-            .as("lease %d still held", i).isEqualTo(":1");
+            .as("lease %d still held", i)
+            .isEqualTo(":1");
       }
       assertThat(events).isEmpty();
       // One-by-one renewal every 300 ms would take LEASES * 10 = 2000 calls in 3 s.
-      assertThat(calls).as("script calls in %d s for %d leases", seconds, LEASES)
+      assertThat(calls)
+          .as("script calls in %d s for %d leases", seconds, LEASES)
           .isLessThan(LEASES);
-      System.out.printf("batched renewals: %d leases, %d script calls in %d s%n", LEASES, calls,
-          seconds);
+      System.out.printf(
+          "batched renewals: %d leases, %d script calls in %d s%n", LEASES, calls, seconds);
 
       redis.command("DEL", new LeaseKeys("renew/7").holder());
       await().atMost(Duration.ofSeconds(5)).until(() -> !events.isEmpty());
-      assertThat(events).containsExactly(new LeaseRenewer.Event<>("g7",
-          LeaseRenewer.Outcome.LOST));
+      assertThat(events).containsExactly(new LeaseRenewer.Event<>("g7", LeaseRenewer.Outcome.LOST));
       assertThat(renewer.record("g7")).isNull();
 
       events.clear();

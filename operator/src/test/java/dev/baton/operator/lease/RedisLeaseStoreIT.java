@@ -102,7 +102,9 @@ class RedisLeaseStoreIT {
       // but the reservation was made on another process, so nothing is issued until a new one.
       own.command("SAVE");
       own.restart(true);
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .ignoreExceptions()
           .until(() -> s.observe(k).holder() != null);
       var refused = s.acquire(k, a.holder(), "c|ns|b|ub", 60_000);
       assertThat(refused.unreserved()).isTrue();

@@ -29,6 +29,7 @@ class RedisSettingsTest {
     assertThatThrownBy(() -> new RedisSettings("redis-sentinel://a:1", null, null))
         .hasMessageContaining("must name the master");
     assertThatThrownBy(() -> new RedisSettings("redis://:s3cret@host", null, null))
-        .hasMessageContaining("host and a port").hasMessageNotContaining("s3cret");
+        .hasMessageContaining("host and a port")
+        .hasMessageNotContaining("s3cret");
   }
 }

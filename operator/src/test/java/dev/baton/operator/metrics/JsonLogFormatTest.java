@@ -23,8 +23,13 @@ class JsonLogFormatTest {
       MDC.put("resource.name", "payments");
       LoggerFactory.getLogger("dev.baton.operator.test").info("payments-1 leads with term 7");
       MDC.clear();
-      line = output.text().lines().filter(l -> l.contains("leads with term 7")).findFirst()
-          .orElseThrow();
+      line =
+          output
+              .text()
+              .lines()
+              .filter(l -> l.contains("leads with term 7"))
+              .findFirst()
+              .orElseThrow();
     } finally {
       System.clearProperty("baton.log.format");
       Configurator.reconfigure();
@@ -32,7 +37,8 @@ class JsonLogFormatTest {
     JsonNode json = new ObjectMapper().readTree(line);
     assertThat(json.get("message").asText()).isEqualTo("payments-1 leads with term 7");
     assertThat(json.get("log.level").asText()).isEqualTo("INFO");
-    assertThat(json.toString()).contains("\"resource.namespace\":\"shop\"")
+    assertThat(json.toString())
+        .contains("\"resource.namespace\":\"shop\"")
         .contains("\"resource.name\":\"payments\"");
   }
 }

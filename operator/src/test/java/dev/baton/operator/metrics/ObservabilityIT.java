@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.LocalRedis;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
+import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.URI;
@@ -28,8 +28,9 @@ class ObservabilityIT {
   private final HttpClient http = HttpClient.newHttpClient();
 
   private HttpResponse<String> get(BatonCluster s, String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(
-        URI.create("http://127.0.0.1:" + s.operator().httpPort() + path)).build(),
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.operator().httpPort() + path))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -43,26 +44,35 @@ class ObservabilityIT {
       cluster.create(Sandbox.group("payments", "payments"));
       String leader = cluster.awaitLeader("payments", ROLE);
       cluster.deletePod(leader);
-      await().atMost(WAIT).until(() -> cluster.leaders(ROLE).size() == 1
-          && !cluster.leaders(ROLE).contains(leader));
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> cluster.leaders(ROLE).size() == 1 && !cluster.leaders(ROLE).contains(leader));
 
-      await().atMost(WAIT).untilAsserted(() -> {
-        String metrics = get(cluster, "/metrics").body();
-        assertThat(metrics)
-            .contains("baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
-                + "reason=\"Initial\"} 1.0")
-            .contains("baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
-                + "reason=\"LeaderDeleted\"} 1.0")
-            .contains("baton_failover_duration_seconds_count{group=\"payments\","
-                + "namespace=\"shop\"} 1")
-            .contains("baton_failover_duration_seconds_bucket")
-            .contains("baton_leadergroup_term{group=\"payments\",namespace=\"shop\"} 2.0")
-            .contains("baton_leadergroup_ready_candidates{group=\"payments\",namespace=\"shop\"}"
-                + " 2.0")
-            .contains("baton_redis_script_duration_seconds_count{script=\"lease-acquire\"}")
-            // Java Operator SDK's own reconcile metrics.
-            .contains("operator_sdk_reconciliations_executions");
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                String metrics = get(cluster, "/metrics").body();
+                assertThat(metrics)
+                    .contains(
+                        "baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
+                            + "reason=\"Initial\"} 1.0")
+                    .contains(
+                        "baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
+                            + "reason=\"LeaderDeleted\"} 1.0")
+                    .contains(
+                        "baton_failover_duration_seconds_count{group=\"payments\","
+                            + "namespace=\"shop\"} 1")
+                    .contains("baton_failover_duration_seconds_bucket")
+                    .contains("baton_leadergroup_term{group=\"payments\",namespace=\"shop\"} 2.0")
+                    .contains(
+                        "baton_leadergroup_ready_candidates{group=\"payments\",namespace=\"shop\"}"
+                            + " 2.0")
+                    .contains("baton_redis_script_duration_seconds_count{script=\"lease-acquire\"}")
+                    // Java Operator SDK's own reconcile metrics.
+                    .contains("operator_sdk_reconciliations_executions");
+              });
       HttpResponse<String> health = get(cluster, "/healthz");
       assertThat(health.statusCode()).isEqualTo(200);
       assertThat(health.body()).startsWith("ok: alive");
@@ -71,19 +81,27 @@ class ObservabilityIT {
       assertThat(ready.body()).contains("informers synced").contains("Redis answering");
 
       cluster.redis.kill();
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(get(cluster, "/readyz").body()).contains("failing static");
-        assertThat(get(cluster, "/metrics").body())
-            .contains("baton_redis_script_errors_total{script=\"lease-renew\"}");
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(get(cluster, "/readyz").body()).contains("failing static");
+                assertThat(get(cluster, "/metrics").body())
+                    .contains("baton_redis_script_errors_total{script=\"lease-renew\"}");
+              });
       // The Grafana dashboard in examples/ asks only for metrics the operator exports.
       String scrape = get(cluster, "/metrics").body();
-      String dashboard = java.nio.file.Files.readString(
-          java.nio.file.Path.of("../examples/grafana-dashboard.json"));
-      java.util.regex.Matcher names = java.util.regex.Pattern
-          .compile("\\b((?:baton|operator_sdk)_[a-z_]+)").matcher(dashboard);
-      java.util.Set<String> lockMetrics = java.util.Set.of(BatonMetrics.LOCK_ACQUISITIONS,
-          BatonMetrics.LOCK_RELEASES, BatonMetrics.LOCK_REAPS, BatonMetrics.LOCK_CONTENTION);
+      String dashboard =
+          java.nio.file.Files.readString(
+              java.nio.file.Path.of("../examples/grafana-dashboard.json"));
+      java.util.regex.Matcher names =
+          java.util.regex.Pattern.compile("\\b((?:baton|operator_sdk)_[a-z_]+)").matcher(dashboard);
+      java.util.Set<String> lockMetrics =
+          java.util.Set.of(
+              BatonMetrics.LOCK_ACQUISITIONS,
+              BatonMetrics.LOCK_RELEASES,
+              BatonMetrics.LOCK_REAPS,
+              BatonMetrics.LOCK_CONTENTION);
       int checked = 0;
       while (names.find()) {
         String name = names.group(1);
@@ -94,7 +112,6 @@ class ObservabilityIT {
         assertThat(scrape).as("the dashboard's metric %s is exported", name).contains(name);
       }
       assertThat(checked).isGreaterThan(10);
-
     }
   }
 
@@ -106,7 +123,8 @@ class ObservabilityIT {
     try (CapturedOutput output = new CapturedOutput();
         LocalRedis secured = LocalRedis.start("--requirepass", operatorPassword);
         BatonCluster cluster = new BatonCluster()) {
-      cluster.env(OperatorConfig.REDIS_URL, secured.url())
+      cluster
+          .env(OperatorConfig.REDIS_URL, secured.url())
           .env(OperatorConfig.REDIS_PASSWORD, operatorPassword)
           .env("BATON_LOG_LEVEL", "debug");
       for (int i = 0; i < 2; i++) {
@@ -114,15 +132,33 @@ class ObservabilityIT {
         cluster.createPod("orders-" + i, "orders");
         cluster.createPod("billing-" + i, "billing");
       }
-      cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
-          .withName("orders-redis").withNamespace(NS).endMetadata()
-          .addToStringData("url", secured.url().replace("redis://",
-              "redis://:" + groupPassword + "@"))
-          .addToStringData("password", groupPassword).build()).create();
-      cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
-          .withName("billing-redis").withNamespace(NS).endMetadata()
-          .addToStringData("url", secured.url())
-          .addToStringData("password", wrongPassword).build()).create();
+      cluster
+          .client
+          .secrets()
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName("orders-redis")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .addToStringData(
+                      "url", secured.url().replace("redis://", "redis://:" + groupPassword + "@"))
+                  .addToStringData("password", groupPassword)
+                  .build())
+          .create();
+      cluster
+          .client
+          .secrets()
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName("billing-redis")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .addToStringData("url", secured.url())
+                  .addToStringData("password", wrongPassword)
+                  .build())
+          .create();
       cluster.startOperator();
       cluster.create(Sandbox.group("payments", "payments"));
       LeaderGroup orders = Sandbox.group("orders", "orders");
@@ -134,12 +170,17 @@ class ObservabilityIT {
 
       // The operator's own password works; a wrong one is reported without being shown.
       cluster.awaitLeader("payments", ROLE);
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.condition("billing", "RedisAvailable")).get()
-            .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
-        assertThat(cluster.condition("orders", "RedisAvailable")).get()
-            .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.condition("billing", "RedisAvailable"))
+                    .get()
+                    .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
+                assertThat(cluster.condition("orders", "RedisAvailable"))
+                    .get()
+                    .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
+              });
 
       StringBuilder everything = new StringBuilder(output.text());
       for (String g : new String[] {"payments", "orders", "billing"}) {

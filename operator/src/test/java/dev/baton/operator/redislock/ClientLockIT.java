@@ -63,7 +63,8 @@ class ClientLockIT {
     long waitedMillis = (System.nanoTime() - secondAt) / 1_000_000;
     assertThat(waitedMillis).as("acquired only after the 1s ttl ran out").isGreaterThan(900);
     assertThat(third.token()).isGreaterThan(second.token());
-    assertThat(second.renew()).as("an expired hold that someone else took is not renewed")
+    assertThat(second.renew())
+        .as("an expired hold that someone else took is not renewed")
         .isFalse();
     assertThat(third.renew()).isTrue();
     third.release();
@@ -75,18 +76,22 @@ class ClientLockIT {
     BatonLock a = lock(keys.key(), "app-a", Duration.ofMillis(300));
     BatonLock b = lock(keys.key(), "app-b", Duration.ofSeconds(5));
     LockLease stale = a.tryAcquire().orElseThrow();
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(20))
         .until(() -> redis.command("EXISTS", keys.lock()).equals(":0"));
     LockLease current = b.tryAcquire().orElseThrow();
     String token = redis.command("GET", keys.token());
 
     assertThat(stale.renew()).isFalse();
-    assertThat(stale.release()).as("compare-and-delete with a value that no longer holds it")
+    assertThat(stale.release())
+        .as("compare-and-delete with a value that no longer holds it")
         .isFalse();
     assertThat(LockStore.single(redisson).release(keys, stale.value()).ok()).isFalse();
 
     assertThat(redis.command("GET", keys.lock())).contains(current.value());
-    assertThat(redis.command("GET", keys.token())).as("a refused release changes no counter")
+    assertThat(redis.command("GET", keys.token()))
+        .as("a refused release changes no counter")
         .isEqualTo(token);
     assertThat(current.renew()).isTrue();
     assertThat(current.token()).isGreaterThan(stale.token());
@@ -106,8 +111,12 @@ class ClientLockIT {
     }
     java.util.Arrays.sort(micros);
     // A figure for the notes, not a timed assertion: one script call on a local redis-server.
-    System.out.println("uncontended acquire latency: p50 " + micros[micros.length / 2]
-        + " us, p99 " + micros[micros.length * 99 / 100] + " us");
+    System.out.println(
+        "uncontended acquire latency: p50 "
+            + micros[micros.length / 2]
+            + " us, p99 "
+            + micros[micros.length * 99 / 100]
+            + " us");
     assertThat(a.highestToken()).isGreaterThanOrEqualTo(micros.length);
   }
 
@@ -119,7 +128,8 @@ class ClientLockIT {
     LockStore store = LockStore.single(redisson);
     // What the operator's reaping or force-release does: compare-and-delete on the value read.
     assertThat(store.release(keys, lease.value()).ok()).isTrue();
-    assertThat(lease.renew()).as("a renew after someone released the lock takes nothing back")
+    assertThat(lease.renew())
+        .as("a renew after someone released the lock takes nothing back")
         .isFalse();
     assertThat(redis.command("EXISTS", keys.lock())).isEqualTo(":0");
   }

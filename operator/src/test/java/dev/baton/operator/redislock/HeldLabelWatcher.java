@@ -28,15 +28,20 @@ final class HeldLabelWatcher implements AutoCloseable {
 
   HeldLabelWatcher(KubernetesClient client, String namespace, String lockName) {
     this.key = "locks.baton.dev/" + lockName;
-    this.watch = client.pods().inNamespace(namespace).watch(new Watcher<>() {
-      @Override
-      public void eventReceived(Action action, Pod pod) {
-        record(action, pod);
-      }
+    this.watch =
+        client
+            .pods()
+            .inNamespace(namespace)
+            .watch(
+                new Watcher<>() {
+                  @Override
+                  public void eventReceived(Action action, Pod pod) {
+                    record(action, pod);
+                  }
 
-      @Override
-      public void onClose(WatcherException cause) {}
-    });
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                });
   }
 
   private synchronized void record(Watcher.Action action, Pod pod) {

@@ -4,16 +4,16 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
-import dev.baton.api.v1alpha1.RedisConnectionRef;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedlockSpec;
-import dev.baton.testkit.LocalRedis;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.LocalRedis;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,8 +43,10 @@ import org.redisson.api.RedissonClient;
 class LockContentionIT {
 
   private static final int THREADS = 8;
+
   /** Critical sections to run in all; the deadline is only there so a stuck run ends. */
   private static final int SECTIONS = 120;
+
   private static final Duration DEADLINE = Duration.ofSeconds(60);
 
   private BatonCluster cluster;
@@ -67,7 +69,8 @@ class LockContentionIT {
   void threadsAndTwoOperatorsOnOneRedisNeverOverlapAndTokensOnlyGrow() throws Exception {
     RedissonClient redisson = TestRedisson.connect(cluster.redis);
     clients.add(redisson);
-    hammer(cluster.create(BatonCluster.redisLock("hammer", "2s")),
+    hammer(
+        cluster.create(BatonCluster.redisLock("hammer", "2s")),
         owner -> BatonLocks.singleRedis(redisson, owner));
   }
 
@@ -103,30 +106,35 @@ class LockContentionIT {
       List<Future<Integer>> runs = new ArrayList<>();
       for (Pod pod : pods) {
         String name = pod.getMetadata().getName();
-        BatonLock l = locks.apply(LockOwner.pod(NS, name, pod.getMetadata().getUid()))
-            .lock(NS + "/hammer", Duration.ofSeconds(2));
-        runs.add(pool.submit(() -> {
-          int held = 0;
-          while (entered.get() < SECTIONS && System.nanoTime() < deadline) {
-            var got = l.tryAcquire(Duration.ofMillis(200));
-            if (got.isEmpty()) {
-              continue;
-            }
-            LockLease lease = got.get();
-            entered.incrementAndGet();
-            sections.enter(name, lease.token());
-            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(50_000, 500_000));
-            if (!lease.isValid()) {
-              sections.violation(name + " outlived its validity with token " + lease.token());
-            }
-            sections.exit(name);
-            if (!lease.release()) {
-              sections.violation(name + " could not release token " + lease.token());
-            }
-            held++;
-          }
-          return held;
-        }));
+        BatonLock l =
+            locks
+                .apply(LockOwner.pod(NS, name, pod.getMetadata().getUid()))
+                .lock(NS + "/hammer", Duration.ofSeconds(2));
+        runs.add(
+            pool.submit(
+                () -> {
+                  int held = 0;
+                  while (entered.get() < SECTIONS && System.nanoTime() < deadline) {
+                    var got = l.tryAcquire(Duration.ofMillis(200));
+                    if (got.isEmpty()) {
+                      continue;
+                    }
+                    LockLease lease = got.get();
+                    entered.incrementAndGet();
+                    sections.enter(name, lease.token());
+                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(50_000, 500_000));
+                    if (!lease.isValid()) {
+                      sections.violation(
+                          name + " outlived its validity with token " + lease.token());
+                    }
+                    sections.exit(name);
+                    if (!lease.release()) {
+                      sections.violation(name + " could not release token " + lease.token());
+                    }
+                    held++;
+                  }
+                  return held;
+                }));
       }
       int total = 0;
       List<Integer> perThread = new ArrayList<>();
@@ -136,22 +144,36 @@ class LockContentionIT {
         total += n;
       }
       assertThat(sections.violations()).isEmpty();
-      assertThat(total).as("critical sections per thread %s", perThread)
+      assertThat(total)
+          .as("critical sections per thread %s", perThread)
           .isGreaterThanOrEqualTo(SECTIONS);
       assertThat(perThread.stream().filter(n -> n > 0).count())
-          .as("threads that held the lock, of %s", perThread).isGreaterThan(1);
+          .as("threads that held the lock, of %s", perThread)
+          .isGreaterThan(1);
       long last = sections.lastToken();
-      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-        RedisLock l = cluster.lock("hammer");
-        assertThat(l.getStatus()).isNotNull();
-        assertThat(cluster.lockCondition("hammer", "Ready")).get()
-            .extracting(c -> c.getStatus()).isEqualTo("True");
-        assertThat(l.getStatus().getFencingToken()).isNotNull().isLessThanOrEqualTo(last);
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                RedisLock l = cluster.lock("hammer");
+                assertThat(l.getStatus()).isNotNull();
+                assertThat(cluster.lockCondition("hammer", "Ready"))
+                    .get()
+                    .extracting(c -> c.getStatus())
+                    .isEqualTo("True");
+                assertThat(l.getStatus().getFencingToken()).isNotNull().isLessThanOrEqualTo(last);
+              });
       assertThat(cluster.eventReasons("hammer")).doesNotContain("LockReaped");
-      System.out.println((lock.getSpec().getRedlock() == null ? "single Redis" : "Redlock x3")
-          + ": " + total + " critical sections by " + THREADS
-          + " threads " + perThread + ", last token " + last);
+      System.out.println(
+          (lock.getSpec().getRedlock() == null ? "single Redis" : "Redlock x3")
+              + ": "
+              + total
+              + " critical sections by "
+              + THREADS
+              + " threads "
+              + perThread
+              + ", last token "
+              + last);
     } finally {
       pool.shutdownNow();
     }

@@ -29,11 +29,17 @@ class LockDecisionTest {
     return pod(name, ready, labeled, 0, 0);
   }
 
-  private static LockWorld.LockCandidate pod(String name, boolean ready, boolean labeled,
-      int priority, long ageSeconds) {
-    Candidate c = new Candidate(name, uid(name), ready,
-        ready ? Candidate.Ineligibility.NONE : Candidate.Ineligibility.NOT_READY,
-        Instant.parse("2026-01-01T00:00:00Z").minusSeconds(ageSeconds), priority, false);
+  private static LockWorld.LockCandidate pod(
+      String name, boolean ready, boolean labeled, int priority, long ageSeconds) {
+    Candidate c =
+        new Candidate(
+            name,
+            uid(name),
+            ready,
+            ready ? Candidate.Ineligibility.NONE : Candidate.Ineligibility.NOT_READY,
+            Instant.parse("2026-01-01T00:00:00Z").minusSeconds(ageSeconds),
+            priority,
+            false);
     return new LockWorld.LockCandidate(c, NS, labeled);
   }
 
@@ -55,18 +61,23 @@ class LockDecisionTest {
   }
 
   private static InstanceView holds(String value, long counter) {
-    return new InstanceView("redis", true, false, value, value == null ? -2 : 20_000, counter,
-        1_000, false, null);
+    return new InstanceView(
+        "redis", true, false, value, value == null ? -2 : 20_000, counter, 1_000, false, null);
   }
 
   private static LockView one(String value) {
     return new LockView(List.of(holds(value, 7)), 1);
   }
 
-  private static LockWorld world(boolean grants, LockView view, List<LockWorld.LockCandidate> pods,
-      Map<String, Boolean> alive, String granted, boolean recent) {
-    return new LockWorld(CLUSTER, grants, false, view, pods, alive, granted, recent, null, false,
-        null, null);
+  private static LockWorld world(
+      boolean grants,
+      LockView view,
+      List<LockWorld.LockCandidate> pods,
+      Map<String, Boolean> alive,
+      String granted,
+      boolean recent) {
+    return new LockWorld(
+        CLUSTER, grants, false, view, pods, alive, granted, recent, null, false, null, null);
   }
 
   private static LockWorld granting(LockView view, LockWorld.LockCandidate... pods) {
@@ -79,25 +90,36 @@ class LockDecisionTest {
 
   @Test
   void aFreeLockIsGrantedToTheBestReadyPod() {
-    LockStep s = LockDecision.decide(granting(one(null), pod("a", true, false, 0, 10),
-        pod("b", true, false, 0, 20), pod("c", false, false, 5, 30)));
-    assertThat(s).isInstanceOfSatisfying(LockStep.Grant.class,
-        g -> assertThat(g.pod().pod().name()).as("the oldest ready, not the unready").isEqualTo("b"));
+    LockStep s =
+        LockDecision.decide(
+            granting(
+                one(null),
+                pod("a", true, false, 0, 10),
+                pod("b", true, false, 0, 20),
+                pod("c", false, false, 5, 30)));
+    assertThat(s)
+        .isInstanceOfSatisfying(
+            LockStep.Grant.class,
+            g ->
+                assertThat(g.pod().pod().name())
+                    .as("the oldest ready, not the unready")
+                    .isEqualTo("b"));
   }
 
   @Test
   void aHigherPriorityWinsOverAge() {
-    LockStep s = LockDecision.decide(granting(one(null), pod("a", true, false, 0, 99),
-        pod("b", true, false, 3, 1)));
+    LockStep s =
+        LockDecision.decide(
+            granting(one(null), pod("a", true, false, 0, 99), pod("b", true, false, 3, 1)));
     assertThat(((LockStep.Grant) s).pod().pod().name()).isEqualTo("b");
   }
 
   @Test
   void aFreeLockGoesBackToThePodThatStillCarriesTheLabel() {
-    LockStep s = LockDecision.decide(granting(one(null), pod("a", true, false, 9, 99),
-        pod("b", true, true)));
-    assertThat(((LockStep.Grant) s).pod().pod().name()).as("sticky after data loss")
-        .isEqualTo("b");
+    LockStep s =
+        LockDecision.decide(
+            granting(one(null), pod("a", true, false, 9, 99), pod("b", true, true)));
+    assertThat(((LockStep.Grant) s).pod().pod().name()).as("sticky after data loss").isEqualTo("b");
   }
 
   @Test
@@ -110,8 +132,8 @@ class LockDecisionTest {
   void aFreshGrantWithAReadyPodIsKept() {
     String v = grant("a");
     LockWorld w = world(true, one(v), List.of(pod("a", true, true)), Map.of(v, true), v, true);
-    assertThat(LockDecision.decide(w)).isInstanceOfSatisfying(LockStep.Keep.class,
-        k -> assertThat(k.value()).isEqualTo(v));
+    assertThat(LockDecision.decide(w))
+        .isInstanceOfSatisfying(LockStep.Keep.class, k -> assertThat(k.value()).isEqualTo(v));
   }
 
   @Test
@@ -119,8 +141,8 @@ class LockDecisionTest {
     String v = grant("a");
     LockWorld due = world(true, one(v), List.of(pod("a", true, true)), Map.of(v, true), v, false);
     assertThat(LockDecision.decide(due)).isInstanceOf(LockStep.Renew.class);
-    LockWorld adopted = world(true, one(v), List.of(pod("a", true, true)), Map.of(v, true), null,
-        false);
+    LockWorld adopted =
+        world(true, one(v), List.of(pod("a", true, true)), Map.of(v, true), null, false);
     assertThat(LockDecision.decide(adopted)).isInstanceOf(LockStep.Renew.class);
     LockWorld afterRenew = due.renewed(true, one(v), v);
     assertThat(LockDecision.decide(afterRenew)).isInstanceOf(LockStep.Keep.class);
@@ -129,29 +151,39 @@ class LockDecisionTest {
   @Test
   void aGrantWhosePodIsNotReadyMovesOnce() {
     String v = grant("a");
-    LockWorld w = world(true, one(v), List.of(pod("a", false, true), pod("b", true, false)),
-        Map.of(v, true), v, true);
+    LockWorld w =
+        world(
+            true,
+            one(v),
+            List.of(pod("a", false, true), pod("b", true, false)),
+            Map.of(v, true),
+            v,
+            true);
     LockStep s = LockDecision.decide(w);
-    assertThat(s).isInstanceOfSatisfying(LockStep.Move.class,
-        m -> assertThat(m.because()).isEqualTo("is not ready"));
+    assertThat(s)
+        .isInstanceOfSatisfying(
+            LockStep.Move.class, m -> assertThat(m.because()).isEqualTo("is not ready"));
     LockWorld after = w.withView(one(null), Map.of()).moved("shop/a", "is not ready");
-    assertThat(LockDecision.decide(after)).isInstanceOfSatisfying(LockStep.Grant.class, g -> {
-      assertThat(g.pod().pod().name()).isEqualTo("b");
-      assertThat(g.movedFrom()).isEqualTo("shop/a");
-    });
+    assertThat(LockDecision.decide(after))
+        .isInstanceOfSatisfying(
+            LockStep.Grant.class,
+            g -> {
+              assertThat(g.pod().pod().name()).isEqualTo("b");
+              assertThat(g.movedFrom()).isEqualTo("shop/a");
+            });
     LockWorld stillHeld = w.moved("shop/a", "is not ready");
-    assertThat(LockDecision.decide(stillHeld)).as("no second move in one reconcile")
+    assertThat(LockDecision.decide(stillHeld))
+        .as("no second move in one reconcile")
         .isInstanceOf(LockStep.Wait.class);
   }
 
   @Test
   void aGrantWhosePodIsGoneOrUnselectedSaysSo() {
     String v = grant("a");
-    LockWorld gone = world(true, one(v), List.of(pod("b", true, false)), Map.of(v, false), v,
-        true);
+    LockWorld gone = world(true, one(v), List.of(pod("b", true, false)), Map.of(v, false), v, true);
     assertThat(((LockStep.Move) LockDecision.decide(gone)).because()).isEqualTo("is gone");
-    LockWorld unselected = world(true, one(v), List.of(pod("b", true, false)), Map.of(v, true), v,
-        true);
+    LockWorld unselected =
+        world(true, one(v), List.of(pod("b", true, false)), Map.of(v, true), v, true);
     assertThat(((LockStep.Move) LockDecision.decide(unselected)).because())
         .isEqualTo("is no longer selected");
   }
@@ -160,8 +192,8 @@ class LockDecisionTest {
   void aHolderThatIsNotOurGrantIsLeftAlone() {
     String app = appHold("x");
     assertThat(LockDecision.decide(granting(one(app), pod("a", true, false))))
-        .isInstanceOfSatisfying(LockStep.StandAside.class,
-            a -> assertThat(a.holder()).isEqualTo(app));
+        .isInstanceOfSatisfying(
+            LockStep.StandAside.class, a -> assertThat(a.holder()).isEqualTo(app));
     String east = grantOfAnotherCluster("a");
     assertThat(LockDecision.decide(granting(one(east), pod("a", true, false))))
         .isInstanceOf(LockStep.StandAside.class);
@@ -171,11 +203,19 @@ class LockDecisionTest {
   void theLockOfADeadPodIsReapedButNotAnotherClustersGrant() {
     String app = appHold("x");
     String east = grantOfAnotherCluster("y");
-    LockWorld w = world(false, new LockView(List.of(holds(app, 3), holds(east, 3)), 2),
-        List.of(), Map.of(app, false, east, false), null, false);
-    assertThat(LockDecision.decide(w)).isInstanceOfSatisfying(LockStep.Reap.class,
-        r -> assertThat(r.values()).containsExactly(app));
-    assertThat(LockDecision.decide(w.reapedDead())).as("reaped once per reconcile")
+    LockWorld w =
+        world(
+            false,
+            new LockView(List.of(holds(app, 3), holds(east, 3)), 2),
+            List.of(),
+            Map.of(app, false, east, false),
+            null,
+            false);
+    assertThat(LockDecision.decide(w))
+        .isInstanceOfSatisfying(
+            LockStep.Reap.class, r -> assertThat(r.values()).containsExactly(app));
+    assertThat(LockDecision.decide(w.reapedDead()))
+        .as("reaped once per reconcile")
         .isInstanceOf(LockStep.Report.class);
   }
 
@@ -189,25 +229,39 @@ class LockDecisionTest {
   @Test
   void withoutAHolderSelectorTheHolderIsReportedAndAnOldGrantTakenBack() {
     String app = appHold("x");
-    assertThat(LockDecision.decide(world(false, one(app), List.of(), Map.of(app, true), null,
-        false))).isEqualTo(new LockStep.Report(app));
+    assertThat(
+            LockDecision.decide(world(false, one(app), List.of(), Map.of(app, true), null, false)))
+        .isEqualTo(new LockStep.Report(app));
     assertThat(LockDecision.decide(world(false, one(null), List.of(), Map.of(), null, false)))
         .isEqualTo(new LockStep.Report(null));
     String old = grant("a");
-    assertThat(LockDecision.decide(world(false, one(old), List.of(), Map.of(old, true), null,
-        false))).isEqualTo(new LockStep.Reclaim(old));
+    assertThat(
+            LockDecision.decide(world(false, one(old), List.of(), Map.of(old, true), null, false)))
+        .isEqualTo(new LockStep.Reclaim(old));
   }
 
   @Test
   void aForceReleaseComesFirstAndTakesEveryValue() {
     String a = grant("a");
     String b = appHold("b");
-    LockWorld w = new LockWorld(CLUSTER, true, true,
-        new LockView(List.of(holds(a, 3), holds(b, 3), holds(a, 3)), 2),
-        List.of(pod("a", true, true)), Map.of(a, true, b, false), a, true, null, false, null,
-        null);
-    assertThat(LockDecision.decide(w)).isInstanceOfSatisfying(LockStep.ForceRelease.class,
-        f -> assertThat(f.values()).containsExactlyInAnyOrder(a, b));
+    LockWorld w =
+        new LockWorld(
+            CLUSTER,
+            true,
+            true,
+            new LockView(List.of(holds(a, 3), holds(b, 3), holds(a, 3)), 2),
+            List.of(pod("a", true, true)),
+            Map.of(a, true, b, false),
+            a,
+            true,
+            null,
+            false,
+            null,
+            null);
+    assertThat(LockDecision.decide(w))
+        .isInstanceOfSatisfying(
+            LockStep.ForceRelease.class,
+            f -> assertThat(f.values()).containsExactlyInAnyOrder(a, b));
   }
 
   @Test
@@ -215,11 +269,12 @@ class LockDecisionTest {
     String v = grant("a");
     LockView minority = new LockView(List.of(holds(v, 5), holds(null, 5), holds(null, 5)), 2);
     LockWorld w = world(true, minority, List.of(pod("a", true, true)), Map.of(v, true), v, true);
-    assertThat(LockDecision.decide(w)).as("renew wins the other instances back")
+    assertThat(LockDecision.decide(w))
+        .as("renew wins the other instances back")
         .isInstanceOf(LockStep.Renew.class);
     assertThat(LockDecision.decide(w.renewed(false, minority, v)))
-        .isInstanceOfSatisfying(LockStep.Move.class,
-            m -> assertThat(m.because()).isEqualTo("lost its majority"));
+        .isInstanceOfSatisfying(
+            LockStep.Move.class, m -> assertThat(m.because()).isEqualTo("lost its majority"));
   }
 
   // ---- random worlds ----
@@ -232,7 +287,8 @@ class LockDecisionTest {
       LockStep step = LockDecision.decide(w);
       assertThat(LockDecision.decide(w)).as("deterministic for %s", w).isEqualTo(step);
       checkRules(w, step);
-      assertThat(reachesALastStep(w)).as("ends within %d steps: %s", LockDecision.MAX_STEPS, w)
+      assertThat(reachesALastStep(w))
+          .as("ends within %d steps: %s", LockDecision.MAX_STEPS, w)
           .isTrue();
     }
   }
@@ -245,35 +301,38 @@ class LockDecisionTest {
     }
     if (step instanceof LockStep.Grant g) {
       assertThat(w.grants()).as(context).isTrue();
-      assertThat(g.pod().pod().eligible()).as("granted to an ineligible pod: " + context)
-          .isTrue();
+      assertThat(g.pod().pod().eligible()).as("granted to an ineligible pod: " + context).isTrue();
       assertThat(w.view().holder()).as("granted while held: " + context).isNull();
     }
     if (step instanceof LockStep.Keep k) {
       assertThat(k.pod().pod().eligible()).as(context).isTrue();
       assertThat(k.value()).as(context).isEqualTo(w.view().holder());
-      assertThat(LockValues.parsePod(k.value()).orElseThrow().uid()).as(context)
+      assertThat(LockValues.parsePod(k.value()).orElseThrow().uid())
+          .as(context)
           .isEqualTo(k.pod().pod().uid());
     }
     if (step instanceof LockStep.Reap r) {
       for (String v : r.values()) {
         assertThat(w.podAlive().get(v)).as("reaped a live pod's lock: " + context).isFalse();
         assertThat(LockLabels.isGrant(v) && LockLabels.grantedHere(v, CLUSTER).isEmpty())
-            .as("reaped another cluster's grant: " + context).isFalse();
+            .as("reaped another cluster's grant: " + context)
+            .isFalse();
       }
     }
     if (step instanceof LockStep.Move) {
       assertThat(w.mayMove()).as("moved twice in a reconcile: " + context).isTrue();
     }
     if (!w.grants()) {
-      assertThat(step).as(context).isNotInstanceOfAny(LockStep.Grant.class, LockStep.Keep.class,
-          LockStep.Move.class, LockStep.Renew.class);
+      assertThat(step)
+          .as(context)
+          .isNotInstanceOfAny(
+              LockStep.Grant.class, LockStep.Keep.class, LockStep.Move.class, LockStep.Renew.class);
     }
   }
 
   /**
-   * Runs the decisions against a Redis that does what each step asks (releases delete, a renew
-   * of a value held somewhere succeeds, nothing else changes) and checks a last step comes in time.
+   * Runs the decisions against a Redis that does what each step asks (releases delete, a renew of a
+   * value held somewhere succeeds, nothing else changes) and checks a last step comes in time.
    */
   private static boolean reachesALastStep(LockWorld w) {
     for (int i = 0; i < LockDecision.MAX_STEPS; i++) {
@@ -290,8 +349,9 @@ class LockDecisionTest {
       } else if (step instanceof LockStep.Renew r) {
         w = w.renewed(w.view().count(r.value()) >= w.view().quorum(), w.view(), r.value());
       } else if (step instanceof LockStep.Move m) {
-        w = w.withView(without(w.view(), List.of(m.value())), w.podAlive())
-            .moved(m.from().name(), m.because());
+        w =
+            w.withView(without(w.view(), List.of(m.value())), w.podAlive())
+                .moved(m.from().name(), m.because());
       }
     }
     return false;
@@ -309,8 +369,13 @@ class LockDecisionTest {
     int podCount = random.nextInt(4);
     List<LockWorld.LockCandidate> pods = new ArrayList<>();
     for (int p = 0; p < podCount; p++) {
-      pods.add(pod("p" + p, random.nextBoolean(), random.nextInt(4) == 0, random.nextInt(3),
-          random.nextInt(100)));
+      pods.add(
+          pod(
+              "p" + p,
+              random.nextBoolean(),
+              random.nextInt(4) == 0,
+              random.nextInt(3),
+              random.nextInt(100)));
     }
     List<String> values = new ArrayList<>();
     values.add(null);
@@ -333,7 +398,18 @@ class LockDecisionTest {
       }
     }
     String granted = random.nextBoolean() ? view.mostHeld() : null;
-    return new LockWorld(CLUSTER, random.nextInt(3) > 0, random.nextInt(10) == 0, view, pods,
-        alive, granted, random.nextBoolean(), null, random.nextInt(4) == 0, null, null);
+    return new LockWorld(
+        CLUSTER,
+        random.nextInt(3) > 0,
+        random.nextInt(10) == 0,
+        view,
+        pods,
+        alive,
+        granted,
+        random.nextBoolean(),
+        null,
+        random.nextInt(4) == 0,
+        null,
+        null);
   }
 }

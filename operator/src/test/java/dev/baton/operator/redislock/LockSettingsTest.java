@@ -66,8 +66,10 @@ class LockSettingsTest {
     assertThat(v).matches("pod:shop/migrate-0/uid-1:baton\\.default\\.[0-9a-f]{16}");
     assertThat(LockLabels.grantedHere(v, "default")).isPresent();
     assertThat(LockLabels.grantedHere(v, "other")).isEmpty();
-    assertThat(LockLabels.grantedHere(
-        LockLabels.grantValue("default.eu", "shop", "m", "u"), "default")).isEmpty();
+    assertThat(
+            LockLabels.grantedHere(
+                LockLabels.grantValue("default.eu", "shop", "m", "u"), "default"))
+        .isEmpty();
     assertThat(LockLabels.isGrant(v)).isTrue();
     assertThat(LockLabels.isGrant("pod:shop/app-0/uid:0123456789abcdef")).isFalse();
   }

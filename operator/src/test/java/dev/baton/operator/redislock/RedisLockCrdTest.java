@@ -46,14 +46,16 @@ class RedisLockCrdTest {
 
   @Test
   void celRulesRefuseRedisWithRedlockTooFewOrEvenInstancesAndATtlOutOfRange() {
-    assertThat(spec().getXKubernetesValidations()).extracting(ValidationRule::getRule)
+    assertThat(spec().getXKubernetesValidations())
+        .extracting(ValidationRule::getRule)
         .containsExactly("!(has(self.redis) && has(self.redlock))");
     assertThat(spec().getProperties().get("redlock").getXKubernetesValidations())
         .extracting(ValidationRule::getRule)
         .containsExactlyInAnyOrder("size(self.instances) >= 3", "size(self.instances) % 2 == 1");
     JSONSchemaProps ttl = spec().getProperties().get("ttl");
     assertThat(ttl.getPattern()).isEqualTo("^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$");
-    assertThat(ttl.getXKubernetesValidations()).extracting(ValidationRule::getRule)
+    assertThat(ttl.getXKubernetesValidations())
+        .extracting(ValidationRule::getRule)
         .containsExactly("duration(self) >= duration('1s') && duration(self) <= duration('1h')");
     assertThat(spec().getProperties().get("key").getPattern()).isEqualTo("^[^{}]+$");
   }

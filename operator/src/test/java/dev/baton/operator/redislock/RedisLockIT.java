@@ -1,20 +1,20 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.operator.redislock.RedlockIT.awaitHolder;
 import static dev.baton.operator.redislock.RedlockIT.token;
+import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
-import dev.baton.api.v1alpha1.RedisConnectionRef;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -25,7 +25,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
-/** The RedisLock behaviours of API.md and DESIGN.md, against real Redis and the mock API server. */
+/**
+ * The RedisLock behaviours of docs/api.md and docs/design.md, against real Redis and the mock API
+ * server.
+ */
 class RedisLockIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -47,8 +50,9 @@ class RedisLockIT {
   }
 
   private BatonLock appLock(Pod pod, String key, Duration ttl) {
-    return BatonLocks.singleRedis(redisson, LockOwner.pod(NS, pod.getMetadata().getName(),
-        pod.getMetadata().getUid())).lock(key, ttl);
+    return BatonLocks.singleRedis(
+            redisson, LockOwner.pod(NS, pod.getMetadata().getName(), pod.getMetadata().getUid()))
+        .lock(key, ttl);
   }
 
   @Test
@@ -66,12 +70,15 @@ class RedisLockIT {
       assertThat(first).as("the oldest ready pod").isEqualTo("migrate-0");
       Pod holder = cluster.pod(first);
       assertThat(cluster.redis.command("GET", LockKeys.forResource(NS, "migration").lock()))
-          .contains("pod:" + NS + "/" + first + "/" + holder.getMetadata().getUid()
-              + ":baton.default.");
-      assertThat(cluster.lockCondition("migration", "Ready")).get().satisfies(c -> {
-        assertThat(c.getStatus()).isEqualTo("True");
-        assertThat(c.getReason()).isEqualTo("Granted");
-      });
+          .contains(
+              "pod:" + NS + "/" + first + "/" + holder.getMetadata().getUid() + ":baton.default.");
+      assertThat(cluster.lockCondition("migration", "Ready"))
+          .get()
+          .satisfies(
+              c -> {
+                assertThat(c.getStatus()).isEqualTo("True");
+                assertThat(c.getReason()).isEqualTo("Granted");
+              });
       RedisLock lock = cluster.lock("migration");
       assertThat(lock.getStatus().getAcquiredAt()).isNotNull();
       assertThat(Instant.parse(lock.getStatus().getExpiresAt()))
@@ -80,26 +87,32 @@ class RedisLockIT {
       long deletedAt = System.nanoTime();
       cluster.deletePod(first);
       // WAIT is shorter than the 30 s ttl: the lock moves on the pod event, not on expiry.
-      await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() ->
-          watcher.holders().size() == 1 && !watcher.holders().contains(first));
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(5))
+          .until(() -> watcher.holders().size() == 1 && !watcher.holders().contains(first));
       long movedMillis = (System.nanoTime() - deletedAt) / 1_000_000;
       String next = awaitHolder(cluster, "migration");
       assertThat(token(cluster, "migration")).isGreaterThan(firstToken);
 
       cluster.setReady(next, false);
-      await().atMost(WAIT).until(() -> watcher.holders().size() == 1
-          && !watcher.holders().contains(next));
+      await()
+          .atMost(WAIT)
+          .until(() -> watcher.holders().size() == 1 && !watcher.holders().contains(next));
       String last = awaitHolder(cluster, "migration");
       assertThat(last).isNotIn(first, next);
       assertThat(cluster.pod(next).getMetadata().getLabels()).doesNotContainKey(HELD);
       assertThat(cluster.pod(next).getMetadata().getAnnotations()).doesNotContainKey(HELD);
 
       assertThat(watcher.violations()).as(watcher.history()).isEmpty();
-      assertThat(watcher.tokens()).as(watcher.history()).hasSizeGreaterThanOrEqualTo(3)
-          .isSorted().doesNotHaveDuplicates();
+      assertThat(watcher.tokens())
+          .as(watcher.history())
+          .hasSizeGreaterThanOrEqualTo(3)
+          .isSorted()
+          .doesNotHaveDuplicates();
       assertThat(cluster.eventReasons("migration")).contains("LockAcquired", "LockMoved");
-      System.out.println("granted lock moved after holder deletion in " + movedMillis
-          + " ms (watcher-observed)");
+      System.out.println(
+          "granted lock moved after holder deletion in " + movedMillis + " ms (watcher-observed)");
     }
   }
 
@@ -112,31 +125,41 @@ class RedisLockIT {
     LockKeys keys = LockKeys.forResource(NS, "report");
     LockLease lease = appLock(app, keys.key(), Duration.ofSeconds(30)).tryAcquire().orElseThrow();
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      RedisLock l = cluster.lock("report");
-      assertThat(l.getStatus()).isNotNull();
-      assertThat(l.getStatus().getHolder()).as(cluster.describeLock("report"))
-          .isEqualTo(NS + "/report-0");
-      assertThat(l.getStatus().getFencingToken()).isEqualTo(lease.token());
-      assertThat(l.getStatus().getExpiresAt()).isNotNull();
-      assertThat(cluster.lockCondition("report", "Ready")).get()
-          .extracting(c -> c.getReason()).isEqualTo("Held");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              RedisLock l = cluster.lock("report");
+              assertThat(l.getStatus()).isNotNull();
+              assertThat(l.getStatus().getHolder())
+                  .as(cluster.describeLock("report"))
+                  .isEqualTo(NS + "/report-0");
+              assertThat(l.getStatus().getFencingToken()).isEqualTo(lease.token());
+              assertThat(l.getStatus().getExpiresAt()).isNotNull();
+              assertThat(cluster.lockCondition("report", "Ready"))
+                  .get()
+                  .extracting(c -> c.getReason())
+                  .isEqualTo("Held");
+            });
 
     long deletedAt = System.nanoTime();
     cluster.deletePod("report-0");
     // WAIT is shorter than the 30 s ttl: the lock is reaped on the pod event, not on expiry.
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(10))
         .until(() -> cluster.redis.command("EXISTS", keys.lock()).equals(":0"));
     long reapedMillis = (System.nanoTime() - deletedAt) / 1_000_000;
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.lockStatus("report").getHolder()).isEmpty();
-      assertThat(cluster.eventReasons("report")).contains("LockReaped");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.lockStatus("report").getHolder()).isEmpty();
+              assertThat(cluster.eventReasons("report")).contains("LockReaped");
+            });
     assertThat(lease.renew()).as("the reaped hold is not renewed back").isFalse();
 
-    LockLease next = appLock(other, keys.key(), Duration.ofSeconds(30)).tryAcquire()
-        .orElseThrow();
+    LockLease next = appLock(other, keys.key(), Duration.ofSeconds(30)).tryAcquire().orElseThrow();
     assertThat(next.token()).isGreaterThan(lease.token());
     System.out.println("app-held lock reaped " + reapedMillis + " ms after its pod was deleted");
   }
@@ -148,13 +171,19 @@ class RedisLockIT {
     cluster.create(BatonCluster.redisLock("job", "3s"));
     LockKeys keys = LockKeys.forResource(NS, "job");
     // A value from an earlier pod of the same name: that pod (that uid) is gone.
-    LockLease stale = BatonLocks.singleRedis(redisson, LockOwner.pod(NS, "job-0", "old-uid"))
-        .lock(keys.key(), Duration.ofSeconds(3)).tryAcquire().orElseThrow();
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+    LockLease stale =
+        BatonLocks.singleRedis(redisson, LockOwner.pod(NS, "job-0", "old-uid"))
+            .lock(keys.key(), Duration.ofSeconds(3))
+            .tryAcquire()
+            .orElseThrow();
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(10))
         .until(() -> cluster.redis.command("EXISTS", keys.lock()).equals(":0"));
     assertThat(stale.isValid()).as("reaped within the first ttl").isTrue();
-    await().atMost(WAIT).untilAsserted(
-        () -> assertThat(cluster.eventReasons("job")).contains("LockReaped"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.eventReasons("job")).contains("LockReaped"));
   }
 
   @Test
@@ -170,21 +199,26 @@ class RedisLockIT {
     LockLease lease = appLock(app, keys.key(), Duration.ofSeconds(30)).tryAcquire().orElseThrow();
     String holder = awaitHolder(cluster, "migration");
     long before = token(cluster, "migration");
-    await().atMost(WAIT).untilAsserted(() -> assertThat(
-        cluster.lockStatus("batch").getHolder()).isEqualTo(NS + "/batch-0"));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> assertThat(cluster.lockStatus("batch").getHolder()).isEqualTo(NS + "/batch-0"));
 
     cluster.annotateLock("batch", "baton.dev/force-release", "now");
     cluster.annotateLock("migration", "baton.dev/force-release", "now");
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.redis.command("EXISTS", keys.lock())).isEqualTo(":0");
-      assertThat(cluster.lock("batch").getMetadata().getAnnotations())
-          .doesNotContainKey("baton.dev/force-release");
-      assertThat(cluster.lockStatus("batch").getHolder()).isEmpty();
-      assertThat(cluster.lock("migration").getMetadata().getAnnotations())
-          .doesNotContainKey("baton.dev/force-release");
-      assertThat(token(cluster, "migration")).isGreaterThan(before);
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.redis.command("EXISTS", keys.lock())).isEqualTo(":0");
+              assertThat(cluster.lock("batch").getMetadata().getAnnotations())
+                  .doesNotContainKey("baton.dev/force-release");
+              assertThat(cluster.lockStatus("batch").getHolder()).isEmpty();
+              assertThat(cluster.lock("migration").getMetadata().getAnnotations())
+                  .doesNotContainKey("baton.dev/force-release");
+              assertThat(token(cluster, "migration")).isGreaterThan(before);
+            });
     assertThat(lease.renew()).isFalse();
     // The granted lock is granted again at once, with a new token, to a ready pod.
     assertThat(awaitHolder(cluster, "migration")).isIn(holder, "migrate-0", "migrate-1");
@@ -197,12 +231,23 @@ class RedisLockIT {
     cluster.startOperator();
     RedisLock both = BatonCluster.redisLock("both", "10s");
     both.getSpec().setRedis(new RedisConnectionRef("lock-redis"));
-    both.getSpec().setRedlock(new RedlockSpec(List.of(new RedisConnectionRef("a"),
-        new RedisConnectionRef("b"), new RedisConnectionRef("c"))));
+    both.getSpec()
+        .setRedlock(
+            new RedlockSpec(
+                List.of(
+                    new RedisConnectionRef("a"),
+                    new RedisConnectionRef("b"),
+                    new RedisConnectionRef("c"))));
     cluster.create(both);
     RedisLock even = BatonCluster.redisLock("even", "10s");
-    even.getSpec().setRedlock(new RedlockSpec(List.of(new RedisConnectionRef("a"),
-        new RedisConnectionRef("b"), new RedisConnectionRef("c"), new RedisConnectionRef("d"))));
+    even.getSpec()
+        .setRedlock(
+            new RedlockSpec(
+                List.of(
+                    new RedisConnectionRef("a"),
+                    new RedisConnectionRef("b"),
+                    new RedisConnectionRef("c"),
+                    new RedisConnectionRef("d"))));
     cluster.create(even);
     RedisLock noSecret = BatonCluster.redisLock("no-secret", "10s");
     noSecret.getSpec().setRedis(new RedisConnectionRef("lock-redis"));
@@ -211,39 +256,60 @@ class RedisLockIT {
     cluster.create(longTtl);
     cluster.create(BatonCluster.redisLock("fine", "10s"));
 
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertInvalid("both", "InvalidSpec", "set spec.redis or spec.redlock, not both");
-      assertInvalid("even", "InvalidSpec",
-          "spec.redlock needs an odd number of instances, got 4");
-      assertInvalid("no-secret", "SecretNotFound", "Secret shop/lock-redis not found");
-      assertInvalid("long-ttl", "InvalidSpec", "spec.ttl (2h) must be between 1s and 1h");
-      assertThat(cluster.lockCondition("fine", "Invalid")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("False");
-      assertThat(cluster.lockCondition("fine", "Ready")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("True");
-    });
-    assertThat(cluster.lockCondition("no-secret", "RedisAvailable")).get()
-        .extracting(c -> c.getStatus()).isEqualTo("False");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertInvalid("both", "InvalidSpec", "set spec.redis or spec.redlock, not both");
+              assertInvalid(
+                  "even", "InvalidSpec", "spec.redlock needs an odd number of instances, got 4");
+              assertInvalid("no-secret", "SecretNotFound", "Secret shop/lock-redis not found");
+              assertInvalid("long-ttl", "InvalidSpec", "spec.ttl (2h) must be between 1s and 1h");
+              assertThat(cluster.lockCondition("fine", "Invalid"))
+                  .get()
+                  .extracting(c -> c.getStatus())
+                  .isEqualTo("False");
+              assertThat(cluster.lockCondition("fine", "Ready"))
+                  .get()
+                  .extracting(c -> c.getStatus())
+                  .isEqualTo("True");
+            });
+    assertThat(cluster.lockCondition("no-secret", "RedisAvailable"))
+        .get()
+        .extracting(c -> c.getStatus())
+        .isEqualTo("False");
     assertThat(cluster.eventReasons("even")).contains("InvalidSpec");
 
     // Once the Secret exists, the lock recovers without anyone touching it.
     cluster.createRedisSecret("lock-redis", cluster.redis.url());
-    await().atMost(WAIT).untilAsserted(() -> {
-      assertThat(cluster.lockCondition("no-secret", "Invalid")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("False");
-      assertThat(cluster.lockCondition("no-secret", "Ready")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("True");
-    });
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.lockCondition("no-secret", "Invalid"))
+                  .get()
+                  .extracting(c -> c.getStatus())
+                  .isEqualTo("False");
+              assertThat(cluster.lockCondition("no-secret", "Ready"))
+                  .get()
+                  .extracting(c -> c.getStatus())
+                  .isEqualTo("True");
+            });
   }
 
   private void assertInvalid(String lock, String reason, String message) {
-    assertThat(cluster.lockCondition(lock, "Invalid")).as(cluster.describeLock(lock)).get()
-        .satisfies(c -> {
-          assertThat(c.getStatus()).isEqualTo("True");
-          assertThat(c.getReason()).isEqualTo(reason);
-          assertThat(c.getMessage()).contains(message);
-        });
-    assertThat(cluster.lockCondition(lock, "Ready")).get()
-        .extracting(c -> c.getStatus()).isEqualTo("False");
+    assertThat(cluster.lockCondition(lock, "Invalid"))
+        .as(cluster.describeLock(lock))
+        .get()
+        .satisfies(
+            c -> {
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo(reason);
+              assertThat(c.getMessage()).contains(message);
+            });
+    assertThat(cluster.lockCondition(lock, "Ready"))
+        .get()
+        .extracting(c -> c.getStatus())
+        .isEqualTo("False");
   }
 }

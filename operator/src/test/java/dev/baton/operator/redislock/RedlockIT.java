@@ -5,18 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
+import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.client.LockUnavailableException;
-import dev.baton.api.v1alpha1.RedisConnectionRef;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisLockStatus;
-import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
-import dev.baton.api.v1alpha1.RedlockSpec;
-import dev.baton.testkit.LocalRedis;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,7 +64,8 @@ class RedlockIT {
   private static long takeAndRelease(BatonLock lock, List<Long> tokens) {
     LockLease lease = lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
     assertThat(lease.isValid()).isTrue();
-    assertThat(lease.token()).as("tokens so far %s", tokens)
+    assertThat(lease.token())
+        .as("tokens so far %s", tokens)
         .isGreaterThan(tokens.isEmpty() ? 0 : tokens.get(tokens.size() - 1));
     tokens.add(lease.token());
     assertThat(lease.release()).isTrue();
@@ -96,7 +97,8 @@ class RedlockIT {
       takeAndRelease(app, tokens);
 
       redis.get(2).kill();
-      assertThatThrownBy(app::tryAcquire).isInstanceOf(LockUnavailableException.class)
+      assertThatThrownBy(app::tryAcquire)
+          .isInstanceOf(LockUnavailableException.class)
           .hasMessageContaining("only 2 of 5 Redis instances answered, 3 needed");
 
       // A minority that lost its data: any majority still overlaps an instance that knows the
@@ -136,49 +138,78 @@ class RedlockIT {
       String first = awaitHolder(cluster, "nightly");
       long firstToken = token(cluster, "nightly");
       assertThat(cluster.lockStatus("nightly").getInstances())
-          .extracting(RedisLockInstanceStatus::getHolds).containsOnly(true);
+          .extracting(RedisLockInstanceStatus::getHolds)
+          .containsOnly(true);
 
       redis.get(0).kill();
       redis.get(1).kill();
       cluster.deletePod(first);
-      await().atMost(WAIT).untilAsserted(() -> {
-        RedisLockStatus l = cluster.lockStatus("nightly");
-        assertThat(l.getHolder()).as(cluster.describeLock("nightly"))
-            .isNotEqualTo(NS + "/" + first).isNotEmpty();
-        assertThat(l.getFencingToken()).isGreaterThan(firstToken);
-        assertThat(l.getInstances()).extracting(RedisLockInstanceStatus::getReachable)
-            .containsExactly(false, false, true, true, true);
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                RedisLockStatus l = cluster.lockStatus("nightly");
+                assertThat(l.getHolder())
+                    .as(cluster.describeLock("nightly"))
+                    .isNotEqualTo(NS + "/" + first)
+                    .isNotEmpty();
+                assertThat(l.getFencingToken()).isGreaterThan(firstToken);
+                assertThat(l.getInstances())
+                    .extracting(RedisLockInstanceStatus::getReachable)
+                    .containsExactly(false, false, true, true, true);
+              });
       String second = awaitHolder(cluster, "nightly");
       long secondToken = token(cluster, "nightly");
-      assertThat(cluster.lockCondition("nightly", "QuorumLost")).get()
-          .extracting(c -> c.getStatus()).isEqualTo("False");
+      assertThat(cluster.lockCondition("nightly", "QuorumLost"))
+          .get()
+          .extracting(c -> c.getStatus())
+          .isEqualTo("False");
 
       redis.get(2).kill();
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.lockCondition("nightly", "QuorumLost")).get()
-            .as(cluster.describeLock("nightly")).satisfies(c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getMessage()).contains("only 2 of 5 Redlock instances answered");
-            });
-        assertThat(cluster.lockCondition("nightly", "Ready")).get()
-            .extracting(c -> c.getReason()).isEqualTo("QuorumLost");
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.lockCondition("nightly", "QuorumLost"))
+                    .get()
+                    .as(cluster.describeLock("nightly"))
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage())
+                              .contains("only 2 of 5 Redlock instances answered");
+                        });
+                assertThat(cluster.lockCondition("nightly", "Ready"))
+                    .get()
+                    .extracting(c -> c.getReason())
+                    .isEqualTo("QuorumLost");
+              });
       cluster.deletePod(second);
-      await().during(Duration.ofSeconds(1)).atMost(WAIT).untilAsserted(() ->
-          assertThat(cluster.roles("locks.baton.dev/nightly")).as("nobody is granted the lock")
-              .isEmpty());
+      await()
+          .during(Duration.ofSeconds(1))
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.roles("locks.baton.dev/nightly"))
+                      .as("nobody is granted the lock")
+                      .isEmpty());
       assertThat(cluster.eventReasons("nightly")).contains("QuorumLost");
 
       for (LocalRedis r : redis) {
         r.restart();
       }
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.lockCondition("nightly", "QuorumLost")).get()
-            .extracting(c -> c.getStatus()).isEqualTo("False");
-        assertThat(token(cluster, "nightly")).as(cluster.describeLock("nightly"))
-            .isGreaterThan(secondToken);
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.lockCondition("nightly", "QuorumLost"))
+                    .get()
+                    .extracting(c -> c.getStatus())
+                    .isEqualTo("False");
+                assertThat(token(cluster, "nightly"))
+                    .as(cluster.describeLock("nightly"))
+                    .isGreaterThan(secondToken);
+              });
       String third = awaitHolder(cluster, "nightly");
       assertThat(third).isNotIn(first, second);
       assertThat(cluster.pod(third).getMetadata().getAnnotations())
@@ -189,17 +220,23 @@ class RedlockIT {
   /** Waits until exactly one pod is labeled held and the status names it; returns its name. */
   static String awaitHolder(BatonCluster cluster, String lock) {
     String key = "locks.baton.dev/" + lock;
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
-      Map<String, String> held = cluster.roles(key);
-      RedisLock l = cluster.lock(lock);
-      assertThat(held).as(cluster.describeLock(lock)).hasSize(1).containsValue("held");
-      assertThat(l.getStatus()).as(cluster.describeLock(lock)).isNotNull();
-      assertThat(l.getStatus().getHolder()).as(cluster.describeLock(lock))
-          .isEqualTo(NS + "/" + held.keySet().iterator().next());
-      assertThat(cluster.pod(held.keySet().iterator().next()).getMetadata().getAnnotations())
-          .as(cluster.describeLock(lock))
-          .containsEntry(key, Long.toString(l.getStatus().getFencingToken()));
-    });
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              Map<String, String> held = cluster.roles(key);
+              RedisLock l = cluster.lock(lock);
+              assertThat(held).as(cluster.describeLock(lock)).hasSize(1).containsValue("held");
+              assertThat(l.getStatus()).as(cluster.describeLock(lock)).isNotNull();
+              assertThat(l.getStatus().getHolder())
+                  .as(cluster.describeLock(lock))
+                  .isEqualTo(NS + "/" + held.keySet().iterator().next());
+              assertThat(
+                      cluster.pod(held.keySet().iterator().next()).getMetadata().getAnnotations())
+                  .as(cluster.describeLock(lock))
+                  .containsEntry(key, Long.toString(l.getStatus().getFencingToken()));
+            });
     return cluster.roles(key).keySet().iterator().next();
   }
 

@@ -19,7 +19,8 @@ final class TestRedisson {
     config.setUseScriptCache(true);
     // Connect on first use: an application must start even while a Redlock instance is down.
     config.setLazyInitialization(true);
-    config.useSingleServer()
+    config
+        .useSingleServer()
         .setAddress(redis.url())
         .setConnectionMinimumIdleSize(1)
         .setConnectionPoolSize(16)

@@ -8,8 +8,8 @@ import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
-import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 /**
- * RedisLock fencing tokens under the interleaving that broke election terms: a token is issued
- * and shown while the status write that would record it fails, the operator restarts, Redis comes
- * back empty. The next token must be above every token issued before, in both modes.
+ * RedisLock fencing tokens under the interleaving that broke election terms: a token is issued and
+ * shown while the status write that would record it fails, the operator restarts, Redis comes back
+ * empty. The next token must be above every token issued before, in both modes.
  */
 class TokenFencingIT {
 
@@ -34,10 +34,13 @@ class TokenFencingIT {
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster(EmbeddedKubernetes.start(real -> {
-      faults.set(new FaultInjector(real, 1));
-      return faults.get();
-    }));
+    cluster =
+        new BatonCluster(
+            EmbeddedKubernetes.start(
+                real -> {
+                  faults.set(new FaultInjector(real, 1));
+                  return faults.get();
+                }));
     redisson = TestRedisson.connect(cluster.redis);
   }
 
@@ -60,12 +63,13 @@ class TokenFencingIT {
 
       faults.get().failAll(FaultInjector.statusWrites("redislocks", "nightly"));
       cluster.deletePod(first);
-      String second = await().atMost(WAIT).until(() -> heldBy(cluster),
-          p -> p != null && !p.equals(first));
+      String second =
+          await().atMost(WAIT).until(() -> heldBy(cluster), p -> p != null && !p.equals(first));
       long secondToken = tokenOn(cluster.pod(second));
       assertThat(secondToken).isGreaterThan(firstToken);
       assertThat(cluster.lockStatus("nightly").getFencingToken())
-          .as("the status write of the second token failed").isEqualTo(firstToken);
+          .as("the status write of the second token failed")
+          .isEqualTo(firstToken);
 
       cluster.stopOperator();
       cluster.redis.restart(false);
@@ -73,9 +77,10 @@ class TokenFencingIT {
       faults.get().clear();
       cluster.startOperator();
 
-      String third = await().atMost(WAIT).until(() -> heldBy(cluster),
-          p -> p != null && !p.equals(second));
-      assertThat(tokenOn(cluster.pod(third))).as(cluster.describeLock("nightly"))
+      String third =
+          await().atMost(WAIT).until(() -> heldBy(cluster), p -> p != null && !p.equals(second));
+      assertThat(tokenOn(cluster.pod(third)))
+          .as(cluster.describeLock("nightly"))
           .isGreaterThan(secondToken);
       assertThat(watcher.violations()).isEmpty();
     }
@@ -90,9 +95,13 @@ class TokenFencingIT {
     BatonLock fromA = appLock(a);
 
     LockLease firstHold = fromA.tryAcquire(WAIT).orElseThrow();
-    await().atMost(WAIT).until(() -> cluster.lockStatus("jobs") != null
-        && Long.valueOf(firstHold.token()).equals(cluster.lockStatus("jobs")
-            .getFencingToken()));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster.lockStatus("jobs") != null
+                    && Long.valueOf(firstHold.token())
+                        .equals(cluster.lockStatus("jobs").getFencingToken()));
 
     faults.get().failAll(FaultInjector.statusWrites("redislocks", "jobs"));
     firstHold.release();
@@ -100,7 +109,8 @@ class TokenFencingIT {
     assertThat(secondHold.token()).isGreaterThan(firstHold.token());
     await().pollDelay(Duration.ofSeconds(2)).atMost(WAIT).until(() -> true);
     assertThat(cluster.lockStatus("jobs").getFencingToken())
-        .as("the status write of the second token failed").isEqualTo(firstHold.token());
+        .as("the status write of the second token failed")
+        .isEqualTo(firstHold.token());
 
     cluster.stopOperator();
     cluster.redis.restart(false);
@@ -109,20 +119,25 @@ class TokenFencingIT {
 
     // Another pod, which never saw a token: only Redis and the operator can keep it above.
     LockLease third = appLock(b).tryAcquire(WAIT).orElseThrow();
-    assertThat(third.token()).as(cluster.describeLock("jobs"))
-        .isGreaterThan(secondHold.token());
+    assertThat(third.token()).as(cluster.describeLock("jobs")).isGreaterThan(secondHold.token());
   }
 
   private BatonLock appLock(Pod pod) {
-    return BatonLocks.singleRedis(redisson, LockOwner.pod(NS, pod.getMetadata().getName(),
-        pod.getMetadata().getUid())).lock(NS + "/jobs", Duration.ofSeconds(3));
+    return BatonLocks.singleRedis(
+            redisson, LockOwner.pod(NS, pod.getMetadata().getName(), pod.getMetadata().getUid()))
+        .lock(NS + "/jobs", Duration.ofSeconds(3));
   }
 
   private static String heldBy(BatonCluster cluster) {
-    var held = cluster.pods().stream()
-        .filter(p -> p.getMetadata().getLabels() != null
-            && "held".equals(p.getMetadata().getLabels().get("locks.baton.dev/nightly")))
-        .map(p -> p.getMetadata().getName()).toList();
+    var held =
+        cluster.pods().stream()
+            .filter(
+                p ->
+                    p.getMetadata().getLabels() != null
+                        && "held"
+                            .equals(p.getMetadata().getLabels().get("locks.baton.dev/nightly")))
+            .map(p -> p.getMetadata().getName())
+            .toList();
     return held.size() == 1 ? held.get(0) : null;
   }
 

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.time.Duration;
@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The two most dangerous bad specs, end to end (the whole list is {@link BadInputTest}): a group
- * whose empty selector would take every pod of the namespace, and one whose role label is the
- * label it selects on. Both end in Invalid=True with a clear message and touch no pod, while a
- * good group beside them elects as usual.
+ * whose empty selector would take every pod of the namespace, and one whose role label is the label
+ * it selects on. Both end in Invalid=True with a clear message and touch no pod, while a good group
+ * beside them elects as usual.
  */
 class BadInputIT {
 
@@ -40,27 +40,41 @@ class BadInputIT {
       cluster.create(selfish);
       cluster.create(Sandbox.group("payments", "payments"));
 
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.condition("everything", "Invalid")).get()
-            .as(cluster.describe("everything", ROLE)).satisfies(c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getMessage()).contains("spec.selector must not be empty: an empty"
-                  + " selector selects every pod in the namespace");
-            });
-        assertThat(cluster.condition("selfish", "Invalid")).get()
-            .as(cluster.describe("selfish", ROLE)).satisfies(c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getMessage()).contains(
-                  "spec.roleLabel 'app' must not be a label the selector matches on");
-            });
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.condition("everything", "Invalid"))
+                    .get()
+                    .as(cluster.describe("everything", ROLE))
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage())
+                              .contains(
+                                  "spec.selector must not be empty: an empty"
+                                      + " selector selects every pod in the namespace");
+                        });
+                assertThat(cluster.condition("selfish", "Invalid"))
+                    .get()
+                    .as(cluster.describe("selfish", ROLE))
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage())
+                              .contains(
+                                  "spec.roleLabel 'app' must not be a label the selector matches on");
+                        });
+              });
       assertThat(cluster.eventReasons("everything")).contains("InvalidSpec");
       cluster.awaitLeader("payments", ROLE);
       assertThat(cluster.roles("everything.example.com/role")).isEmpty();
-      assertThat(cluster.roles("app")).containsOnly(
-          java.util.Map.entry("payments-0", "payments"), java.util.Map.entry("payments-1",
-              "payments"), java.util.Map.entry("orders-0", "orders"),
-          java.util.Map.entry("orders-1", "orders"));
+      assertThat(cluster.roles("app"))
+          .containsOnly(
+              java.util.Map.entry("payments-0", "payments"),
+              java.util.Map.entry("payments-1", "payments"),
+              java.util.Map.entry("orders-0", "orders"),
+              java.util.Map.entry("orders-1", "orders"));
       assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1");
     }
   }
@@ -78,24 +92,42 @@ class BadInputIT {
       anyPod.getSpec().setHolderSelector(new LabelSelector());
       cluster.create(anyPod);
       RedisLock likes = BatonCluster.grantedLock("likes", "30s", "ignored");
-      likes.getSpec().setHolderSelector(new LabelSelectorBuilder().addNewMatchExpression()
-          .withKey("app").withOperator("Likes").withValues("batch").endMatchExpression()
-          .build());
+      likes
+          .getSpec()
+          .setHolderSelector(
+              new LabelSelectorBuilder()
+                  .addNewMatchExpression()
+                  .withKey("app")
+                  .withOperator("Likes")
+                  .withValues("batch")
+                  .endMatchExpression()
+                  .build());
       cluster.create(likes);
 
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.lockCondition("any-pod", "Invalid")).get()
-            .as(cluster.describeLock("any-pod")).satisfies(c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getMessage()).contains("spec.holderSelector must not be empty: an"
-                  + " empty selector selects every pod in the namespace");
-            });
-        assertThat(cluster.lockCondition("likes", "Invalid")).get()
-            .as(cluster.describeLock("likes")).satisfies(c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getMessage()).contains("unknown operator 'Likes'");
-            });
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.lockCondition("any-pod", "Invalid"))
+                    .get()
+                    .as(cluster.describeLock("any-pod"))
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage())
+                              .contains(
+                                  "spec.holderSelector must not be empty: an"
+                                      + " empty selector selects every pod in the namespace");
+                        });
+                assertThat(cluster.lockCondition("likes", "Invalid"))
+                    .get()
+                    .as(cluster.describeLock("likes"))
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("True");
+                          assertThat(c.getMessage()).contains("unknown operator 'Likes'");
+                        });
+              });
       assertThat(cluster.eventReasons("any-pod")).contains("InvalidSpec");
       assertThat(cluster.pod("batch-0").getMetadata().getLabels())
           .doesNotContainKeys("locks.baton.dev/any-pod", "locks.baton.dev/likes");

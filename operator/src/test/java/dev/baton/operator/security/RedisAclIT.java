@@ -4,19 +4,19 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
-import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.LocalRedis;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
+import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.RespClient;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -36,9 +36,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * Baton against a Redis that lets it do only what docs/redis-acl.md grants: the documented ACL
- * line is read from that file and applied as written, the default user is disabled, and every
- * election path, and an application's lock, run without a single ACL denial.
+ * Baton against a Redis that lets it do only what docs/redis-acl.md grants: the documented ACL line
+ * is read from that file and applied as written, the default user is disabled, and every election
+ * path, and an application's lock, run without a single ACL denial.
  */
 class RedisAclIT {
 
@@ -51,10 +51,11 @@ class RedisAclIT {
 
   /** The documented rule's words after ACL SETUSER, with the placeholder password replaced. */
   static List<String> documentedRule(String user, String password) throws IOException {
-    String line = Files.readAllLines(DOC).stream()
-        .filter(l -> l.startsWith("ACL SETUSER baton "))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError(DOC + " has no line 'ACL SETUSER baton ...'"));
+    String line =
+        Files.readAllLines(DOC).stream()
+            .filter(l -> l.startsWith("ACL SETUSER baton "))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError(DOC + " has no line 'ACL SETUSER baton ...'"));
     List<String> words = new ArrayList<>(Arrays.asList(line.trim().split("\\s+")));
     words.remove(0);
     words.remove(0);
@@ -66,8 +67,17 @@ class RedisAclIT {
 
   /** A Redis whose default user is off; the test itself logs in as an admin user. */
   static LocalRedis lockedDownRedis() {
-    return LocalRedis.start("--user", "admin", "on", ">" + ADMIN_PASSWORD, "~*", "&*", "+@all",
-        "--user", "default", "off");
+    return LocalRedis.start(
+        "--user",
+        "admin",
+        "on",
+        ">" + ADMIN_PASSWORD,
+        "~*",
+        "&*",
+        "+@all",
+        "--user",
+        "default",
+        "off");
   }
 
   static RespClient admin(LocalRedis redis) {
@@ -82,8 +92,10 @@ class RedisAclIT {
 
   /** The commands a rule allows, as INFO commandstats names them (get, client|setname). */
   static List<String> allowedCommands(List<String> rule) {
-    return rule.stream().filter(w -> w.startsWith("+") && !w.startsWith("+@"))
-        .map(w -> w.substring(1).toLowerCase()).toList();
+    return rule.stream()
+        .filter(w -> w.startsWith("+") && !w.startsWith("+@"))
+        .map(w -> w.substring(1).toLowerCase())
+        .toList();
   }
 
   @Test
@@ -91,8 +103,8 @@ class RedisAclIT {
     Pattern call = Pattern.compile("redis\\.p?call\\(\\s*'([A-Za-z]+)'");
     TreeSet<String> called = new TreeSet<>();
     List<Path> scripts = new ArrayList<>();
-    for (Path dir : List.of(Path.of("src/main/resources/lua"),
-        Path.of("../client/src/main/resources/lua"))) {
+    for (Path dir :
+        List.of(Path.of("src/main/resources/lua"), Path.of("../client/src/main/resources/lua"))) {
       if (Files.isDirectory(dir)) {
         try (Stream<Path> files = Files.list(dir)) {
           files.filter(f -> f.toString().endsWith(".lua")).forEach(scripts::add);
@@ -107,7 +119,8 @@ class RedisAclIT {
     }
     assertThat(scripts).as("Lua scripts found").isNotEmpty();
     assertThat(allowedCommands(documentedRule("baton", BATON_PASSWORD)))
-        .as("commands called by %s", scripts).containsAll(called);
+        .as("commands called by %s", scripts)
+        .containsAll(called);
   }
 
   @Test
@@ -120,7 +133,8 @@ class RedisAclIT {
       setUser(admin, rule);
       admin.text("CONFIG", "RESETSTAT");
       admin.text("ACL", "LOG", "RESET");
-      cluster.env(OperatorConfig.REDIS_URL, redis.url())
+      cluster
+          .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_USERNAME, "baton")
           .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
       for (int i = 0; i < 3; i++) {
@@ -133,16 +147,20 @@ class RedisAclIT {
       // Every path of the scripts: take-over on deletion, re-acquisition above the reserved terms
       // after Redis lost its data, renewals, and the release when the group goes away.
       cluster.deletePod(first);
-      await().atMost(WAIT).until(() -> cluster.leaders(ROLE).size() == 1
-          && !cluster.leaders(ROLE).contains(first) && term(cluster) == 2);
+      await()
+          .atMost(WAIT)
+          .until(
+              () ->
+                  cluster.leaders(ROLE).size() == 1
+                      && !cluster.leaders(ROLE).contains(first)
+                      && term(cluster) == 2);
       // Data and script cache gone, as after a restart: Redisson loads its scripts again.
       admin.text("FLUSHALL");
       admin.text("SCRIPT", "FLUSH");
       // Terms 1 and 2 came from the first reservation (up to 100): the next one is above it.
       await().atMost(WAIT).until(() -> term(cluster) == 101);
       // GETRANGE and EXISTS, not GET: the admin's own commands must not count as Baton's below.
-      assertThat(admin.text("GETRANGE", "baton:{shop/payments}:term", "0", "-1"))
-          .isEqualTo("101");
+      assertThat(admin.text("GETRANGE", "baton:{shop/payments}:term", "0", "-1")).isEqualTo("101");
       await().atMost(WAIT).until(() -> commandStats(admin).contains("pexpire"));
 
       // A lock taken and released by an application on the same user: tokens reserved, the
@@ -150,8 +168,9 @@ class RedisAclIT {
       cluster.create(BatonCluster.redisLock("jobs", "10s"));
       RedissonClient app = application(redis);
       try {
-        BatonLock lock = BatonLocks.singleRedis(app, LockOwner.external("acl-test"))
-            .lock(NS + "/jobs", Duration.ofSeconds(10));
+        BatonLock lock =
+            BatonLocks.singleRedis(app, LockOwner.external("acl-test"))
+                .lock(NS + "/jobs", Duration.ofSeconds(10));
         LockLease lease = lock.tryAcquire(WAIT).orElseThrow();
         await().atMost(WAIT).until(() -> "acl-test".equals(holder(cluster)));
         assertThat(lease.release()).isTrue();
@@ -160,12 +179,15 @@ class RedisAclIT {
         app.shutdown();
       }
       cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName("payments").delete();
-      await().atMost(WAIT).until(() -> Long.valueOf(0).equals(
-          admin.call("EXISTS", "baton:{shop/payments}:leader")));
+      await()
+          .atMost(WAIT)
+          .until(
+              () -> Long.valueOf(0).equals(admin.call("EXISTS", "baton:{shop/payments}:leader")));
 
       assertThat(deniedBeyondRedissonsProbe(admin)).as("ACL denials").isEmpty();
       assertThat(commandStats(admin))
-          .as("each command the documented ACL allows is one Baton used; it used %s",
+          .as(
+              "each command the documented ACL allows is one Baton used; it used %s",
               commandStats(admin))
           .containsAll(allowedCommands(rule));
       assertThat(output.text()).doesNotContain(BATON_PASSWORD);
@@ -183,7 +205,8 @@ class RedisAclIT {
       List<String> withoutGet = new ArrayList<>(documentedRule("baton-noget", BATON_PASSWORD));
       withoutGet.remove("+get");
       setUser(admin, withoutGet);
-      cluster.env(OperatorConfig.REDIS_URL, redis.url())
+      cluster
+          .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_USERNAME, "baton")
           .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
       secret(cluster, "noget-redis", redis.url(), "baton-noget", BATON_PASSWORD);
@@ -200,27 +223,39 @@ class RedisAclIT {
       }
 
       cluster.awaitLeader("payments", ROLE);
-      await().atMost(WAIT).untilAsserted(() -> {
-        assertThat(cluster.condition("noget", "RedisAvailable")).get().satisfies(c -> {
-          assertThat(c.getStatus()).isEqualTo("False");
-          assertThat(c.getMessage()).contains("lacks a permission")
-              .contains("can't run this command").contains("docs/redis-acl.md");
-        });
-        assertThat(cluster.condition("wrong", "RedisAvailable")).get().satisfies(c -> {
-          assertThat(c.getStatus()).isEqualTo("False");
-          assertThat(c.getMessage()).contains("wrong username or password");
-        });
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.condition("noget", "RedisAvailable"))
+                    .get()
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("False");
+                          assertThat(c.getMessage())
+                              .contains("lacks a permission")
+                              .contains("can't run this command")
+                              .contains("docs/redis-acl.md");
+                        });
+                assertThat(cluster.condition("wrong", "RedisAvailable"))
+                    .get()
+                    .satisfies(
+                        c -> {
+                          assertThat(c.getStatus()).isEqualTo("False");
+                          assertThat(c.getMessage()).contains("wrong username or password");
+                        });
+              });
       assertThat(cluster.leaders(ROLE)).containsExactly("payments-0");
 
       StringBuilder everything = new StringBuilder(output.text());
       for (String g : List.of("payments", "noget", "wrong")) {
         everything.append(Serialization.asYaml(cluster.get(g)));
       }
-      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS)
-          .list()));
-      assertThat(everything.toString()).as("a password in logs, status or Events")
-          .doesNotContain(BATON_PASSWORD).doesNotContain(WRONG_PASSWORD)
+      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS).list()));
+      assertThat(everything.toString())
+          .as("a password in logs, status or Events")
+          .doesNotContain(BATON_PASSWORD)
+          .doesNotContain(WRONG_PASSWORD)
           .doesNotContain(ADMIN_PASSWORD);
     }
   }
@@ -242,13 +277,22 @@ class RedisAclIT {
     return out;
   }
 
-  private static void secret(BatonCluster cluster, String name, String url, String user,
-      String password) {
-    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata().withName(name)
-        .withNamespace(NS).endMetadata()
-        .addToStringData("url", url)
-        .addToStringData("username", user)
-        .addToStringData("password", password).build()).create();
+  private static void secret(
+      BatonCluster cluster, String name, String url, String user, String password) {
+    cluster
+        .client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .addToStringData("url", url)
+                .addToStringData("username", user)
+                .addToStringData("password", password)
+                .build())
+        .create();
   }
 
   /** An application's Redisson client, logged in as the documented user. */
@@ -256,7 +300,10 @@ class RedisAclIT {
     Config config = new Config();
     config.setUsername("baton");
     config.setPassword(BATON_PASSWORD);
-    config.useSingleServer().setAddress(redis.url()).setConnectionMinimumIdleSize(1)
+    config
+        .useSingleServer()
+        .setAddress(redis.url())
+        .setConnectionMinimumIdleSize(1)
         .setSubscriptionConnectionMinimumIdleSize(0);
     return Redisson.create(config);
   }

@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.operator.testing.RedisProcess;
-import dev.baton.testkit.RespClient;
 import dev.baton.operator.testing.TestCertificates;
+import dev.baton.testkit.RespClient;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Path;
@@ -23,9 +23,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Baton over TLS: a real redis-server that listens on a TLS port only, with a certificate from a
- * CA made by the test. The operator trusts that CA through BATON_REDIS_CA_FILE, a group through
- * its Secret's ca.crt; a group that does not trust it is told so and labels nothing.
+ * Baton over TLS: a real redis-server that listens on a TLS port only, with a certificate from a CA
+ * made by the test. The operator trusts that CA through BATON_REDIS_CA_FILE, a group through its
+ * Secret's ca.crt; a group that does not trust it is told so and labels nothing.
  */
 class RedisTlsIT {
 
@@ -37,19 +37,37 @@ class RedisTlsIT {
   static RedisProcess tlsRedis(TestCertificates ca, Path dir) {
     TestCertificates.ServerFiles files = ca.issueServer(dir);
     int port = RedisProcess.freePort();
-    return RedisProcess.start(dir, port, ca.trustingContext(), List.of(
-        "--port", "0", "--tls-port", Integer.toString(port), "--bind", "127.0.0.1",
-        "--tls-cert-file", files.certificate().toString(),
-        "--tls-key-file", files.key().toString(),
-        "--tls-ca-cert-file", files.ca().toString(),
-        "--tls-auth-clients", "no",
-        "--requirepass", PASSWORD,
-        "--save", "", "--appendonly", "no", "--dir", dir.toString()));
+    return RedisProcess.start(
+        dir,
+        port,
+        ca.trustingContext(),
+        List.of(
+            "--port",
+            "0",
+            "--tls-port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--tls-cert-file",
+            files.certificate().toString(),
+            "--tls-key-file",
+            files.key().toString(),
+            "--tls-ca-cert-file",
+            files.ca().toString(),
+            "--tls-auth-clients",
+            "no",
+            "--requirepass",
+            PASSWORD,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            dir.toString()));
   }
 
   @Test
-  void electsOverTlsTrustingTheCaFromAFileOrASecretAndRefusesAnUntrustedServer()
-      throws Exception {
+  void electsOverTlsTrustingTheCaFromAFileOrASecretAndRefusesAnUntrustedServer() throws Exception {
     TestCertificates ca = TestCertificates.newCa("baton-test-ca");
     TestCertificates otherCa = TestCertificates.newCa("some-other-ca");
     Path dir = RedisProcess.tempDir("baton-tls");
@@ -57,17 +75,28 @@ class RedisTlsIT {
         RedisProcess redis = tlsRedis(ca, dir);
         BatonCluster cluster = new BatonCluster()) {
       String url = "rediss://127.0.0.1:" + redis.port();
-      cluster.env(OperatorConfig.REDIS_URL, url)
+      cluster
+          .env(OperatorConfig.REDIS_URL, url)
           .env(OperatorConfig.REDIS_PASSWORD, PASSWORD)
           .env(OperatorConfig.REDIS_CA_FILE, dir.resolve("ca.crt").toString());
       // orders: by host name, trusting the CA given in its Secret.
-      secret(cluster, "orders-redis", Map.of("url", "rediss://localhost:" + redis.port(),
-          "password", PASSWORD, RedisSecrets.CA_CERTIFICATE, ca.caPem()));
+      secret(
+          cluster,
+          "orders-redis",
+          Map.of(
+              "url",
+              "rediss://localhost:" + redis.port(),
+              "password",
+              PASSWORD,
+              RedisSecrets.CA_CERTIFICATE,
+              ca.caPem()));
       // untrusted: the JVM's default trust store, which has never heard of the test CA.
       secret(cluster, "untrusted-redis", Map.of("url", url, "password", PASSWORD));
       // wrongca: trusts a CA that did not sign the server's certificate.
-      secret(cluster, "wrongca-redis", Map.of("url", url, "password", PASSWORD,
-          RedisSecrets.CA_CERTIFICATE, otherCa.caPem()));
+      secret(
+          cluster,
+          "wrongca-redis",
+          Map.of("url", url, "password", PASSWORD, RedisSecrets.CA_CERTIFICATE, otherCa.caPem()));
       List<String> apps = List.of("payments", "orders", "untrusted", "wrongca");
       for (String app : apps) {
         cluster.createPod(app + "-0", app);
@@ -85,21 +114,29 @@ class RedisTlsIT {
 
       cluster.awaitLeader("payments", ROLE);
       cluster.awaitLeader("orders", "orders.example.com/role");
-      await().atMost(WAIT).untilAsserted(() -> {
-        for (String g : List.of("untrusted", "wrongca")) {
-          assertThat(cluster.condition(g, "RedisAvailable")).get()
-              .as(cluster.describe(g, ROLE)).satisfies(c -> {
-                assertThat(c.getStatus()).isEqualTo("False");
-                assertThat(c.getMessage()).contains("cannot connect to Redis " + url)
-                    .contains("TLS handshake failed: the server certificate is not trusted");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                for (String g : List.of("untrusted", "wrongca")) {
+                  assertThat(cluster.condition(g, "RedisAvailable"))
+                      .get()
+                      .as(cluster.describe(g, ROLE))
+                      .satisfies(
+                          c -> {
+                            assertThat(c.getStatus()).isEqualTo("False");
+                            assertThat(c.getMessage())
+                                .contains("cannot connect to Redis " + url)
+                                .contains(
+                                    "TLS handshake failed: the server certificate is not trusted");
+                          });
+                }
               });
-        }
-      });
       assertThat(cluster.roles("untrusted.example.com/role")).isEmpty();
       assertThat(cluster.roles("wrongca.example.com/role")).isEmpty();
-      try (RespClient c = RespClient.connect(redis.port(), ca.trustingContext(), null,
-          PASSWORD)) {
-        assertThat(c.text("INFO", "stats")).as("connections came in over TLS")
+      try (RespClient c = RespClient.connect(redis.port(), ca.trustingContext(), null, PASSWORD)) {
+        assertThat(c.text("INFO", "stats"))
+            .as("connections came in over TLS")
             .doesNotContain("total_connections_received:0");
         assertThat(c.call("EXISTS", "baton:{shop/payments}:leader")).isEqualTo(1L);
         assertThat(c.call("EXISTS", "baton:{shop/orders}:leader")).isEqualTo(1L);
@@ -109,15 +146,25 @@ class RedisTlsIT {
       for (String g : apps) {
         everything.append(Serialization.asYaml(cluster.get(g)));
       }
-      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS)
-          .list()));
-      assertThat(everything.toString()).as("a password in logs, status or Events")
+      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS).list()));
+      assertThat(everything.toString())
+          .as("a password in logs, status or Events")
           .doesNotContain(PASSWORD);
     }
   }
 
   private static void secret(BatonCluster cluster, String name, Map<String, String> data) {
-    cluster.client.secrets().resource(new SecretBuilder().withNewMetadata().withName(name)
-        .withNamespace(NS).endMetadata().addToStringData(data).build()).create();
+    cluster
+        .client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .addToStringData(data)
+                .build())
+        .create();
   }
 }

@@ -5,10 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RespClient;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
@@ -17,9 +17,9 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * BATON_NAMESPACES=team-a,team-b: groups there elect as usual, while a group and its pods in
- * team-c are never read into an election, labeled, annotated, given a status or an Event, and get
- * no key in Redis, even while things happen to them.
+ * BATON_NAMESPACES=team-a,team-b: groups there elect as usual, while a group and its pods in team-c
+ * are never read into an election, labeled, annotated, given a status or an Event, and get no key
+ * in Redis, even while things happen to them.
  */
 class WatchedNamespacesIT {
 
@@ -32,8 +32,11 @@ class WatchedNamespacesIT {
       cluster.env(OperatorConfig.NAMESPACES, "team-a, team-b");
       for (String ns : List.of("team-a", "team-b", "team-c")) {
         for (int i = 0; i < 3; i++) {
-          cluster.client.pods().resource(
-              Sandbox.readyPod(ns, "payments-" + i, Map.of("app", "payments"))).create();
+          cluster
+              .client
+              .pods()
+              .resource(Sandbox.readyPod(ns, "payments-" + i, Map.of("app", "payments")))
+              .create();
         }
         LeaderGroup g = Sandbox.group("payments", "payments");
         g.getMetadata().setNamespace(ns);
@@ -41,40 +44,57 @@ class WatchedNamespacesIT {
       }
       cluster.startOperator();
 
-      await().atMost(WAIT).untilAsserted(() -> {
-        for (String ns : List.of("team-a", "team-b")) {
-          assertThat(leaders(cluster, ns)).as("leaders in %s", ns).hasSize(1);
-          assertThat(group(cluster, ns).getStatus()).as("status in %s", ns).isNotNull();
-          assertThat(group(cluster, ns).getStatus().getLeader())
-              .isEqualTo(leaders(cluster, ns).get(0));
-        }
-      });
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                for (String ns : List.of("team-a", "team-b")) {
+                  assertThat(leaders(cluster, ns)).as("leaders in %s", ns).hasSize(1);
+                  assertThat(group(cluster, ns).getStatus()).as("status in %s", ns).isNotNull();
+                  assertThat(group(cluster, ns).getStatus().getLeader())
+                      .isEqualTo(leaders(cluster, ns).get(0));
+                }
+              });
       // Things happen in team-c: a pod goes, the group is edited, a switchover is asked for.
       cluster.client.pods().inNamespace("team-c").withName("payments-0").delete();
-      cluster.client.resources(LeaderGroup.class).inNamespace("team-c").withName("payments")
-          .edit(g -> {
-            g.getMetadata().setAnnotations(Map.of(BatonNames.SWITCHOVER_ANNOTATION,
-                "payments-1"));
-            g.getSpec().setPaused(false);
-            return g;
-          });
+      cluster
+          .client
+          .resources(LeaderGroup.class)
+          .inNamespace("team-c")
+          .withName("payments")
+          .edit(
+              g -> {
+                g.getMetadata()
+                    .setAnnotations(Map.of(BatonNames.SWITCHOVER_ANNOTATION, "payments-1"));
+                g.getSpec().setPaused(false);
+                return g;
+              });
 
-      await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
-          .pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
-            assertThat(cluster.client.pods().inNamespace("team-c").list().getItems())
-                .as("pods in team-c").hasSize(2)
-                .allSatisfy(p -> assertThat(batonMarks(p)).as(p.getMetadata().getName())
-                    .isEmpty());
-            LeaderGroup c = group(cluster, "team-c");
-            assertThat(c.getStatus()).as("status of the group in team-c").isNull();
-            assertThat(c.getMetadata().getFinalizers()).as("finalizers in team-c").isNullOrEmpty();
-            assertThat(c.getMetadata().getAnnotations())
-                .containsKey(BatonNames.SWITCHOVER_ANNOTATION);
-            assertThat(cluster.client.v1().events().inNamespace("team-c").list().getItems())
-                .as("Events in team-c").isEmpty();
-          });
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(Duration.ofSeconds(4))
+          .pollInterval(Duration.ofMillis(100))
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.client.pods().inNamespace("team-c").list().getItems())
+                    .as("pods in team-c")
+                    .hasSize(2)
+                    .allSatisfy(
+                        p -> assertThat(batonMarks(p)).as(p.getMetadata().getName()).isEmpty());
+                LeaderGroup c = group(cluster, "team-c");
+                assertThat(c.getStatus()).as("status of the group in team-c").isNull();
+                assertThat(c.getMetadata().getFinalizers())
+                    .as("finalizers in team-c")
+                    .isNullOrEmpty();
+                assertThat(c.getMetadata().getAnnotations())
+                    .containsKey(BatonNames.SWITCHOVER_ANNOTATION);
+                assertThat(cluster.client.v1().events().inNamespace("team-c").list().getItems())
+                    .as("Events in team-c")
+                    .isEmpty();
+              });
       try (RespClient redis = RespClient.connect(cluster.redis.port())) {
-        assertThat(redis.call("KEYS", "baton:*")).asList()
+        assertThat(redis.call("KEYS", "baton:*"))
+            .asList()
             .contains("baton:{team-a/payments}:leader", "baton:{team-b/payments}:leader")
             .noneMatch(k -> k.toString().contains("team-c"));
       }
@@ -88,7 +108,8 @@ class WatchedNamespacesIT {
   private static List<String> leaders(BatonCluster cluster, String ns) {
     return cluster.client.pods().inNamespace(ns).list().getItems().stream()
         .filter(p -> "leader".equals(labels(p).get(ROLE)))
-        .map(p -> p.getMetadata().getName()).toList();
+        .map(p -> p.getMetadata().getName())
+        .toList();
   }
 
   /** The labels and annotations Baton would have put on a pod. */
@@ -98,8 +119,10 @@ class WatchedNamespacesIT {
       all.putAll(p.getMetadata().getAnnotations());
     }
     return all.entrySet().stream()
-        .filter(e -> e.getKey().startsWith("baton.dev/")
-            || e.getKey().equals("controller.kubernetes.io/pod-deletion-cost"))
+        .filter(
+            e ->
+                e.getKey().startsWith("baton.dev/")
+                    || e.getKey().equals("controller.kubernetes.io/pod-deletion-cost"))
         .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
   }
 

@@ -15,9 +15,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Connecting through Sentinel with every combination of right and wrong credentials: the right
- * ones work, with or without a sentinel password; each wrong one fails with a message that says
- * which, and no password appears in any message or log line.
+ * Connecting through Sentinel with every combination of right and wrong credentials: the right ones
+ * work, with or without a sentinel password; each wrong one fails with a message that says which,
+ * and no password appears in any message or log line.
  */
 class SentinelConnectionsIT {
 
@@ -30,27 +30,40 @@ class SentinelConnectionsIT {
     try (CapturedOutput output = new CapturedOutput();
         LocalSentinel redis = LocalSentinel.start(DATA_PASSWORD, SENTINEL_PASSWORD);
         RedisConnections connections = connections()) {
-      RedisSettings right = new RedisSettings(redis.url(), null, DATA_PASSWORD)
-          .withSentinelCredentials(null, SENTINEL_PASSWORD);
+      RedisSettings right =
+          new RedisSettings(redis.url(), null, DATA_PASSWORD)
+              .withSentinelCredentials(null, SENTINEL_PASSWORD);
       assertThat(observe(connections, right)).isNull();
 
-      assertThat(failure(connections, new RedisSettings(redis.url(), null, DATA_PASSWORD)
-          .withSentinelCredentials(null, WRONG)))
+      assertThat(
+              failure(
+                  connections,
+                  new RedisSettings(redis.url(), null, DATA_PASSWORD)
+                      .withSentinelCredentials(null, WRONG)))
           .contains("cannot connect to Redis " + redis.url())
           .contains("no sentinel could be used: check the sentinel addresses and credentials");
       assertThat(failure(connections, new RedisSettings(redis.url(), null, DATA_PASSWORD)))
           .contains("cannot connect to Redis " + redis.url())
           .contains("no sentinel could be used");
-      assertThat(failure(connections, new RedisSettings(redis.url(), null, WRONG)
-          .withSentinelCredentials(null, SENTINEL_PASSWORD)))
+      assertThat(
+              failure(
+                  connections,
+                  new RedisSettings(redis.url(), null, WRONG)
+                      .withSentinelCredentials(null, SENTINEL_PASSWORD)))
           .contains("wrong username or password");
       String otherMaster = redis.url().replace("/" + LocalSentinel.MASTER_NAME, "/no-such-master");
-      assertThat(failure(connections, new RedisSettings(otherMaster, null, DATA_PASSWORD)
-          .withSentinelCredentials(null, SENTINEL_PASSWORD)))
-          .contains("cannot connect to Redis " + otherMaster).contains("no-such-master");
+      assertThat(
+              failure(
+                  connections,
+                  new RedisSettings(otherMaster, null, DATA_PASSWORD)
+                      .withSentinelCredentials(null, SENTINEL_PASSWORD)))
+          .contains("cannot connect to Redis " + otherMaster)
+          .contains("no-such-master");
 
-      assertThat(output.text()).as("a password in the logs")
-          .doesNotContain(DATA_PASSWORD).doesNotContain(SENTINEL_PASSWORD)
+      assertThat(output.text())
+          .as("a password in the logs")
+          .doesNotContain(DATA_PASSWORD)
+          .doesNotContain(SENTINEL_PASSWORD)
           .doesNotContain(WRONG);
     }
   }
@@ -75,7 +88,8 @@ class SentinelConnectionsIT {
   /** The message of a failed connection, checked to hold no password. */
   private static String failure(RedisConnections connections, RedisSettings settings) {
     Throwable thrown = catchThrowable(() -> observe(connections, settings));
-    assertThat(thrown).as("connecting with %s", settings)
+    assertThat(thrown)
+        .as("connecting with %s", settings)
         .isInstanceOf(RedisUnavailableException.class);
     String message = thrown.getMessage();
     Stream.of(DATA_PASSWORD, SENTINEL_PASSWORD, WRONG)

@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.testkit.RoleWatcher;
-import dev.baton.testkit.Sandbox;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.operator.testing.LocalSentinel;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -36,8 +36,10 @@ class SentinelFailoverIT {
   private static final String DATA_PASSWORD = "Data-Pw-5be0c1";
   private static final String SENTINEL_PASSWORD = "Sentinel-Pw-93ad7";
   private static final String ROLE = BatonCluster.ROLE;
+
   /** The second group uses its own role label, so each group's leaders can be counted apart. */
   private static final String ORDERS_ROLE = "orders.example.com/role";
+
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   @Test
@@ -50,14 +52,24 @@ class SentinelFailoverIT {
         TermWatcher terms = new TermWatcher(cluster)) {
       // The operator's default Redis is the Sentinel deployment (environment); the orders group
       // reaches the same deployment through a Secret.
-      cluster.env(OperatorConfig.REDIS_URL, redis.url())
+      cluster
+          .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_PASSWORD, DATA_PASSWORD)
           .env(OperatorConfig.REDIS_SENTINEL_PASSWORD, SENTINEL_PASSWORD);
-      cluster.client.secrets().resource(new SecretBuilder().withNewMetadata()
-          .withName("orders-redis").withNamespace(NS).endMetadata()
-          .addToStringData("url", redis.url())
-          .addToStringData("password", DATA_PASSWORD)
-          .addToStringData(RedisSecrets.SENTINEL_PASSWORD, SENTINEL_PASSWORD).build()).create();
+      cluster
+          .client
+          .secrets()
+          .resource(
+              new SecretBuilder()
+                  .withNewMetadata()
+                  .withName("orders-redis")
+                  .withNamespace(NS)
+                  .endMetadata()
+                  .addToStringData("url", redis.url())
+                  .addToStringData("password", DATA_PASSWORD)
+                  .addToStringData(RedisSecrets.SENTINEL_PASSWORD, SENTINEL_PASSWORD)
+                  .build())
+          .create();
       for (int i = 0; i < 3; i++) {
         cluster.createPod("payments-" + i, "payments");
         cluster.createPod("orders-" + i, "orders");
@@ -80,20 +92,27 @@ class SentinelFailoverIT {
       String termKey = new LeaseKeys(NS + "/payments").term();
       assertThat(redis.get(redis.master().port(), termKey)).isEqualTo("2");
       assertThat(redis.get(redis.replica().port(), termKey))
-          .as("the replica lags: it never saw term 2").isEqualTo("1");
+          .as("the replica lags: it never saw term 2")
+          .isEqualTo("1");
 
       redis.killMasterAndAwaitFailover();
 
       // Baton follows the new master: Redis answers again, the same pods lead, terms went up.
-      await().atMost(WAIT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
-        for (String group : List.of("payments", "orders")) {
-          assertThat(cluster.condition(group, "RedisAvailable")).get()
-              .as(cluster.describe(group, ROLE))
-              .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
-          assertThat(term(cluster, group)).as(cluster.describe(group, ROLE))
-              .isGreaterThan(2);
-        }
-      });
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(50))
+          .untilAsserted(
+              () -> {
+                for (String group : List.of("payments", "orders")) {
+                  assertThat(cluster.condition(group, "RedisAvailable"))
+                      .get()
+                      .as(cluster.describe(group, ROLE))
+                      .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+                  assertThat(term(cluster, group))
+                      .as(cluster.describe(group, ROLE))
+                      .isGreaterThan(2);
+                }
+              });
       assertThat(cluster.status("payments").getLeader()).isEqualTo(paymentsLeader);
       assertThat(cluster.status("orders").getLeader()).isEqualTo(ordersLeader);
       assertThat(cluster.leaders(ROLE)).containsExactly(paymentsLeader);
@@ -111,7 +130,8 @@ class SentinelFailoverIT {
       assertThat(Long.parseLong(redis.get(newMaster, termKey)))
           .isEqualTo(term(cluster, "payments"));
 
-      assertThat(terms.decreases()).as("terms seen in status, in order: %s", terms.seen())
+      assertThat(terms.decreases())
+          .as("terms seen in status, in order: %s", terms.seen())
           .isEmpty();
       assertThat(paymentsRoles.violations()).as("two payments leaders at once").isEmpty();
       assertThat(ordersRoles.violations()).as("two orders leaders at once").isEmpty();
@@ -120,10 +140,11 @@ class SentinelFailoverIT {
       for (String g : List.of("payments", "orders")) {
         everything.append(Serialization.asYaml(cluster.get(g)));
       }
-      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS)
-          .list()));
-      assertThat(everything.toString()).as("a password in logs, status or Events")
-          .doesNotContain(DATA_PASSWORD).doesNotContain(SENTINEL_PASSWORD);
+      everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS).list()));
+      assertThat(everything.toString())
+          .as("a password in logs, status or Events")
+          .doesNotContain(DATA_PASSWORD)
+          .doesNotContain(SENTINEL_PASSWORD);
     }
   }
 
@@ -131,13 +152,18 @@ class SentinelFailoverIT {
     String old = cluster.leaders(role).get(0);
     long oldTerm = term(cluster, group);
     cluster.deletePod(old);
-    await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
-      assertThat(cluster.leaders(role)).as(cluster.describe(group, role)).hasSize(1)
-          .doesNotContain(old);
-      assertThat(cluster.status(group).getLeader())
-          .isEqualTo(cluster.leaders(role).get(0));
-      assertThat(term(cluster, group)).isGreaterThan(oldTerm);
-    });
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.leaders(role))
+                  .as(cluster.describe(group, role))
+                  .hasSize(1)
+                  .doesNotContain(old);
+              assertThat(cluster.status(group).getLeader()).isEqualTo(cluster.leaders(role).get(0));
+              assertThat(term(cluster, group)).isGreaterThan(oldTerm);
+            });
     return cluster.leaders(role).get(0);
   }
 
@@ -158,8 +184,9 @@ class SentinelFailoverIT {
     @Override
     public void eventReceived(Action action, LeaderGroup g) {
       if (g.getStatus() != null && g.getStatus().getTerm() != null) {
-        seen.computeIfAbsent(g.getMetadata().getName(),
-            k -> java.util.Collections.synchronizedList(new ArrayList<>()))
+        seen.computeIfAbsent(
+                g.getMetadata().getName(),
+                k -> java.util.Collections.synchronizedList(new ArrayList<>()))
             .add(g.getStatus().getTerm());
       }
     }
@@ -173,15 +200,16 @@ class SentinelFailoverIT {
 
     List<String> decreases() {
       List<String> out = new ArrayList<>();
-      seen.forEach((group, terms) -> {
-        synchronized (terms) {
-          for (int i = 1; i < terms.size(); i++) {
-            if (terms.get(i) < terms.get(i - 1)) {
-              out.add(group + ": " + terms.get(i - 1) + " -> " + terms.get(i));
+      seen.forEach(
+          (group, terms) -> {
+            synchronized (terms) {
+              for (int i = 1; i < terms.size(); i++) {
+                if (terms.get(i) < terms.get(i - 1)) {
+                  out.add(group + ": " + terms.get(i - 1) + " -> " + terms.get(i));
+                }
+              }
             }
-          }
-        }
-      });
+          });
       return out;
     }
 

@@ -3,12 +3,12 @@ package dev.baton.operator.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.BatonOperator;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.Sandbox;
@@ -49,8 +49,7 @@ public final class BatonCluster extends Sandbox {
     if (g == null || g.getStatus() == null || g.getStatus().getConditions() == null) {
       return Optional.empty();
     }
-    return g.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()))
-        .findFirst();
+    return g.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
   public List<Event> events(String involvedName) {
@@ -81,15 +80,19 @@ public final class BatonCluster extends Sandbox {
 
   /** Waits until exactly one pod is labeled leader and the group's status names it. */
   public String awaitLeader(String group, String roleLabel) {
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
-        .untilAsserted(() -> {
-          List<String> leaders = leaders(roleLabel);
-          LeaderGroup g = get(group);
-          assertThat(leaders).as(describe(group, roleLabel)).hasSize(1);
-          assertThat(g.getStatus()).as(describe(group, roleLabel)).isNotNull();
-          assertThat(g.getStatus().getLeader()).as(describe(group, roleLabel))
-              .isEqualTo(leaders.get(0));
-        });
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(20))
+        .untilAsserted(
+            () -> {
+              List<String> leaders = leaders(roleLabel);
+              LeaderGroup g = get(group);
+              assertThat(leaders).as(describe(group, roleLabel)).hasSize(1);
+              assertThat(g.getStatus()).as(describe(group, roleLabel)).isNotNull();
+              assertThat(g.getStatus().getLeader())
+                  .as(describe(group, roleLabel))
+                  .isEqualTo(leaders.get(0));
+            });
     return leaders(roleLabel).get(0);
   }
 
@@ -98,12 +101,17 @@ public final class BatonCluster extends Sandbox {
     StringBuilder sb = new StringBuilder("\npods:\n");
     for (Pod p : pods()) {
       var a = p.getMetadata().getAnnotations();
-      sb.append("  ").append(p.getMetadata().getName())
-          .append(" role=").append(p.getMetadata().getLabels() == null ? null
-              : p.getMetadata().getLabels().get(roleLabel))
-          .append(" term=").append(a == null ? null : a.get("baton.dev/term"))
-          .append(" ready=").append(p.getStatus() == null ? null
-              : p.getStatus().getConditions())
+      sb.append("  ")
+          .append(p.getMetadata().getName())
+          .append(" role=")
+          .append(
+              p.getMetadata().getLabels() == null
+                  ? null
+                  : p.getMetadata().getLabels().get(roleLabel))
+          .append(" term=")
+          .append(a == null ? null : a.get("baton.dev/term"))
+          .append(" ready=")
+          .append(p.getStatus() == null ? null : p.getStatus().getConditions())
           .append('\n');
     }
     LeaderGroup g = get(group);
@@ -126,8 +134,8 @@ public final class BatonCluster extends Sandbox {
   /** The same, granted by the operator to one ready pod labeled app=&lt;app&gt;. */
   public static RedisLock grantedLock(String name, String ttl, String app) {
     RedisLock l = redisLock(name, ttl);
-    l.getSpec().setHolderSelector(
-        new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build());
+    l.getSpec()
+        .setHolderSelector(new LabelSelectorBuilder().withMatchLabels(Map.of("app", app)).build());
     return l;
   }
 
@@ -144,24 +152,37 @@ public final class BatonCluster extends Sandbox {
     if (l == null || l.getStatus() == null || l.getStatus().getConditions() == null) {
       return Optional.empty();
     }
-    return l.getStatus().getConditions().stream().filter(c -> type.equals(c.getType()))
-        .findFirst();
+    return l.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
   public void annotateLock(String lock, String key, String value) {
-    client.resources(RedisLock.class).inNamespace(NS).withName(lock).edit(l -> {
-      if (l.getMetadata().getAnnotations() == null) {
-        l.getMetadata().setAnnotations(new java.util.HashMap<>());
-      }
-      l.getMetadata().getAnnotations().put(key, value);
-      return l;
-    });
+    client
+        .resources(RedisLock.class)
+        .inNamespace(NS)
+        .withName(lock)
+        .edit(
+            l -> {
+              if (l.getMetadata().getAnnotations() == null) {
+                l.getMetadata().setAnnotations(new java.util.HashMap<>());
+              }
+              l.getMetadata().getAnnotations().put(key, value);
+              return l;
+            });
   }
 
   /** A Secret with a Redis URL, as spec.redis and spec.redlock instances reference. */
   public void createRedisSecret(String name, String url) {
-    client.secrets().resource(new SecretBuilder().withNewMetadata().withName(name)
-        .withNamespace(NS).endMetadata().addToStringData("url", url).build()).create();
+    client
+        .secrets()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .addToStringData("url", url)
+                .build())
+        .create();
   }
 
   /**
@@ -169,11 +190,12 @@ public final class BatonCluster extends Sandbox {
    * every resource. The caller closes it.
    */
   public BatonOperator startAnotherOperator() {
-    Map<String, String> env = Map.of(
-        OperatorConfig.REDIS_URL, redis.url(),
-        OperatorConfig.HTTP_PORT, "0",
-        OperatorConfig.LEADER_ELECTION, "false",
-        OperatorConfig.REDIS_TIMEOUT, "500ms");
+    Map<String, String> env =
+        Map.of(
+            OperatorConfig.REDIS_URL, redis.url(),
+            OperatorConfig.HTTP_PORT, "0",
+            OperatorConfig.LEADER_ELECTION, "false",
+            OperatorConfig.REDIS_TIMEOUT, "500ms");
     try {
       return new BatonOperator(OperatorConfig.from(env, false), kube.newClient()).start();
     } catch (Exception e) {
@@ -188,11 +210,14 @@ public final class BatonCluster extends Sandbox {
     for (Pod p : pods()) {
       var l = p.getMetadata().getLabels();
       var a = p.getMetadata().getAnnotations();
-      sb.append("  ").append(p.getMetadata().getName())
-          .append(" label=").append(l == null ? null : l.get(key))
-          .append(" token=").append(a == null ? null : a.get(key))
-          .append(" ready=").append(p.getStatus() == null ? null
-              : p.getStatus().getConditions())
+      sb.append("  ")
+          .append(p.getMetadata().getName())
+          .append(" label=")
+          .append(l == null ? null : l.get(key))
+          .append(" token=")
+          .append(a == null ? null : a.get(key))
+          .append(" ready=")
+          .append(p.getStatus() == null ? null : p.getStatus().getConditions())
           .append('\n');
     }
     RedisLock l = lock(lock);

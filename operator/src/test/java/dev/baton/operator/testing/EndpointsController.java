@@ -46,30 +46,57 @@ public final class EndpointsController implements AutoCloseable {
       List<Pod> pods = client.pods().inNamespace(namespace).list().getItems();
       for (Service svc : client.services().inNamespace(namespace).list().getItems()) {
         Map<String, String> selector = svc.getSpec().getSelector();
-        List<Endpoint> endpoints = pods.stream()
-            .filter(p -> selector != null && p.getMetadata().getLabels() != null
-                && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
-            .filter(p -> p.getStatus().getConditions().stream()
-                .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
-            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
-            .map(p -> new EndpointBuilder().withAddresses("10.0.0.1")
-                .withNewConditions().withReady(true).endConditions()
-                .withTargetRef(new ObjectReferenceBuilder().withKind("Pod")
-                    .withName(p.getMetadata().getName()).withNamespace(namespace).build())
-                .build())
-            .toList();
+        List<Endpoint> endpoints =
+            pods.stream()
+                .filter(
+                    p ->
+                        selector != null
+                            && p.getMetadata().getLabels() != null
+                            && p.getMetadata()
+                                .getLabels()
+                                .entrySet()
+                                .containsAll(selector.entrySet()))
+                .filter(
+                    p ->
+                        p.getStatus().getConditions().stream()
+                            .anyMatch(
+                                c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
+                .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+                .map(
+                    p ->
+                        new EndpointBuilder()
+                            .withAddresses("10.0.0.1")
+                            .withNewConditions()
+                            .withReady(true)
+                            .endConditions()
+                            .withTargetRef(
+                                new ObjectReferenceBuilder()
+                                    .withKind("Pod")
+                                    .withName(p.getMetadata().getName())
+                                    .withNamespace(namespace)
+                                    .build())
+                            .build())
+                .toList();
         String name = svc.getMetadata().getName() + "-slice";
-        EndpointSlice current = client.discovery().v1().endpointSlices().inNamespace(namespace)
-            .withName(name).get();
+        EndpointSlice current =
+            client.discovery().v1().endpointSlices().inNamespace(namespace).withName(name).get();
         if (current != null && Objects.equals(current.getEndpoints(), endpoints)) {
           continue;
         }
         var slices = client.discovery().v1().endpointSlices().inNamespace(namespace);
         if (current == null) {
-          slices.resource(new EndpointSliceBuilder().withNewMetadata().withName(name)
-              .withNamespace(namespace)
-              .addToLabels("kubernetes.io/service-name", svc.getMetadata().getName())
-              .endMetadata().withAddressType("IPv4").withEndpoints(endpoints).build()).create();
+          slices
+              .resource(
+                  new EndpointSliceBuilder()
+                      .withNewMetadata()
+                      .withName(name)
+                      .withNamespace(namespace)
+                      .addToLabels("kubernetes.io/service-name", svc.getMetadata().getName())
+                      .endMetadata()
+                      .withAddressType("IPv4")
+                      .withEndpoints(endpoints)
+                      .build())
+              .create();
         } else {
           current.setEndpoints(endpoints);
           slices.resource(current).update();

@@ -1,9 +1,9 @@
 package dev.baton.operator.testing;
 
-import dev.baton.testkit.RespClient;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.RespClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,10 +13,10 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * A Redis Sentinel deployment on loopback ports: a master, one replica and three sentinels
- * (quorum 2) watching them under the master name {@value #MASTER_NAME}. Data nodes and sentinels
- * may each require a password. The master can be killed to force a failover, and replication to
- * the replica can be cut first so that it lags behind.
+ * A Redis Sentinel deployment on loopback ports: a master, one replica and three sentinels (quorum
+ * 2) watching them under the master name {@value #MASTER_NAME}. Data nodes and sentinels may each
+ * require a password. The master can be killed to force a failover, and replication to the replica
+ * can be cut first so that it lags behind.
  */
 public final class LocalSentinel implements AutoCloseable {
 
@@ -46,12 +46,13 @@ public final class LocalSentinel implements AutoCloseable {
     List<String> masterArgs = new ArrayList<>(List.of("--repl-diskless-sync-delay", "0"));
     masterArgs.addAll(List.of(auth(dataPassword)));
     master = LocalRedis.start(masterArgs.toArray(String[]::new));
-    List<String> replicaArgs = new ArrayList<>(List.of(
-        "--replicaof", "127.0.0.1", Integer.toString(master.port())));
+    List<String> replicaArgs =
+        new ArrayList<>(List.of("--replicaof", "127.0.0.1", Integer.toString(master.port())));
     replicaArgs.addAll(List.of(auth(dataPassword)));
     replica = LocalRedis.start(replicaArgs.toArray(String[]::new));
-    await("replica in sync").atMost(WAIT).until(() -> info(replica.port(), "replication")
-        .contains("master_link_status:up"));
+    await("replica in sync")
+        .atMost(WAIT)
+        .until(() -> info(replica.port(), "replication").contains("master_link_status:up"));
     // Each sentinel is told about the others and the replica up front, so that the quorum
     // exists at once instead of after a few rounds of hello messages.
     List<Integer> ports = new ArrayList<>();
@@ -61,21 +62,35 @@ public final class LocalSentinel implements AutoCloseable {
       ids.add(String.format("%040x", new java.math.BigInteger(160, new java.util.Random())));
     }
     for (int i = 0; i < 3; i++) {
-      List<String> known = new ArrayList<>(List.of(
-          "sentinel myid " + ids.get(i),
-          "sentinel known-replica " + MASTER_NAME + " 127.0.0.1 " + replica.port()));
+      List<String> known =
+          new ArrayList<>(
+              List.of(
+                  "sentinel myid " + ids.get(i),
+                  "sentinel known-replica " + MASTER_NAME + " 127.0.0.1 " + replica.port()));
       for (int j = 0; j < 3; j++) {
         if (j != i) {
-          known.add("sentinel known-sentinel " + MASTER_NAME + " 127.0.0.1 " + ports.get(j) + " "
-              + ids.get(j));
+          known.add(
+              "sentinel known-sentinel "
+                  + MASTER_NAME
+                  + " 127.0.0.1 "
+                  + ports.get(j)
+                  + " "
+                  + ids.get(j));
         }
       }
       sentinels.add(startSentinel(ports.get(i), known));
     }
-    await("sentinels that can reach quorum and authorize a failover").atMost(WAIT)
+    await("sentinels that can reach quorum and authorize a failover")
+        .atMost(WAIT)
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> sentinels.stream().allMatch(s -> sentinelCall(s.port(), "CKQUORUM",
-            MASTER_NAME).startsWith("OK 3 usable")) && sentinelSeesReplica());
+        .until(
+            () ->
+                sentinels.stream()
+                        .allMatch(
+                            s ->
+                                sentinelCall(s.port(), "CKQUORUM", MASTER_NAME)
+                                    .startsWith("OK 3 usable"))
+                    && sentinelSeesReplica());
   }
 
   /** Starts the whole deployment; either password may be null. */
@@ -85,8 +100,10 @@ public final class LocalSentinel implements AutoCloseable {
 
   /** {@code redis-sentinel://127.0.0.1:a,127.0.0.1:b,127.0.0.1:c/baton}, as Baton takes it. */
   public String url() {
-    return "redis-sentinel://" + sentinels.stream().map(s -> "127.0.0.1:" + s.port())
-        .collect(Collectors.joining(",")) + "/" + MASTER_NAME;
+    return "redis-sentinel://"
+        + sentinels.stream().map(s -> "127.0.0.1:" + s.port()).collect(Collectors.joining(","))
+        + "/"
+        + MASTER_NAME;
   }
 
   public LocalRedis master() {
@@ -99,30 +116,37 @@ public final class LocalSentinel implements AutoCloseable {
 
   /** The port of the node the sentinels currently name as master. */
   public int masterPort() {
-    Object r = withSentinel(sentinels.get(0).port(),
-        c -> c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME));
+    Object r =
+        withSentinel(
+            sentinels.get(0).port(),
+            c -> c.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME));
     return Integer.parseInt((String) ((List<?>) r).get(1));
   }
 
   /**
-   * Cuts replication so that whatever the master is told from now on never reaches the replica:
-   * the replica is given a wrong master password and its link is dropped, so it cannot sync
-   * again. Sentinels still see a healthy replica they may promote (its link has been down for
-   * less than ten times down-after-milliseconds).
+   * Cuts replication so that whatever the master is told from now on never reaches the replica: the
+   * replica is given a wrong master password and its link is dropped, so it cannot sync again.
+   * Sentinels still see a healthy replica they may promote (its link has been down for less than
+   * ten times down-after-milliseconds).
    */
   public void cutReplication() {
     data(replica.port(), "CONFIG", "SET", "masterauth", "not-the-master-password");
     data(master.port(), "CLIENT", "KILL", "TYPE", "replica");
-    await("replica link down").atMost(WAIT).until(() -> info(replica.port(), "replication")
-        .contains("master_link_status:down"));
+    await("replica link down")
+        .atMost(WAIT)
+        .until(() -> info(replica.port(), "replication").contains("master_link_status:down"));
   }
 
   /** Kills the master (SIGKILL) and waits until the sentinels have promoted the replica. */
   public void killMasterAndAwaitFailover() {
     master.kill();
-    await("failover to the replica").atMost(WAIT).pollInterval(Duration.ofMillis(100))
-        .until(() -> masterPort() == replica.port()
-            && info(replica.port(), "replication").contains("role:master"));
+    await("failover to the replica")
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () ->
+                masterPort() == replica.port()
+                    && info(replica.port(), "replication").contains("role:master"));
   }
 
   /** Runs a command on a data node (master or replica) as the default user. */
@@ -143,9 +167,10 @@ public final class LocalSentinel implements AutoCloseable {
   }
 
   private boolean sentinelSeesReplica() {
-    Object r = withSentinel(sentinels.get(0).port(), c -> c.call("SENTINEL", "REPLICAS",
-        MASTER_NAME));
-    return r instanceof List<?> l && !l.isEmpty()
+    Object r =
+        withSentinel(sentinels.get(0).port(), c -> c.call("SENTINEL", "REPLICAS", MASTER_NAME));
+    return r instanceof List<?> l
+        && !l.isEmpty()
         && l.get(0).toString().contains(Integer.toString(replica.port()));
   }
 
@@ -164,17 +189,19 @@ public final class LocalSentinel implements AutoCloseable {
   }
 
   private RedisProcess startSentinel(int port, List<String> known) {
-    List<String> conf = new ArrayList<>(List.of(
-        "port " + port,
-        "bind 127.0.0.1",
-        "daemonize no",
-        "dir " + dir,
-        "logfile " + dir.resolve("sentinel-" + port + ".log"),
-        "sentinel resolve-hostnames no",
-        "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
-        "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
-        "sentinel failover-timeout " + MASTER_NAME + " 10000",
-        "sentinel parallel-syncs " + MASTER_NAME + " 1"));
+    List<String> conf =
+        new ArrayList<>(
+            List.of(
+                "port " + port,
+                "bind 127.0.0.1",
+                "daemonize no",
+                "dir " + dir,
+                "logfile " + dir.resolve("sentinel-" + port + ".log"),
+                "sentinel resolve-hostnames no",
+                "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
+                "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+                "sentinel failover-timeout " + MASTER_NAME + " 10000",
+                "sentinel parallel-syncs " + MASTER_NAME + " 1"));
     if (dataPassword != null) {
       conf.add("sentinel auth-pass " + MASTER_NAME + " " + dataPassword);
     }
@@ -194,7 +221,8 @@ public final class LocalSentinel implements AutoCloseable {
   }
 
   private static String[] auth(String password) {
-    return password == null ? new String[0]
+    return password == null
+        ? new String[0]
         : new String[] {"--requirepass", password, "--masterauth", password};
   }
 

@@ -1,7 +1,7 @@
 package dev.baton.operator.testing;
 
-import dev.baton.testkit.RespClient;
 import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.RespClient;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -39,8 +39,11 @@ public final class RedisProcess implements AutoCloseable {
     cmd.add(LocalRedis.binary());
     cmd.addAll(args);
     try {
-      p.process = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("stdout-" + port + ".log").toFile()).start();
+      p.process =
+          new ProcessBuilder(cmd)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("stdout-" + port + ".log").toFile())
+              .start();
     } catch (IOException e) {
       throw new IllegalStateException("cannot start " + cmd + ": " + e.getMessage(), e);
     }
@@ -95,8 +98,8 @@ public final class RedisProcess implements AutoCloseable {
         throw new IllegalStateException("interrupted");
       }
     }
-    throw new IllegalStateException("redis-server did not answer on port " + port + ": "
-        + output());
+    throw new IllegalStateException(
+        "redis-server did not answer on port " + port + ": " + output());
   }
 
   /** What the process printed, for failure messages. */

@@ -55,8 +55,8 @@ public final class TestCertificates {
       X500Name name = new X500Name("CN=" + commonName);
       X509v3CertificateBuilder b = builder(name, name, keys);
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      b.addExtension(Extension.keyUsage, true,
-          new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      b.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       return new TestCertificates(keys, sign(b, keys.getPrivate()));
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
       throw new IllegalStateException("cannot make a test CA", e);
@@ -73,16 +73,24 @@ public final class TestCertificates {
     try {
       KeyPair keys = keyPair();
       X509v3CertificateBuilder b =
-          builder(new X500Name(ca.getSubjectX500Principal().getName()),
-              new X500Name("CN=localhost"), keys);
-      b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-          new GeneralName(GeneralName.dNSName, "localhost")}));
-      b.addExtension(Extension.extendedKeyUsage, false,
-          new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+          builder(
+              new X500Name(ca.getSubjectX500Principal().getName()),
+              new X500Name("CN=localhost"),
+              keys);
+      b.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(GeneralName.dNSName, "localhost")
+              }));
+      b.addExtension(
+          Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
       X509Certificate cert = sign(b, caKeys.getPrivate());
-      ServerFiles files = new ServerFiles(dir.resolve("server.crt"), dir.resolve("server.key"),
-          dir.resolve("ca.crt"));
+      ServerFiles files =
+          new ServerFiles(
+              dir.resolve("server.crt"), dir.resolve("server.key"), dir.resolve("ca.crt"));
       Files.writeString(files.certificate(), pem(cert));
       Files.writeString(files.key(), pem(keys.getPrivate()));
       Files.writeString(files.ca(), caPem());
@@ -118,12 +126,15 @@ public final class TestCertificates {
     return g.generateKeyPair();
   }
 
-  private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject,
-      KeyPair keys) {
+  private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIAL.incrementAndGet()),
-        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))),
-        subject, keys.getPublic());
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIAL.incrementAndGet()),
+        Date.from(now.minus(Duration.ofHours(1))),
+        Date.from(now.plus(Duration.ofDays(1))),
+        subject,
+        keys.getPublic());
   }
 
   private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey key)
@@ -145,8 +156,12 @@ public final class TestCertificates {
   }
 
   private static String pem(String type, byte[] der) {
-    return "-----BEGIN " + type + "-----\n"
+    return "-----BEGIN "
+        + type
+        + "-----\n"
         + Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(der)
-        + "\n-----END " + type + "-----\n";
+        + "\n-----END "
+        + type
+        + "-----\n";
   }
 }
