@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
@@ -39,33 +40,44 @@ public final class RealKubernetes implements KubernetesUnderTest {
     }
     RealKubernetes k = new RealKubernetes(kubeconfig);
     for (String file : EmbeddedKubernetes.CRD_FILES) {
-      CustomResourceDefinition crd = EmbeddedKubernetes.crd(file);
-      k.client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .resource(crd)
-          .forceConflicts()
-          .serverSideApply();
-      k.client
-          .apiextensions()
-          .v1()
-          .customResourceDefinitions()
-          .withName(crd.getMetadata().getName())
-          .waitUntilCondition(
-              c ->
-                  c.getStatus() != null
-                      && c.getStatus().getConditions() != null
-                      && c.getStatus().getConditions().stream()
-                          .anyMatch(
-                              x ->
-                                  "Established".equals(x.getType())
-                                      && "True".equals(x.getStatus())),
-              30,
-              TimeUnit.SECONDS);
+      k.apply(EmbeddedKubernetes.crd(file));
     }
     k.emptyNamespace(Sandbox.NS);
     return k;
+  }
+
+  /**
+   * Creates or updates a CRD and waits until the API server serves it. A server that reports no
+   * conditions at all within two seconds is taken to serve it already.
+   */
+  private void apply(CustomResourceDefinition crd) {
+    var crds = client.apiextensions().v1().customResourceDefinitions();
+    crds.resource(crd).unlock().createOr(NonDeletingOperation::update);
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30)) {
+      var status = crds.withName(crd.getMetadata().getName()).get().getStatus();
+      boolean anyCondition =
+          status != null && status.getConditions() != null && !status.getConditions().isEmpty();
+      if (anyCondition
+          && status.getConditions().stream()
+              .anyMatch(c -> "Established".equals(c.getType()) && "True".equals(c.getStatus()))) {
+        return;
+      }
+      if (!anyCondition && System.nanoTime() - start > TimeUnit.SECONDS.toNanos(2)) {
+        return;
+      }
+      pause();
+    }
+    throw new IllegalStateException("CRD " + crd.getMetadata().getName() + " is not established");
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(200);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
   }
 
   @Override
@@ -141,12 +153,7 @@ public final class RealKubernetes implements KubernetesUnderTest {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("pods of an earlier run in " + ns + " are not gone");
       }
-      try {
-        Thread.sleep(200);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
+      pause();
     }
   }
 
