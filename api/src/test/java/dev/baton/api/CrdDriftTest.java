@@ -11,13 +11,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed CRDs in crds/ must be exactly what the Fabric8 generator makes from the Java model
- * in this build. To refresh them after changing the model: {@code ./mvnw -pl operator test
- * -Dtest=CrdDriftTest -Dbaton.updateCrds=true}.
+ * in this build. To refresh them (and the Helm chart's copy) after changing the model: {@code
+ * ./mvnw -pl api test -Dtest=CrdDriftTest -Dbaton.updateCrds=true}.
  */
 class CrdDriftTest {
 
   private static final Path GENERATED = Path.of("target/classes/META-INF/fabric8");
   private static final Path COMMITTED = Path.of("../crds");
+  private static final Path CHART_COPY = Path.of("../helm/baton-operator/crds");
 
   @Test
   void committedCrdsEqualTheGeneratedOnes() throws IOException {
@@ -41,7 +42,7 @@ class CrdDriftTest {
       assertThat(Files.readString(committed))
           .as(
               "crds/%s drifted from the Java model; refresh it with"
-                  + " ./mvnw -pl operator test -Dtest=CrdDriftTest -Dbaton.updateCrds=true",
+                  + " ./mvnw -pl api test -Dtest=CrdDriftTest -Dbaton.updateCrds=true",
               g.getFileName())
           .isEqualTo(Files.readString(g));
     }
