@@ -7,13 +7,18 @@ import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.HttpEndpoints;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.redislock.RedisLockReconciler;
+import dev.baton.operator.replica.LeaseElection;
+import dev.baton.operator.replica.ReplicaRole;
+import dev.baton.operator.replica.SoleReplica;
+import dev.baton.operator.replica.WriteFence;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationService;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
-import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -22,31 +27,54 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Baton's entry point: configuration, Redis, metrics, the controllers, the HTTP endpoints. */
+/**
+ * Baton's entry point: configuration, Redis, metrics, the controllers, the replica's role, the HTTP
+ * endpoints. Wiring only.
+ *
+ * <p>Every replica starts its controllers' informers at once, so a standby's caches are warm; the
+ * controllers process events only while this replica is the active one ({@link ReplicaRole}), and
+ * every write to the API server passes the {@link WriteFence} (docs/design.md, "The operator's own
+ * failover").
+ */
 public final class BatonOperator implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(BatonOperator.class);
   private static final Path SERVICE_ACCOUNT_NAMESPACE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  private static final String LEASE_NAME = "baton-operator";
 
   private final OperatorConfig config;
   private final KubernetesClient client;
+  private final boolean exitWhenNoLongerActive;
+  private final List<Controller<?>> controllers = new ArrayList<>();
   private PrometheusMeterRegistry registry;
+  private BatonMetrics metrics;
   private RedisConnections connections;
+  private ReplicaRole role;
+  private KubernetesClient fencedClient;
   private Operator operator;
   private HttpEndpoints http;
   private LeaderGroupReconciler leaderGroups;
+  private volatile boolean informersStarted;
+  private boolean closed;
 
-  /** Without operator leader election this replica always leads. */
-  private volatile boolean leading;
-
-  public BatonOperator(OperatorConfig config, KubernetesClient client) {
+  /**
+   * @param exitWhenNoLongerActive a replica that stops being active without being asked to ends its
+   *     process, to be restarted as a clean standby (as in a pod); in this process's tests it only
+   *     stops acting
+   */
+  public BatonOperator(
+      OperatorConfig config, KubernetesClient client, boolean exitWhenNoLongerActive) {
     this.config = config;
     this.client = client;
+    this.exitWhenNoLongerActive = exitWhenNoLongerActive;
   }
 
   public static void main(String[] args) throws Exception {
@@ -59,7 +87,7 @@ public final class BatonOperator implements AutoCloseable {
     }
     boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
     OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
-    BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build());
+    BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build(), true);
     Runtime.getRuntime().addShutdownHook(new Thread(baton::close, "baton-shutdown"));
     baton.start();
   }
@@ -67,61 +95,105 @@ public final class BatonOperator implements AutoCloseable {
   /** Starts an operator in this process: the test kit's and the demo's way to run one. */
   public static BatonOperator launch(Map<String, String> env, KubernetesClient client)
       throws IOException {
-    return new BatonOperator(OperatorConfig.from(env, false), client).start();
+    return new BatonOperator(OperatorConfig.from(env, false), client, false).start();
   }
 
   public BatonOperator start() throws IOException {
-    leading = !config.leaderElection();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    BatonMetrics metrics = new BatonMetrics(registry);
+    metrics = new BatonMetrics(registry);
     connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
-    Duration lease = config.leaderElectionLease();
+    role =
+        config.leaderElection()
+            ? new LeaseElection(
+                client,
+                leaseNamespace(),
+                LEASE_NAME,
+                identity(),
+                LeaseElection.Timing.of(config.leaderElectionLease()))
+            // The identity of a replica without a Lease names this process, not only the pod.
+            : new SoleReplica(
+                connections,
+                config.redis(),
+                config.clusterId(),
+                identity() + "/" + UUID.randomUUID().toString().substring(0, 8),
+                metrics::otherActiveReplica);
+    fencedClient = fenced(client, role);
     operator =
         new Operator(
-            o -> {
-              o.withKubernetesClient(client)
-                  .withCloseClientOnStop(false)
-                  // Merge patches, not server-side apply: the status is wholly ours.
-                  .withUseSSAToPatchPrimaryResource(false)
-                  // Per controller, not per resource: a label per group would grow without bound.
-                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
-                  .withReconciliationTerminationTimeout(Duration.ofSeconds(5));
-              if (config.leaderElection()) {
-                o.withLeaderElectionConfiguration(
-                    new LeaderElectionConfiguration(
-                        "baton-operator",
-                        leaseNamespace(),
-                        lease,
-                        // client-go's proportions: renew deadline 2/3, retry period 2/15.
-                        lease.multipliedBy(2).dividedBy(3),
-                        lease.multipliedBy(2).dividedBy(15),
-                        config.leaderElectionIdentity(),
-                        new LeaderCallbacks(
-                            () -> leading = true, () -> leading = false, newLeader -> {}),
-                        // A replica that lost the Lease exits and restarts clean, as in-cluster
-                        // operators do; its labels stay and the new active replica adopts them.
-                        true));
-              }
-            });
+            o ->
+                o.withKubernetesClient(fencedClient)
+                    .withCloseClientOnStop(false)
+                    // Finalizers by merge patch, not server-side apply.
+                    .withUseSSAToPatchPrimaryResource(false)
+                    // Per controller, not per resource: a label per group would grow without bound.
+                    .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
     Liveness liveness = new Liveness();
     Clock clock = Clock.systemUTC();
     leaderGroups =
         new LeaderGroupReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics, liveness, clock);
-    operator.register(leaderGroups, this::controllerSettings);
-    operator.register(
-        new RedisLockReconciler(
-            client, config.clusterId(), config.redis(), connections, metrics, liveness, clock),
-        this::controllerSettings);
-    operator.start();
+            fencedClient,
+            config.clusterId(),
+            config.redis(),
+            connections,
+            metrics,
+            liveness,
+            clock,
+            role);
+    controllers.add((Controller<?>) operator.register(leaderGroups, this::controllerSettings));
+    controllers.add(
+        (Controller<?>)
+            operator.register(
+                new RedisLockReconciler(
+                    fencedClient,
+                    config.clusterId(),
+                    config.redis(),
+                    connections,
+                    metrics,
+                    liveness,
+                    clock,
+                    role),
+                this::controllerSettings));
+    // Informers for every replica; event processing only for the active one.
+    ConfigurationService service = operator.getConfigurationService();
+    service.getExecutorServiceManager().start(service);
+    controllers.forEach(c -> c.start(false));
+    informersStarted = true;
     http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    role.start(this::becomeActive, this::noLongerActive);
     log.info(
-        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}",
+        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
         config.clusterId(),
         config.watchesAllNamespaces() ? "all" : config.namespaces(),
         config.redis().describe(),
-        http.port());
+        http.port(),
+        role.describe());
     return this;
+  }
+
+  /** Events that came while no replica was active are marked, and handled right now. */
+  private void becomeActive() {
+    metrics.activeReplica(true);
+    controllers.forEach(Controller::startEventProcessing);
+  }
+
+  private void noLongerActive() {
+    metrics.activeReplica(false);
+    if (exitWhenNoLongerActive) {
+      log.warn("Exiting, to be restarted as a standby with clean caches");
+      close();
+      System.exit(1);
+    }
+  }
+
+  /** The operator's client: the same API, with every write held by the replica's fence. */
+  private static KubernetesClient fenced(KubernetesClient client, ReplicaRole role) {
+    return new KubernetesClientBuilder()
+        .withConfig(client.getConfiguration())
+        .withHttpClientFactory(new JdkHttpClientFactory())
+        .withHttpClientBuilderConsumer(
+            b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
+        .build();
   }
 
   /**
@@ -141,25 +213,33 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   private HttpEndpoints.Check readiness() {
-    var info = operator.getRuntimeInfo();
-    if (!info.isStarted()) {
+    if (!informersStarted) {
       return new HttpEndpoints.Check(false, "controllers not started");
     }
-    if (!leading) {
-      // A standby replica is ready to take over: it must count for PodDisruptionBudgets and the
-      // metrics Service, so it answers 200.
-      return new HttpEndpoints.Check(true, "standby: waiting for the operator Lease");
+    List<String> unhealthy =
+        controllers.stream()
+            .filter(c -> !c.getControllerHealthInfo().unhealthyEventSources().isEmpty())
+            .map(c -> c.getConfiguration().getName())
+            .toList();
+    if (!unhealthy.isEmpty()) {
+      return new HttpEndpoints.Check(false, "informers unhealthy: " + unhealthy);
     }
-    if (!info.allEventSourcesAreHealthy()) {
-      return new HttpEndpoints.Check(
-          false, "informers unhealthy: " + info.unhealthyEventSources().keySet());
+    if (!role.mayAct()) {
+      // A standby is ready to take over: it counts for PodDisruptionBudgets and the metrics
+      // Service, so it answers 200.
+      return new HttpEndpoints.Check(true, role.describe() + "; informers synced");
     }
     return new HttpEndpoints.Check(
         true,
-        "informers synced; Redis "
+        "active; informers synced; Redis "
             + (connections.lastAnswerFailed(config.redis())
                 ? "unreachable: failing static, labels kept"
                 : "answering"));
+  }
+
+  private String identity() {
+    String id = config.leaderElectionIdentity();
+    return id == null || id.isBlank() ? "baton-" + UUID.randomUUID() : id;
   }
 
   private String leaseNamespace() {
@@ -171,8 +251,8 @@ public final class BatonOperator implements AutoCloseable {
     } catch (IOException e) {
       throw new IllegalStateException(
           OperatorConfig.LEADER_ELECTION_NAMESPACE
-              + " is not set and the pod's namespace is"
-              + " unknown; set it or BATON_LEADER_ELECTION=false");
+              + " is not set and the pod's namespace is unknown; set it or"
+              + " BATON_LEADER_ELECTION=false");
     }
   }
 
@@ -184,16 +264,31 @@ public final class BatonOperator implements AutoCloseable {
     return registry;
   }
 
+  /**
+   * Stops acting first (and, when active, hands over to a standby at once), then stops the
+   * controllers, the renewer and the connections.
+   */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (role != null) {
+      role.close();
+    }
     if (http != null) {
       http.close();
     }
+    controllers.forEach(Controller::stop);
     if (operator != null) {
-      operator.stop();
+      operator.getConfigurationService().getExecutorServiceManager().stop(Duration.ofSeconds(5));
     }
     if (leaderGroups != null) {
       leaderGroups.close();
+    }
+    if (fencedClient != null) {
+      fencedClient.close();
     }
     if (connections != null) {
       connections.close();

@@ -99,10 +99,10 @@ public record OperatorConfig(
     Duration lease =
         parse(
             LEADER_ELECTION_LEASE,
-            or(get.apply(LEADER_ELECTION_LEASE), "15s"),
+            or(get.apply(LEADER_ELECTION_LEASE), "1500ms"),
             dev.baton.api.v1alpha1.GoDuration::parse);
-    if (lease.compareTo(Duration.ofSeconds(2)) < 0) {
-      throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 2s");
+    if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }
     String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
     return new OperatorConfig(

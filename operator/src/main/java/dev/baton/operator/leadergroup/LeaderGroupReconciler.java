@@ -11,6 +11,7 @@ import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.replica.ReplicaRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -47,7 +48,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
   private final LeaseEventSource leaseEvents = new LeaseEventSource();
-  private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(leaseEvents::onLease);
+  private final LeaseRenewer<ResourceID> renewer;
   private final GroupEventSources sources = new GroupEventSources();
   private final String clusterId;
   private final PodLabeler labeler;
@@ -55,6 +56,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final ElectionActuator actuator;
   private final GroupReporter reporter;
   private final SplitBrainCheck splitBrain;
+  private final ReplicaRole role;
 
   public LeaderGroupReconciler(
       KubernetesClient client,
@@ -63,8 +65,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       RedisConnections connections,
       BatonMetrics metrics,
       Liveness liveness,
-      Clock clock) {
+      Clock clock,
+      ReplicaRole role) {
     this.clusterId = clusterId;
+    this.role = role;
+    // A replica that may not act renews nothing: the active one renews the same records.
+    this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
     EventRecorder events = new EventRecorder(client, clock);
     StatusWriter statusWriter = new StatusWriter(client);
@@ -86,6 +92,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
 
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
+    if (!role.mayAct()) {
+      return UpdateControl.noUpdate();
+    }
     ElectionState state =
         states.computeIfAbsent(
             ResourceID.fromResource(group),

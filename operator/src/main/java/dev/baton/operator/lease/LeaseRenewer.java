@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,7 @@ public final class LeaseRenewer<K> implements AutoCloseable {
 
   private final ScheduledExecutorService ticker;
   private final Consumer<Event<K>> listener;
+  private final BooleanSupplier mayAct;
 
   /** A change worth a reconcile. */
   public record Event<K>(K owner, Outcome outcome) {}
@@ -57,8 +59,13 @@ public final class LeaseRenewer<K> implements AutoCloseable {
   private record Held(
       LeaseStore store, LeaseStore.Renewal renewal, long intervalNanos, long renewedAt) {}
 
-  public LeaseRenewer(Consumer<Event<K>> listener) {
+  /**
+   * @param mayAct whether this replica may renew now; a standby or a replica that lost its role
+   *     renews nothing
+   */
+  public LeaseRenewer(Consumer<Event<K>> listener, BooleanSupplier mayAct) {
     this.listener = listener;
+    this.mayAct = mayAct;
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -102,6 +109,9 @@ public final class LeaseRenewer<K> implements AutoCloseable {
   }
 
   private void tick() {
+    if (!mayAct.getAsBoolean()) {
+      return;
+    }
     try {
       long now = System.nanoTime();
       Map<LeaseStore, List<Map.Entry<K, Held>>> byStore = new IdentityHashMap<>();

@@ -25,6 +25,8 @@ public class BatonMetrics {
   public static final String LOCK_CONTENTION = PREFIX + "lock_contention";
   public static final String REDIS_SCRIPT = PREFIX + "redis_script_duration";
   public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
+  public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
+  public static final String OTHER_ACTIVE_REPLICA = PREFIX + "operator_other_active_replica";
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -72,6 +74,35 @@ public class BatonMetrics {
         .tags(Tags.of("namespace", namespace, "lock", lock))
         .register(registry)
         .increment();
+  }
+
+  /** 1 while this replica is the active one, 0 while it stands by. */
+  public void activeReplica(boolean active) {
+    replicaGauge(ACTIVE_REPLICA, "1 while this operator replica is the active one")
+        .set(active ? 1 : 0);
+  }
+
+  /**
+   * 1 while another replica is active for the same cluster id although leader election is off (a
+   * misconfigured install): this one stands by.
+   */
+  public void otherActiveReplica(boolean found) {
+    replicaGauge(
+            OTHER_ACTIVE_REPLICA,
+            "1 while another replica is active with leader election off; this one stands by")
+        .set(found ? 1 : 0);
+  }
+
+  private AtomicLong replicaGauge(String name, String description) {
+    return gauges.computeIfAbsent(
+        name,
+        k -> {
+          AtomicLong value = new AtomicLong();
+          io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
+              .description(description)
+              .register(registry);
+          return value;
+        });
   }
 
   /** Removes a deleted lock's counters, so series do not pile up with every lock ever made. */

@@ -10,6 +10,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.replica.ReplicaRole;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -64,6 +65,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockObserver observer;
   private final LockActuator actuator;
   private final LockReporter reporter;
+  private final ReplicaRole role;
 
   public RedisLockReconciler(
       KubernetesClient client,
@@ -72,7 +74,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       RedisConnections connections,
       BatonMetrics metrics,
       Liveness liveness,
-      Clock clock) {
+      Clock clock,
+      ReplicaRole role) {
+    this.role = role;
     StatusWriter statusWriter = new StatusWriter(client);
     TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
@@ -155,6 +159,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   @Override
   public UpdateControl<RedisLock> reconcile(RedisLock lock, Context<RedisLock> context) {
+    if (!role.mayAct()) {
+      return UpdateControl.noUpdate();
+    }
     ResourceID id = ResourceID.fromResource(lock);
     LockState state = states.computeIfAbsent(id, i -> LockState.from(lock.getStatus()));
     LockReporter.Report report = reporter.begin(lock, state);

@@ -32,7 +32,7 @@ class LeaseRenewerIT {
     try (LocalRedis redis = LocalRedis.start();
         RedisConnections connections =
             new RedisConnections(RedisLeaseStore.ScriptTimer.NONE, Duration.ofMillis(500));
-        LeaseRenewer<String> renewer = new LeaseRenewer<>(events::add)) {
+        LeaseRenewer<String> renewer = new LeaseRenewer<>(events::add, () -> true)) {
       LeaseStore store = connections.leaseStore(new RedisSettings(redis.url(), null, null));
       for (int i = 0; i < LEASES; i++) {
         LeaseKeys keys = new LeaseKeys("renew/" + i);

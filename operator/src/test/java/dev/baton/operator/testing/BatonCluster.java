@@ -186,8 +186,9 @@ public final class BatonCluster extends Sandbox {
   }
 
   /**
-   * A second operator replica on the same API and Redis, with leader election off: both reconcile
-   * every resource. The caller closes it.
+   * A second operator replica on the same API and Redis, with leader election off, as a
+   * misconfigured install would run it: it finds the first one registered and stands by (and takes
+   * over if the first goes). The caller closes it.
    */
   public BatonOperator startAnotherOperator() {
     Map<String, String> env =
@@ -197,7 +198,7 @@ public final class BatonCluster extends Sandbox {
             OperatorConfig.LEADER_ELECTION, "false",
             OperatorConfig.REDIS_TIMEOUT, "500ms");
     try {
-      return new BatonOperator(OperatorConfig.from(env, false), kube.newClient()).start();
+      return BatonOperator.launch(env, kube.newClient());
     } catch (Exception e) {
       throw new IllegalStateException("cannot start a second operator: " + e.getMessage(), e);
     }
