@@ -25,9 +25,11 @@ public record BenchConfig(
     int groups,
     int namespaces,
     int steadySeconds,
-    int deletions) {
+    int deletions,
+    Path previousJar,
+    int operatorFailoverTrials) {
 
-  public static final Set<String> ALL = Set.of("failover", "locks", "scale");
+  public static final Set<String> ALL = Set.of("failover", "operator-failover", "locks", "scale");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =
@@ -64,7 +66,9 @@ public record BenchConfig(
         quick ? Math.min(groups, 100) : groups,
         Integer.parseInt(or(get.apply("bench.namespaces"), "1")),
         Integer.parseInt(or(get.apply("bench.steadySeconds"), quick ? "10" : "60")),
-        quick ? 10 : 100);
+        quick ? 10 : 100,
+        get.apply("bench.previousJar") == null ? null : Path.of(get.apply("bench.previousJar")),
+        Integer.parseInt(or(get.apply("bench.operatorFailoverTrials"), quick ? "3" : "20")));
   }
 
   public boolean runs(String benchmark) {

@@ -1,6 +1,7 @@
 package dev.baton.bench;
 
 import dev.baton.bench.failover.FailoverBench;
+import dev.baton.bench.failover.OperatorFailoverBench;
 import dev.baton.bench.locks.LockOpsBench;
 import dev.baton.bench.scale.ScaleBench;
 import java.util.HashMap;
@@ -23,6 +24,9 @@ public final class BenchMain {
     boolean ok = true;
     if (config.runs("failover")) {
       ok &= run("failover", () -> new FailoverBench(config).run(report), report);
+    }
+    if (config.runs("operator-failover")) {
+      ok &= run("operator-failover", () -> new OperatorFailoverBench(config).run(report), report);
     }
     if (config.runs("locks")) {
       ok &= run("locks", () -> new LockOpsBench(config).run(report), report);

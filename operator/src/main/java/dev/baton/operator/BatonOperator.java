@@ -11,6 +11,7 @@ import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
@@ -102,22 +103,26 @@ public final class BatonOperator implements AutoCloseable {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     metrics = new BatonMetrics(registry);
     connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
+    // Without a Lease, a replica's identity names this process, not only the pod.
+    String identity =
+        config.leaderElection()
+            ? identity()
+            : identity() + "/" + UUID.randomUUID().toString().substring(0, 8);
     role =
         config.leaderElection()
             ? new LeaseElection(
                 client,
                 leaseNamespace(),
                 LEASE_NAME,
-                identity(),
+                identity,
                 LeaseElection.Timing.of(config.leaderElectionLease()))
-            // The identity of a replica without a Lease names this process, not only the pod.
             : new SoleReplica(
                 connections,
                 config.redis(),
                 config.clusterId(),
-                identity() + "/" + UUID.randomUUID().toString().substring(0, 8),
+                identity,
                 metrics::otherActiveReplica);
-    fencedClient = fenced(client, role);
+    fencedClient = fenced(client, role, identity);
     operator =
         new Operator(
             o ->
@@ -160,6 +165,7 @@ public final class BatonOperator implements AutoCloseable {
     controllers.forEach(c -> c.start(false));
     informersStarted = true;
     http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    warmUp();
     role.start(this::becomeActive, this::noLongerActive);
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
@@ -169,6 +175,19 @@ public final class BatonOperator implements AutoCloseable {
         http.port(),
         role.describe());
     return this;
+  }
+
+  /**
+   * Connects to the default Redis before this replica may become active, so that a standby taking
+   * over does not spend its first reconciles opening connections. A Redis that does not answer yet
+   * is connected to later, when first used.
+   */
+  private void warmUp() {
+    try {
+      connections.leaseStore(config.redis());
+    } catch (RuntimeException e) {
+      log.info("Redis {} does not answer yet: {}", config.redis().describe(), e.getMessage());
+    }
   }
 
   /** Events that came while no replica was active are marked, and handled right now. */
@@ -186,10 +205,17 @@ public final class BatonOperator implements AutoCloseable {
     }
   }
 
-  /** The operator's client: the same API, with every write held by the replica's fence. */
-  private static KubernetesClient fenced(KubernetesClient client, ReplicaRole role) {
+  /**
+   * The operator's client: the same API, with every write held by the replica's fence, and a user
+   * agent that names the replica (in the API server's audit log, for instance).
+   */
+  private static KubernetesClient fenced(
+      KubernetesClient client, ReplicaRole role, String identity) {
     return new KubernetesClientBuilder()
-        .withConfig(client.getConfiguration())
+        .withConfig(
+            new ConfigBuilder(client.getConfiguration())
+                .withUserAgent("baton-operator/" + identity)
+                .build())
         .withHttpClientFactory(new JdkHttpClientFactory())
         .withHttpClientBuilderConsumer(
             b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))

@@ -3,14 +3,18 @@ package dev.baton.testkit;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
  * Sits in front of the mock API server's handling and, while switched on, answers some writes with
- * 500 or 409 and delays some requests, as a struggling API server would. Watches are left alone.
- * The operator's leader-election permission check is answered as a real API server would.
+ * 500 or 409 and delays some requests, as a struggling API server would. It also keeps every write
+ * it saw, with the client's user agent, so a test can tell which operator replica wrote what.
+ * Watches are left alone. The operator's leader-election permission check is answered as a real API
+ * server would.
  */
 public final class FaultInjector extends Dispatcher {
 
@@ -21,6 +25,10 @@ public final class FaultInjector extends Dispatcher {
   private volatile int maxDelayMillis;
   public final AtomicLong injected = new AtomicLong();
   public final AtomicLong requests = new AtomicLong();
+  private final List<Seen> writes = new CopyOnWriteArrayList<>();
+
+  /** A write the API server received: when (System.nanoTime), from which client, what. */
+  public record Seen(long atNanos, String userAgent, String method, String path) {}
 
   public FaultInjector(Dispatcher real, long seed) {
     this.real = real;
@@ -50,9 +58,22 @@ public final class FaultInjector extends Dispatcher {
         !r.getMethod().equals("GET") && r.getPath().contains("/" + plural + "/" + name + "/status");
   }
 
+  /** Every write received so far, in order (reads, lists and watches are not kept). */
+  public List<Seen> writes() {
+    return List.copyOf(writes);
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
     requests.incrementAndGet();
+    if (!request.getMethod().equals("GET")) {
+      writes.add(
+          new Seen(
+              System.nanoTime(),
+              request.getHeader("User-Agent"),
+              request.getMethod(),
+              request.getPath()));
+    }
     String path = request.getPath();
     if (alwaysFail.test(request)) {
       injected.incrementAndGet();

@@ -138,6 +138,12 @@ final class ElectionActuator {
     if (decision.switchover() != Election.SwitchoverOutcome.NONE) {
       removeSwitchoverRequest(group);
     }
+    if (decision.action() == Election.Action.ELECT
+        && state.reserved - state.maxTerm < TermReservations.BLOCK / 2) {
+      // Ahead of need, once the new leader is labeled: the next failover finds terms reserved
+      // and waits for no status write.
+      reservations.reserve(group, state, store, settings.keys(), members, state.maxTerm);
+    }
     return new Outcome(leader, previousLeader, false);
   }
 

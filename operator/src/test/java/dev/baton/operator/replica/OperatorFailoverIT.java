@@ -1,0 +1,176 @@
+package dev.baton.operator.replica;
+
+import static dev.baton.testkit.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.FaultInjector;
+import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.OperatorProcess;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's own failover, with two operator processes electing the active one through the
+ * Lease baton-operator: the active one killed (SIGKILL), stopped (SIGTERM) or frozen (SIGSTOP), and
+ * the leader pod deleted right after. The invariant checker watches every label meanwhile.
+ */
+class OperatorFailoverIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final String ROLE = BatonCluster.ROLE;
+
+  private final AtomicReference<FaultInjector> recorder = new AtomicReference<>();
+  private BatonCluster cluster;
+  private InvariantChecker checker;
+  private List<OperatorProcess> operators;
+
+  @BeforeEach
+  void start() {
+    cluster =
+        new BatonCluster(
+            EmbeddedKubernetes.start(
+                real -> {
+                  recorder.set(new FaultInjector(real, 1));
+                  return recorder.get();
+                }));
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("payments-" + i, "payments");
+    }
+    cluster.create(BatonCluster.group("payments", "payments"));
+    checker = new InvariantChecker(cluster.client, NS, ROLE, WAIT, this::holders);
+  }
+
+  @AfterEach
+  void stop() {
+    checker.close();
+    if (operators != null) {
+      operators.forEach(OperatorProcess::close);
+    }
+    cluster.close();
+  }
+
+  private void twoReplicas(String lease) {
+    Map<String, String> env = new HashMap<>();
+    env.put("BATON_REDIS_URL", cluster.redis.url());
+    env.put("BATON_REDIS_TIMEOUT", "500ms");
+    env.put("BATON_LEADER_ELECTION", "true");
+    env.put("BATON_LEADER_ELECTION_NAMESPACE", NS);
+    env.put("BATON_LEADER_ELECTION_LEASE", lease);
+    operators =
+        List.of(
+            new OperatorProcess("op-a", cluster.kube, env).start(),
+            new OperatorProcess("op-b", cluster.kube, env).start());
+    cluster.awaitLeader("payments", ROLE);
+    await().atMost(WAIT).until(() -> operators.stream().allMatch(OperatorProcess::ready));
+  }
+
+  private OperatorProcess active() {
+    String holder = lease().getSpec().getHolderIdentity();
+    return operators.stream().filter(o -> o.name().equals(holder)).findFirst().orElseThrow();
+  }
+
+  private OperatorProcess standby(OperatorProcess active) {
+    return operators.stream().filter(o -> o != active).findFirst().orElseThrow();
+  }
+
+  private Lease lease() {
+    return cluster.client.resources(Lease.class).inNamespace(NS).withName("baton-operator").get();
+  }
+
+  @Test
+  void aKilledActiveReplicaIsReplacedAndTheLeaderPodDeletedRightAfterIsReplacedToo() {
+    twoReplicas("1500ms");
+    OperatorProcess active = active();
+    String leader = cluster.awaitLeader("payments", ROLE);
+
+    long killedAt = System.nanoTime();
+    active.kill();
+    checker.disrupted(active.name() + " killed");
+    cluster.deletePod(leader);
+
+    String next =
+        await()
+            .atMost(WAIT)
+            .pollInterval(Duration.ofMillis(10))
+            .until(this::soleLeader, p -> p != null && !p.equals(leader));
+    long millis = (System.nanoTime() - killedAt) / 1_000_000;
+    assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(standby(active).name());
+    assertThat(checker.violations()).as(checker.history(60)).isEmpty();
+    System.out.printf(
+        "operator failover: %s killed, leader %s deleted; %s labeled after %d ms%n",
+        active.name(), leader, next, millis);
+  }
+
+  @Test
+  void aStoppedActiveReplicaHandsOverWithoutWaitingForItsLease() {
+    // A lease far longer than the wait below: a handover that waited for it would time out.
+    twoReplicas("60s");
+    OperatorProcess active = active();
+    OperatorProcess standby = standby(active);
+    String leader = cluster.awaitLeader("payments", ROLE);
+
+    active.terminate(WAIT);
+    assertThat(active.alive()).isFalse();
+    cluster.deletePod(leader);
+
+    await().atMost(WAIT).until(() -> standby.name().equals(lease().getSpec().getHolderIdentity()));
+    await().atMost(WAIT).until(this::soleLeader, p -> p != null && !p.equals(leader));
+    assertThat(checker.violations()).as(checker.history(60)).isEmpty();
+  }
+
+  @Test
+  void aFrozenActiveReplicaThatComesBackActsOnNothingAndGivesWay() {
+    twoReplicas("1500ms");
+    OperatorProcess frozen = active();
+    OperatorProcess standby = standby(frozen);
+    String leader = cluster.awaitLeader("payments", ROLE);
+
+    frozen.freeze();
+    checker.disrupted(frozen.name() + " frozen");
+    await().atMost(WAIT).until(() -> standby.name().equals(lease().getSpec().getHolderIdentity()));
+    // The world changes while it is frozen: its caches are stale from now on.
+    cluster.deletePod(leader);
+    String next = await().atMost(WAIT).until(this::soleLeader, p -> p != null && !p.equals(leader));
+    long thawedAt = System.nanoTime();
+    frozen.thaw();
+
+    await().atMost(WAIT).until(() -> !frozen.alive());
+    List<FaultInjector.Seen> stale =
+        recorder.get().writes().stream()
+            .filter(w -> w.atNanos() > thawedAt)
+            .filter(w -> w.userAgent() != null && w.userAgent().contains(frozen.name()))
+            .toList();
+    assertThat(stale).as("writes of the replica that was frozen, after it thawed").isEmpty();
+    assertThat(soleLeader()).isEqualTo(next);
+    assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(standby.name());
+    assertThat(checker.violations()).as(checker.history(60)).isEmpty();
+  }
+
+  private String soleLeader() {
+    var leaders = cluster.leaders(ROLE);
+    return leaders.size() == 1 ? leaders.get(0) : null;
+  }
+
+  private Map<String, String> holders() {
+    if (!cluster.redis.running()) {
+      return null;
+    }
+    String reply = cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder());
+    String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
+    Map<String, String> out = new HashMap<>();
+    out.put("payments", HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
+    return out;
+  }
+}
