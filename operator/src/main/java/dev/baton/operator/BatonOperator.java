@@ -164,9 +164,10 @@ public final class BatonOperator implements AutoCloseable {
     service.getExecutorServiceManager().start(service);
     controllers.forEach(c -> c.start(false));
     informersStarted = true;
-    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
     warmUp();
     role.start(this::becomeActive, this::noLongerActive);
+    // Ready means able to take over: the endpoints answer once the role is in play.
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
         config.clusterId(),

@@ -112,6 +112,7 @@ public final class LocalRedis implements AutoCloseable {
   /** Kills the process at once, as a crash would. */
   public void kill() {
     if (process != null) {
+      Signals.send(process, "CONT");
       process.destroyForcibly();
       try {
         process.waitFor();
@@ -120,6 +121,19 @@ public final class LocalRedis implements AutoCloseable {
       }
       process = null;
     }
+  }
+
+  /**
+   * SIGSTOP: the process stays, holding its port and its data, and answers nothing, as a Redis that
+   * hangs (a stalled VM, a stuck disk) would.
+   */
+  public void freeze() {
+    Signals.send(process, "STOP");
+  }
+
+  /** SIGCONT: a frozen Redis answers again, its keys' expiry having run on meanwhile. */
+  public void thaw() {
+    Signals.send(process, "CONT");
   }
 
   /** Starts again on the same port, empty, as a Redis without persistence comes back. */

@@ -136,12 +136,12 @@ public final class OperatorProcess implements AutoCloseable {
 
   /** SIGSTOP: the process stays, frozen, as under a partition or a stalled VM. */
   public void freeze() {
-    signal("STOP");
+    Signals.send(process, "STOP");
   }
 
   /** SIGCONT: a frozen process runs on from where it stopped. */
   public void thaw() {
-    signal("CONT");
+    Signals.send(process, "CONT");
   }
 
   /** User plus system CPU time of the whole process so far. */
@@ -198,26 +198,6 @@ public final class OperatorProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
-    }
-  }
-
-  private void signal(String signal) {
-    if (process == null || !process.isAlive()) {
-      return;
-    }
-    try {
-      int exit =
-          new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-              .inheritIO()
-              .start()
-              .waitFor();
-      if (exit != 0) {
-        throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-      }
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot signal operator " + name, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 

@@ -30,10 +30,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Seeded chaos runs: several groups, two operator replicas in their own JVMs electing the active
- * one through a Kubernetes Lease, and at random: pods deleted, readiness flipped, Redis killed and
- * restarted (with and without its data), operators killed with SIGKILL and restarted, API errors
- * (500, 409) and slow answers, switchovers. The invariant checker must stay green throughout; a
- * failure prints the seed and the history.
+ * one through a Kubernetes Lease (or, in some runs, both with leader election off, as a
+ * misconfigured install), and at random: pods deleted, readiness flipped, Redis killed and
+ * restarted (with and without its data) or hung (SIGSTOP past the leases' ttl), operators killed
+ * with SIGKILL and restarted, API errors (500, 409) and slow answers, switchovers. The invariant
+ * checker must stay green throughout; a failure prints the seed and the history.
  *
  * <p>The test command runs a fixed list of seeds, so CI is reproducible (as far as thread timing
  * allows). Replay one with {@code -Dbaton.chaos.seed=N}, make every run longer with {@code
@@ -47,17 +48,26 @@ class ChaosIT {
   private static final int PODS = 3;
 
   /**
-   * The seeds of the test command and how long each runs. 2394008703375 once produced a repeated
-   * term (a status write failed, Redis came back empty and the operator restarted); 7808202390076
-   * is the longest clean run before it.
+   * The seeds of the test command, how long each runs, and whether the two operators elect the
+   * active one through the Lease or both run with leader election off, as a misconfigured install
+   * would. 2394008703375 once produced a repeated term (a status write failed, Redis came back
+   * empty and the operator restarted); 7808202390076 is the longest clean run before it.
    */
   private static final List<Run> FIXED =
-      List.of(new Run(2394008703375L, 120), new Run(7808202390076L, 60), new Run(1L, 60));
+      List.of(
+          new Run(2394008703375L, 120, true),
+          new Run(7808202390076L, 60, true),
+          new Run(1L, 60, false));
 
-  private record Run(long seed, long seconds) {
+  private record Run(long seed, long seconds, boolean leaderElection) {
     @Override
     public String toString() {
-      return "seed " + seed + ", " + seconds + " s";
+      return "seed "
+          + seed
+          + ", "
+          + seconds
+          + " s, leader election "
+          + (leaderElection ? "on" : "off");
     }
   }
 
@@ -65,21 +75,29 @@ class ChaosIT {
     Long seconds = Long.getLong("baton.chaos.seconds");
     Long seed = Long.getLong("baton.chaos.seed");
     int soak = Integer.getInteger("baton.chaos.soak", 0);
+    boolean election = !"false".equals(System.getProperty("baton.chaos.leaderElection"));
     if (seed != null) {
-      return Stream.of(new Run(seed, seconds == null ? 120 : seconds));
+      return Stream.of(new Run(seed, seconds == null ? 120 : seconds, election));
     }
     if (soak > 0) {
       Random seeds = new Random();
-      return Stream.generate(
-              () -> new Run(seeds.nextLong() & Long.MAX_VALUE, seconds == null ? 300 : seconds))
-          .limit(soak);
+      // Every other run with leader election off.
+      return java.util.stream.IntStream.range(0, soak)
+          .mapToObj(
+              i ->
+                  new Run(
+                      seeds.nextLong() & Long.MAX_VALUE,
+                      seconds == null ? 300 : seconds,
+                      i % 2 == 0));
     }
-    return FIXED.stream().map(r -> seconds == null ? r : new Run(r.seed(), seconds));
+    return FIXED.stream()
+        .map(r -> seconds == null ? r : new Run(r.seed(), seconds, r.leaderElection()));
   }
 
   private long seed;
   private long seconds;
   private Random random;
+  private volatile boolean redisFrozen;
   private final Map<String, Integer> actions = new TreeMap<>();
   private final List<Pending> pending = new ArrayList<>();
 
@@ -91,7 +109,7 @@ class ChaosIT {
     seed = run.seed();
     seconds = run.seconds();
     random = new Random(seed);
-    System.out.println("chaos run: seed " + seed + ", " + seconds + " s");
+    System.out.println("chaos run: " + run);
     AtomicReference<FaultInjector> faults = new AtomicReference<>();
     EmbeddedKubernetes kube =
         EmbeddedKubernetes.start(
@@ -110,11 +128,16 @@ class ChaosIT {
       }
       Map<String, String> env =
           Map.of(
-              OperatorConfig.REDIS_URL, sandbox.redis.url(),
-              OperatorConfig.REDIS_TIMEOUT, "500ms",
-              OperatorConfig.LEADER_ELECTION, "true",
-              OperatorConfig.LEADER_ELECTION_NAMESPACE, NS,
-              OperatorConfig.LEADER_ELECTION_LEASE, "3s");
+              OperatorConfig.REDIS_URL,
+              sandbox.redis.url(),
+              OperatorConfig.REDIS_TIMEOUT,
+              "500ms",
+              OperatorConfig.LEADER_ELECTION,
+              Boolean.toString(run.leaderElection()),
+              OperatorConfig.LEADER_ELECTION_NAMESPACE,
+              NS,
+              OperatorConfig.LEADER_ELECTION_LEASE,
+              "3s");
       List<OperatorProcess> operators =
           List.of(
               new OperatorProcess("op-a", kube, env).start(),
@@ -177,7 +200,24 @@ class ChaosIT {
                 s.setReady(pod, ready);
               }
             });
-      } else if (roll < 65 && s.redis.running()) {
+      } else if (roll < 65 && s.redis.running() && !redisFrozen) {
+        if (random.nextInt(3) == 0) {
+          // Hangs for longer than the leases' ttl (3 s): every lease expires by Redis's clock.
+          long millis = 4000 + random.nextInt(2000);
+          act("hang redis", checker, "(SIGSTOP for " + millis + " ms)");
+          checker.disrupted("redis frozen");
+          s.redis.freeze();
+          redisFrozen = true;
+          later(
+              millis,
+              "thaw redis",
+              () -> {
+                s.redis.thaw();
+                redisFrozen = false;
+                checker.disrupted("redis thawed");
+              });
+          continue;
+        }
         boolean keep = random.nextBoolean();
         act("kill redis", checker, keep ? "(will keep data)" : "(will come back empty)");
         checker.disrupted("redis killed");
@@ -228,6 +268,10 @@ class ChaosIT {
     pending.sort((a, b) -> Long.compare(a.dueNanos(), b.dueNanos()));
     pending.forEach(p -> retry(p.action()));
     pending.clear();
+    if (redisFrozen) {
+      s.redis.thaw();
+      redisFrozen = false;
+    }
     if (!s.redis.running()) {
       s.redis.restart(true);
     }
