@@ -12,13 +12,17 @@ COPY client/pom.xml client/
 COPY api/pom.xml api/
 COPY testkit/pom.xml testkit/
 COPY operator/pom.xml operator/
+# The other modules' poms only: Maven reads every module of the reactor, and builds none of them.
+COPY demo/pom.xml demo/
+COPY bench/pom.xml bench/
+COPY examples/worker/pom.xml examples/worker/
 COPY client/src client/src
 COPY api/src api/src
 COPY testkit/src testkit/src
 COPY operator/src operator/src
 # The cache mount keeps downloaded dependencies between builds (BuildKit).
 # Only the operator and the modules it depends on (the test kit, a test dependency, is compiled
-# but not packaged into the jar; the demo and the benchmarks are not copied in).
+# but not packaged into the jar; of the demo, the benchmarks and the example only the poms).
 RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl operator -am package
 
 # --- runtime: a JRE and the jar, nothing else -------------------------------------------------

@@ -1,12 +1,13 @@
 -- Acquire a free lease, or take it over from the holder the caller saw, and raise the term, atomically.
 -- KEYS[1] holder record (string, PX expiry)      KEYS[2] term counter (integer, no expiry)
 -- KEYS[3] term reservation (see the reservation fragment)
+-- KEYS[4] handover: the record taken over, kept for the rest of its lease, until its pod lets go
 -- ARGV[1] holder the caller expects to replace ('' = take it only if free)
 -- ARGV[2] new holder record without its term; '|' .. term is appended
 -- ARGV[3] lease ttl in milliseconds
 -- Returns {1, record, term} when acquired; {0, current record, pttl} when someone else holds it;
 -- {-1, '', counter} when no reservation on this Redis covers the next term (the operator reserves
--- terms, then tries again).
+-- terms, then tries again). An acquisition publishes KEYS[1] on baton:leases.
 --#include reservation
 local current = redis.call('GET', KEYS[1])
 if current and current ~= ARGV[1] then
@@ -18,5 +19,13 @@ if counter + 1 > reservation(KEYS[3]) then
 end
 local term = redis.call('INCR', KEYS[2])
 local record = ARGV[2] .. '|' .. term
+if current then
+  local left = redis.call('PTTL', KEYS[1])
+  if left > 0 then
+    redis.call('SET', KEYS[4], current, 'PX', left)
+  end
+end
 redis.call('SET', KEYS[1], record, 'PX', ARGV[3])
+-- pcall: a Redis user without the channel (an ACL from before it) still elects; followers poll.
+redis.pcall('PUBLISH', 'baton:leases', KEYS[1])
 return {1, record, term}

@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -27,9 +28,14 @@ public record BenchConfig(
     int steadySeconds,
     int deletions,
     Path previousJar,
-    int operatorFailoverTrials) {
+    int operatorFailoverTrials,
+    int leadershipTrials,
+    int routingTrials,
+    List<Integer> noisyPods,
+    boolean redisCluster) {
 
-  public static final Set<String> ALL = Set.of("failover", "operator-failover", "locks", "scale");
+  public static final Set<String> ALL =
+      Set.of("failover", "operator-failover", "leadership", "routing", "locks", "scale", "noisy");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =
@@ -68,7 +74,31 @@ public record BenchConfig(
         Integer.parseInt(or(get.apply("bench.steadySeconds"), quick ? "10" : "60")),
         quick ? 10 : 100,
         get.apply("bench.previousJar") == null ? null : Path.of(get.apply("bench.previousJar")),
-        Integer.parseInt(or(get.apply("bench.operatorFailoverTrials"), quick ? "3" : "20")));
+        Integer.parseInt(or(get.apply("bench.operatorFailoverTrials"), quick ? "3" : "20")),
+        Integer.parseInt(or(get.apply("bench.leadershipTrials"), quick ? "10" : "100")),
+        Integer.parseInt(or(get.apply("bench.routingTrials"), quick ? "10" : "100")),
+        Arrays.stream(or(get.apply("bench.noisyPods"), "0,10000,30000").split(","))
+            .map(String::trim)
+            .map(Integer::parseInt)
+            .toList(),
+        redisMode(or(get.apply("bench.redis"), "single")));
+  }
+
+  private static boolean redisMode(String mode) {
+    return switch (mode) {
+      case "single" -> false;
+      case "cluster" -> true;
+      default ->
+          throw new IllegalArgumentException(
+              "bench.redis: unknown mode '" + mode + "', expected single or cluster");
+    };
+  }
+
+  /** A description of the Redis the failover and scale benchmarks run on. */
+  public String redisDescription() {
+    return redisCluster
+        ? "a Redis Cluster of 3 masters and 3 replicas (redis-server processes)"
+        : "one redis-server";
   }
 
   public boolean runs(String benchmark) {

@@ -2,7 +2,10 @@ package dev.baton.bench;
 
 import dev.baton.bench.failover.FailoverBench;
 import dev.baton.bench.failover.OperatorFailoverBench;
+import dev.baton.bench.leadership.LeadershipBench;
 import dev.baton.bench.locks.LockOpsBench;
+import dev.baton.bench.routing.RoutingBench;
+import dev.baton.bench.scale.NoisyClusterBench;
 import dev.baton.bench.scale.ScaleBench;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,11 +31,20 @@ public final class BenchMain {
     if (config.runs("operator-failover")) {
       ok &= run("operator-failover", () -> new OperatorFailoverBench(config).run(report), report);
     }
+    if (config.runs("leadership")) {
+      ok &= run("leadership", () -> new LeadershipBench(config).run(report), report);
+    }
+    if (config.runs("routing")) {
+      ok &= run("routing", () -> new RoutingBench(config).run(report), report);
+    }
     if (config.runs("locks")) {
       ok &= run("locks", () -> new LockOpsBench(config).run(report), report);
     }
     if (config.runs("scale")) {
       ok &= run("scale", () -> new ScaleBench(config).run(report), report);
+    }
+    if (config.runs("noisy")) {
+      ok &= run("noisy", () -> new NoisyClusterBench(config).run(report), report);
     }
     report.write(config.out());
     System.out.println();

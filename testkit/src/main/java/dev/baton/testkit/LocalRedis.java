@@ -25,6 +25,7 @@ public final class LocalRedis implements AutoCloseable {
   private final List<String> extraArgs;
   private int port;
   private Process process;
+  private volatile boolean frozen;
 
   private LocalRedis(String binary, Path dir, List<String> extraArgs) {
     this.binary = binary;
@@ -109,6 +110,11 @@ public final class LocalRedis implements AutoCloseable {
     return process != null && process.isAlive();
   }
 
+  /** Running and not frozen: it answers. */
+  public boolean answering() {
+    return running() && !frozen;
+  }
+
   /** Kills the process at once, as a crash would. */
   public void kill() {
     if (process != null) {
@@ -120,6 +126,7 @@ public final class LocalRedis implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
       process = null;
+      frozen = false;
     }
   }
 
@@ -129,11 +136,15 @@ public final class LocalRedis implements AutoCloseable {
    */
   public void freeze() {
     Signals.send(process, "STOP");
+    frozen = true;
   }
 
   /** SIGCONT: a frozen Redis answers again, its keys' expiry having run on meanwhile. */
   public void thaw() {
-    Signals.send(process, "CONT");
+    if (process != null) {
+      Signals.send(process, "CONT");
+    }
+    frozen = false;
   }
 
   /** Starts again on the same port, empty, as a Redis without persistence comes back. */

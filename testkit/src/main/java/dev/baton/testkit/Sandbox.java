@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,16 +166,15 @@ public class Sandbox implements AutoCloseable {
     return client.resources(LeaderGroup.class).inNamespace(NS).withName(name).get();
   }
 
+  /** Annotates a group as {@code kubectl annotate} does: a merge patch, whatever its version. */
   public void annotate(String group, String key, String value) {
     client
         .resources(LeaderGroup.class)
         .inNamespace(NS)
         .withName(group)
-        .edit(
-            g -> {
-              g.getMetadata().getAnnotations().put(key, value);
-              return g;
-            });
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            Serialization.asJson(Map.of("metadata", Map.of("annotations", Map.of(key, value)))));
   }
 
   public List<Pod> pods() {

@@ -63,6 +63,23 @@ public class LeaderGroupSpec {
           + " removes followers first.")
   private Boolean protectLeader = true;
 
+  @JsonPropertyDescription(
+      "Optional: a Service the operator owns and routes itself, writing its EndpointSlice with"
+          + " the leader's address (one write per leader change, no EndpointSlice controller hop)."
+          + " Without it, route with a Service selecting the role label.")
+  private LeaderService service;
+
+  @Default("0s")
+  @Size(max = 32)
+  @Pattern(GoDuration.PATTERN)
+  @ValidationRule(
+      value = "duration(self) <= duration('1h')",
+      message = "failoverDelay must be at most 1h")
+  @JsonPropertyDescription(
+      "How long a leader may stay not ready before leadership moves away (flap damping); default"
+          + " 0s: at once. Deletion, termination and node loss move it at once regardless.")
+  private String failoverDelay = "0s";
+
   public LabelSelector getSelector() {
     return selector;
   }
@@ -109,6 +126,22 @@ public class LeaderGroupSpec {
 
   public void setPaused(Boolean paused) {
     this.paused = paused;
+  }
+
+  public LeaderService getService() {
+    return service;
+  }
+
+  public void setService(LeaderService service) {
+    this.service = service;
+  }
+
+  public String getFailoverDelay() {
+    return failoverDelay;
+  }
+
+  public void setFailoverDelay(String failoverDelay) {
+    this.failoverDelay = failoverDelay;
   }
 
   public Boolean getProtectLeader() {

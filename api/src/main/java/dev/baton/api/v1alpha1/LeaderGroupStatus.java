@@ -39,7 +39,17 @@ public class LeaderGroupStatus {
   private Long observedGeneration;
 
   @JsonPropertyDescription(
-      "Ready, RedisAvailable, Conflict, Invalid, SplitBrainSuspected (metav1.Condition).")
+      "The Services that route to the leader (selecting the role label with the value leader, or"
+          + " spec.service), and the pods they list.")
+  private List<RouteStatus> routing;
+
+  @JsonPropertyDescription(
+      "A not-ready leader kept for spec.failoverDelay, and when leadership moves if it stays not"
+          + " ready.")
+  private PendingFailover pendingFailover;
+
+  @JsonPropertyDescription(
+      "Ready, RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected (metav1.Condition).")
   private List<Condition> conditions = new ArrayList<>();
 
   public String getLeader() {
@@ -98,6 +108,22 @@ public class LeaderGroupStatus {
     this.observedGeneration = observedGeneration;
   }
 
+  public List<RouteStatus> getRouting() {
+    return routing;
+  }
+
+  public void setRouting(List<RouteStatus> routing) {
+    this.routing = routing;
+  }
+
+  public PendingFailover getPendingFailover() {
+    return pendingFailover;
+  }
+
+  public void setPendingFailover(PendingFailover pendingFailover) {
+    this.pendingFailover = pendingFailover;
+  }
+
   public List<Condition> getConditions() {
     return conditions;
   }
@@ -118,6 +144,8 @@ public class LeaderGroupStatus {
         && Objects.equals(leaderSince, s.leaderSince)
         && Objects.equals(candidates, s.candidates)
         && Objects.equals(observedGeneration, s.observedGeneration)
+        && Objects.equals(routing, s.routing)
+        && Objects.equals(pendingFailover, s.pendingFailover)
         && Objects.equals(conditions, s.conditions);
   }
 

@@ -8,6 +8,7 @@ import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
+import dev.baton.bench.scale.BenchRedis;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.RoleWatcher;
@@ -74,8 +75,12 @@ public final class FailoverBench {
               t.setDaemon(true);
               return t;
             });
-    try (Sandbox sandbox = new Sandbox(EmbeddedKubernetes.start(), BatonOperator::launch);
+    try (BenchRedis redis = config.redisCluster() ? BenchRedis.start(true) : null;
+        Sandbox sandbox = new Sandbox(EmbeddedKubernetes.start(), BatonOperator::launch);
         KubernetesClient watchClient = sandbox.kube.newClient()) {
+      if (redis != null) {
+        sandbox.env("BATON_REDIS_URL", redis.url());
+      }
       sandbox.startOperator();
       for (int i = 0; i < PODS; i++) {
         sandbox.createPod(APP + "-" + i, APP);
@@ -123,7 +128,8 @@ public final class FailoverBench {
     Report.Section s =
         report.section(
             "failover",
-            "Failover: API change to the new leader's label seen by a watcher (ms)",
+            "Failover: API change to the new leader's label seen by a watcher (ms), on "
+                + config.redisDescription(),
             "scenario",
             "trials",
             "p50",

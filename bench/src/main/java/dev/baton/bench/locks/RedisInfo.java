@@ -47,6 +47,21 @@ public record RedisInfo(long readEvents, long commands, long scriptCalls, long p
         Long.parseLong(stats.get("total_reads_processed")), commands, scripts, pings);
   }
 
+  /** The sum over several servers (a cluster's masters). */
+  public static RedisInfo of(java.util.List<Integer> ports) {
+    RedisInfo sum = new RedisInfo(0, 0, 0, 0);
+    for (int port : ports) {
+      RedisInfo one = of(port);
+      sum =
+          new RedisInfo(
+              sum.readEvents + one.readEvents,
+              sum.commands + one.commands,
+              sum.scriptCalls + one.scriptCalls,
+              sum.pings + one.pings);
+    }
+    return sum;
+  }
+
   public RedisInfo minus(RedisInfo earlier) {
     return new RedisInfo(
         readEvents - earlier.readEvents,

@@ -9,16 +9,13 @@ import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.locks.RedisInfo;
-import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.OperatorProcess;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -86,7 +83,7 @@ public final class ScaleBench {
     Files.createDirectories(config.out());
     f.log = config.out().resolve("operator-scale.log");
     try (CountingKubernetes kube = CountingKubernetes.start();
-        LocalRedis redis = LocalRedis.start();
+        BenchRedis redis = BenchRedis.start(config.redisCluster());
         KubernetesClient admin = kube.newClient()) {
       BenchMain.progress(
           "scale: creating "
@@ -102,18 +99,11 @@ public final class ScaleBench {
             () -> watcher.sees(f.groups * PODS_PER_GROUP, f.groups),
             Duration.ofMinutes(2),
             "the watcher to list every pod and group");
-        // redis-server rewrites its process title, so it is found as this JVM's youngest child
-        // whose executable is Redis's (the redis-server of the other benchmarks has stopped).
-        ProcessHandle redisProcess =
-            ProcessHandle.current()
-                .children()
-                .filter(p -> p.info().command().orElse("").contains("redis"))
-                .max(Comparator.comparing(p -> p.info().startInstant().orElse(Instant.MIN)))
-                .orElse(null);
+        ProcessHandle redisProcess = redis.process();
         f.redisFound = redisProcess != null;
 
         Map<String, Long> requests0 = kube.requests();
-        RedisInfo redis0 = RedisInfo.of(redis.port());
+        RedisInfo redis0 = redis.info();
         BenchMain.progress("scale: starting the operator process");
         long start = System.nanoTime();
         try (OperatorProcess operator =
@@ -129,19 +119,19 @@ public final class ScaleBench {
           coldStart(f, operator, watcher, start);
           f.coldThreads = ThreadCpu.sample(operator.pid());
           f.coldRequests = CountingKubernetes.minus(kube.requests(), requests0);
-          f.coldRedis = RedisInfo.of(redis.port()).minus(redis0);
+          f.coldRedis = redis.info().minus(redis0);
 
           Waits.sleep(Duration.ofSeconds(config.quick() ? 3 : 10));
           BenchMain.progress("scale: steady state for " + config.steadySeconds() + " s");
           Map<String, Long> requests1 = kube.requests();
-          RedisInfo redis1 = RedisInfo.of(redis.port());
+          RedisInfo redis1 = redis.info();
           long terms1 = watcher.termChanges();
           f.steadyThreads0 = ThreadCpu.sample(operator.pid());
           f.steady0 = CpuSample.take(operator, redisProcess);
           Waits.sleep(Duration.ofSeconds(config.steadySeconds()));
           f.steady1 = CpuSample.take(operator, redisProcess);
           f.steadyThreads1 = ThreadCpu.sample(operator.pid());
-          f.steadyRedis = RedisInfo.of(redis.port()).minus(redis1);
+          f.steadyRedis = redis.info().minus(redis1);
           f.steadyRequests = CountingKubernetes.minus(kube.requests(), requests1);
           f.stillConverged = watcher.allConverged();
           f.steadyTermChanges = watcher.termChanges() - terms1;
@@ -308,8 +298,9 @@ public final class ScaleBench {
     double heapMiB = f.memory.heapUsed() / 1048576.0;
     double scriptsPerSecond = f.steadyRedis.scriptCalls() / steadySeconds;
     // Unbatched, every group renews with its own script call once per renew interval (3 s);
-    // batched means at least ten groups per call on average.
-    boolean batched = scriptsPerSecond <= f.groups / 3.0 / 10;
+    // batched means at least ten groups per call on average. On a cluster a call covers one
+    // slot, so there batched means one pipeline per master per tick, not fewer script calls.
+    boolean batched = config.redisCluster() || scriptsPerSecond <= f.groups / 3.0 / 10;
     Deletions d = f.deletions;
 
     Report.Section s =
@@ -317,9 +308,10 @@ public final class ScaleBench {
             "scale",
             String.format(
                 Locale.ROOT,
-                "Scale: %,d LeaderGroups x %d pods on one operator",
+                "Scale: %,d LeaderGroups x %d pods on one operator, %s",
                 f.groups,
-                PODS_PER_GROUP),
+                PODS_PER_GROUP,
+                config.redisDescription()),
             "measure",
             "value",
             "target");
@@ -406,7 +398,9 @@ public final class ScaleBench {
             + " -jar "
             + shown(config.operatorJar())
             + ", with KUBERNETES_MASTER set to the mock API server (in the"
-            + " benchmark JVM) and BATON_REDIS_URL to a local redis-server; its log is written to "
+            + " benchmark JVM) and BATON_REDIS_URL to "
+            + config.redisDescription()
+            + "; its log is written to "
             + f.log.getFileName()
             + ". Converged: exactly one pod of the group labeled leader, the"
             + " others follower, and the group's status naming that leader, as seen by informers in"

@@ -7,5 +7,6 @@ public enum ConditionType {
   Conflict,
   Invalid,
   SplitBrainSuspected,
+  Routed,
   QuorumLost
 }

@@ -26,8 +26,16 @@ public final class Conditions {
   }
 
   public Conditions set(ConditionType type, boolean status, String reason, String message) {
+    return set(type, status ? "True" : "False", reason, message);
+  }
+
+  /** A condition nobody can tell yet, such as routing when no Service routes to the leader. */
+  public Conditions unknown(ConditionType type, String reason, String message) {
+    return set(type, "Unknown", reason, message);
+  }
+
+  private Conditions set(ConditionType type, String s, String reason, String message) {
     next.removeIf(c -> c.getType().equals(type.name()));
-    String s = status ? "True" : "False";
     String since =
         find(previous, type)
             .filter(c -> s.equals(c.getStatus()))

@@ -66,6 +66,22 @@ public final class Election {
    */
   public static Decision decide(
       List<Candidate> candidates, Holder holder, String switchoverTo, String namespace) {
+    return decide(candidates, holder, switchoverTo, namespace, false);
+  }
+
+  /**
+   * Decides the next step, with flap damping.
+   *
+   * @param keepNotReadyHolder the holder's pod is not ready, but for less than spec.failoverDelay:
+   *     it stays leader unless a switchover names another pod. Only not-ready is damped; a holder
+   *     that is terminating, gone or on a lost node is replaced at once.
+   */
+  public static Decision decide(
+      List<Candidate> candidates,
+      Holder holder,
+      String switchoverTo,
+      String namespace,
+      boolean keepNotReadyHolder) {
     if (holder instanceof Holder.Ours ours && !ours.record().namespace().equals(namespace)) {
       holder = new Holder.Foreign(ours.raw());
     }
@@ -89,11 +105,21 @@ public final class Election {
           candidates.stream().filter(c -> c.name().equals(switchoverTo)).findFirst();
       if (target.isEmpty()) {
         return refuseSwitchover(
-            candidates, holder, holderPod, eligible, "pod " + switchoverTo + " is not a candidate");
+            candidates,
+            holder,
+            holderPod,
+            eligible,
+            keepNotReadyHolder,
+            "pod " + switchoverTo + " is not a candidate");
       }
       if (!target.get().eligible()) {
         return refuseSwitchover(
-            candidates, holder, holderPod, eligible, "pod " + switchoverTo + " is not ready");
+            candidates,
+            holder,
+            holderPod,
+            eligible,
+            keepNotReadyHolder,
+            "pod " + switchoverTo + " is not ready");
       }
       if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
         return new Decision(
@@ -110,7 +136,7 @@ public final class Election {
           SwitchoverOutcome.DONE,
           "leadership moved to " + switchoverTo);
     }
-    return decideWithoutSwitchover(candidates, holder, holderPod, eligible);
+    return decideWithoutSwitchover(candidates, holder, holderPod, eligible, keepNotReadyHolder);
   }
 
   private static Decision refuseSwitchover(
@@ -118,8 +144,10 @@ public final class Election {
       Holder holder,
       Optional<Candidate> holderPod,
       List<Candidate> eligible,
+      boolean keepNotReadyHolder,
       String why) {
-    Decision d = decideWithoutSwitchover(candidates, holder, holderPod, eligible);
+    Decision d =
+        decideWithoutSwitchover(candidates, holder, holderPod, eligible, keepNotReadyHolder);
     return new Decision(d.action(), d.leader(), d.reason(), SwitchoverOutcome.REFUSED, why);
   }
 
@@ -127,8 +155,12 @@ public final class Election {
       List<Candidate> candidates,
       Holder holder,
       Optional<Candidate> holderPod,
-      List<Candidate> eligible) {
-    if (holderPod.isPresent() && holderPod.get().eligible()) {
+      List<Candidate> eligible,
+      boolean keepNotReadyHolder) {
+    if (holderPod.isPresent()
+        && (holderPod.get().eligible()
+            || keepNotReadyHolder
+                && holderPod.get().notEligibleBecause() == Candidate.Ineligibility.NOT_READY)) {
       return new Decision(Action.KEEP, holderPod.get(), null, SwitchoverOutcome.NONE, null);
     }
     if (eligible.isEmpty()) {

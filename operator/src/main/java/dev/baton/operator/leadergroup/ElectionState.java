@@ -1,7 +1,10 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.PendingFailover;
 import dev.baton.operator.lease.HolderRecord;
+import dev.baton.operator.routing.RouteConvergence;
+import java.time.Instant;
 
 /**
  * What the operator remembers about one election between reconciles. Rebuilt from the status after
@@ -30,6 +33,15 @@ final class ElectionState {
   /** When the three views of the leader started to disagree (epoch millis), or 0. */
   long viewsDisagreeSinceMillis;
 
+  /** A not-ready leader kept for spec.failoverDelay, or null. */
+  FailoverDamping.Pending pendingFailover;
+
+  /** Timing of the routing after the last leader change. */
+  final RouteConvergence routing = new RouteConvergence();
+
+  /** The last problem writing spec.service's objects, reported once. */
+  String lastRoutingProblem;
+
   /** The last problem reported as an Event, so it is not reported again on every retry. */
   String lastProblem;
 
@@ -47,6 +59,19 @@ final class ElectionState {
                 clusterId, namespace, status.getLeader(), status.getLeaderUID(), status.getTerm());
         s.leaderSince = status.getLeaderSince();
         s.promotedPod = status.getLeader();
+        PendingFailover p = status.getPendingFailover();
+        if (p != null && status.getLeader().equals(p.getPod())) {
+          try {
+            s.pendingFailover =
+                new FailoverDamping.Pending(
+                    p.getPod(),
+                    status.getLeaderUID(),
+                    Instant.parse(p.getNotReadySince()),
+                    Instant.parse(p.getFailoverAt()));
+          } catch (RuntimeException unreadable) {
+            // the wait starts again from now
+          }
+        }
       }
     }
     return s;

@@ -4,6 +4,9 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.kube.PodSkeleton;
+import dev.baton.operator.routing.LeaderEndpoints;
+import dev.baton.operator.routing.RouteCheck;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -14,6 +17,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,7 +31,7 @@ import java.util.Set;
  * leadership off it), and the Services and EndpointSlices that route to leaders (the third view of
  * docs/design.md, "Three views agree"). Each event is mapped to the groups it concerns.
  */
-final class GroupEventSources {
+final class GroupEventSources implements LeaderEndpoints.Cache {
 
   /** Pod index: one entry per label, namespace/key=value. */
   private static final String BY_LABEL = "label";
@@ -35,7 +39,10 @@ final class GroupEventSources {
   /** Pod index: namespace/group of the group that labeled the pod. */
   private static final String BY_GROUP = "group";
 
-  private static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+  private static final String SERVICE_NAME_LABEL = LeaderEndpoints.SERVICE_NAME_LABEL;
+
+  /** Service index: namespace/uid of the LeaderGroup that owns it (spec.service). */
+  private static final String BY_OWNER = "owner";
 
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
   private volatile InformerEventSource<Node, LeaderGroup> nodes;
@@ -50,6 +57,10 @@ final class GroupEventSources {
             InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
                 .withName("pods")
                 .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
+                .withItemStore(new TransformingItemStore<>(PodSkeleton::of))
+                // Listed in pages, so a namespace of 30,000 pods is never one response in memory.
+                .withInformerListLimit(PodSkeleton.LIST_PAGE)
+                .withOnUpdateFilter(PodSkeleton::changesWhatMatters)
                 .withNamespacesInheritedFromController()
                 .build(),
             context);
@@ -91,6 +102,16 @@ final class GroupEventSources {
                 .withNamespacesInheritedFromController()
                 .build(),
             context);
+    services.addIndexers(
+        Map.of(
+            BY_OWNER,
+            svc ->
+                svc.getMetadata().getOwnerReferences() == null
+                    ? List.of()
+                    : svc.getMetadata().getOwnerReferences().stream()
+                        .filter(o -> "LeaderGroup".equals(o.getKind()))
+                        .map(o -> svc.getMetadata().getNamespace() + "/" + o.getUid())
+                        .toList()));
     endpointSlices =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(EndpointSlice.class, LeaderGroup.class)
@@ -161,14 +182,22 @@ final class GroupEventSources {
     return out;
   }
 
-  /** The groups whose role label the Service selects with the value leader. */
+  /**
+   * The groups whose role label the Service selects with the value leader, or the group that owns
+   * it (spec.service).
+   */
   private static Set<ResourceID> groupsRoutedBy(
       Service svc, IndexerResourceCache<LeaderGroup> groups) {
+    Set<ResourceID> out = new HashSet<>();
+    if (svc.getMetadata().getOwnerReferences() != null) {
+      svc.getMetadata().getOwnerReferences().stream()
+          .filter(o -> "LeaderGroup".equals(o.getKind()))
+          .forEach(o -> out.add(new ResourceID(o.getName(), svc.getMetadata().getNamespace())));
+    }
     Map<String, String> selector = svc.getSpec() == null ? null : svc.getSpec().getSelector();
     if (selector == null) {
-      return Set.of();
+      return out;
     }
-    Set<ResourceID> out = new HashSet<>();
     groups
         .list(svc.getMetadata().getNamespace())
         .filter(
@@ -200,18 +229,8 @@ final class GroupEventSources {
             .list(
                 ns,
                 svc -> {
-                  Map<String, String> sel =
-                      svc.getSpec() == null ? null : svc.getSpec().getSelector();
-                  if (sel == null || !BatonNames.LEADER.equals(sel.get(roleLabel))) {
-                    return false;
-                  }
-                  return members.stream()
-                      .anyMatch(
-                          p ->
-                              sel.entrySet().stream()
-                                  .filter(e -> !e.getKey().equals(roleLabel))
-                                  .allMatch(
-                                      e -> e.getValue().equals(Metadata.label(p, e.getKey()))));
+                  Map<String, String> sel = leaderSelector(svc, roleLabel);
+                  return sel != null && selectsAMember(sel, roleLabel, members);
                 })
             .toList();
     if (leaderServices.isEmpty()) {
@@ -243,6 +262,111 @@ final class GroupEventSources {
               });
     }
     return names;
+  }
+
+  /**
+   * The Services that route to this group's leader, with their endpoints: those selecting its role
+   * label with the value leader whose other selector labels select a member or repeat one of the
+   * group's own matchLabels (so a Service that excludes the leader by an extra label is still
+   * reported), and the Service of spec.service.
+   */
+  List<RouteCheck.LeaderService> leaderServices(
+      LeaderGroup group, String roleLabel, List<Pod> members) {
+    if (services == null || endpointSlices == null) {
+      return List.of();
+    }
+    String ns = group.getMetadata().getNamespace();
+    Map<String, String> groupLabels = group.getSpec().getSelector().getMatchLabels();
+    List<RouteCheck.LeaderService> out = new ArrayList<>();
+    services
+        .list(
+            ns,
+            svc -> {
+              Map<String, String> sel = leaderSelector(svc, roleLabel);
+              if (sel == null) {
+                return false;
+              }
+              boolean namesGroup =
+                  groupLabels != null
+                      && sel.entrySet().stream()
+                          .anyMatch(e -> e.getValue().equals(groupLabels.get(e.getKey())));
+              return namesGroup || selectsAMember(sel, roleLabel, members);
+            })
+        .forEach(
+            svc ->
+                out.add(
+                    new RouteCheck.LeaderService(
+                        svc.getMetadata().getName(),
+                        svc.getSpec().getSelector(),
+                        endpointsOf(ns, svc.getMetadata().getName()))));
+    var own = group.getSpec().getService();
+    if (own != null) {
+      service(ns, own.getName())
+          .filter(svc -> LeaderEndpoints.ownedBy(svc, group.getMetadata().getUid()))
+          .ifPresent(
+              svc ->
+                  out.add(
+                      new RouteCheck.LeaderService(
+                          svc.getMetadata().getName(), null, endpointsOf(ns, own.getName()))));
+    }
+    return out;
+  }
+
+  /** The Service's selector when it selects the role label with the value leader, else null. */
+  private static Map<String, String> leaderSelector(Service svc, String roleLabel) {
+    Map<String, String> sel = svc.getSpec() == null ? null : svc.getSpec().getSelector();
+    return sel != null && BatonNames.LEADER.equals(sel.get(roleLabel)) ? sel : null;
+  }
+
+  /** Whether the selector's labels other than the role label select one of the members. */
+  private static boolean selectsAMember(
+      Map<String, String> selector, String roleLabel, List<Pod> members) {
+    return members.stream()
+        .anyMatch(
+            p ->
+                selector.entrySet().stream()
+                    .filter(e -> !e.getKey().equals(roleLabel))
+                    .allMatch(e -> e.getValue().equals(Metadata.label(p, e.getKey()))));
+  }
+
+  private List<RouteCheck.Endpoint> endpointsOf(String ns, String service) {
+    List<RouteCheck.Endpoint> out = new ArrayList<>();
+    endpointSlices
+        .list(ns, slice -> service.equals(Metadata.label(slice, SERVICE_NAME_LABEL)))
+        .forEach(
+            slice -> {
+              if (slice.getEndpoints() == null) {
+                return;
+              }
+              slice.getEndpoints().stream()
+                  .filter(
+                      ep -> ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind()))
+                  .forEach(
+                      ep ->
+                          out.add(
+                              new RouteCheck.Endpoint(
+                                  ep.getTargetRef().getName(),
+                                  ep.getConditions() == null
+                                      || !Boolean.FALSE.equals(ep.getConditions().getReady()))));
+            });
+    return out;
+  }
+
+  @Override
+  public Optional<Service> service(String namespace, String name) {
+    return services == null ? Optional.empty() : services.get(new ResourceID(name, namespace));
+  }
+
+  @Override
+  public Optional<EndpointSlice> slice(String namespace, String name) {
+    return endpointSlices == null
+        ? Optional.empty()
+        : endpointSlices.get(new ResourceID(name, namespace));
+  }
+
+  @Override
+  public List<Service> servicesOwnedBy(String namespace, String groupUid) {
+    return services == null ? List.of() : services.byIndex(BY_OWNER, namespace + "/" + groupUid);
   }
 
   /** A node that exists and whose Ready condition is False or Unknown. */

@@ -2,6 +2,8 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.PendingFailover;
+import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
@@ -15,6 +17,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,10 +46,14 @@ final class GroupReporter {
     final Conditions conditions;
     final long startedNanos;
 
+    /** Where each leader Service routes: carried over unless the routing step looked. */
+    List<RouteStatus> routing;
+
     private Report(LeaderGroup group, ElectionState state) {
       this.group = group;
       this.state = state;
       this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
+      this.routing = old.getRouting();
       this.conditions =
           new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
       this.startedNanos = System.nanoTime();
@@ -91,7 +98,8 @@ final class GroupReporter {
         .set(ConditionType.Ready, false, "InvalidSpec", message)
         .keep(ConditionType.RedisAvailable)
         .keep(ConditionType.Conflict)
-        .keep(ConditionType.SplitBrainSuspected);
+        .keep(ConditionType.SplitBrainSuspected)
+        .keep(ConditionType.Routed);
     return finish(r, r.old.getCandidates(), null);
   }
 
@@ -108,7 +116,8 @@ final class GroupReporter {
             "paused: labels are left as they are, nobody is elected, nothing is renewed")
         .keep(ConditionType.RedisAvailable)
         .keep(ConditionType.Conflict)
-        .keep(ConditionType.SplitBrainSuspected);
+        .keep(ConditionType.SplitBrainSuspected)
+        .keep(ConditionType.Routed);
     return finish(r, r.old.getCandidates(), null);
   }
 
@@ -130,7 +139,8 @@ final class GroupReporter {
     r.conditions
         .set(ConditionType.RedisAvailable, false, e.reason(), e.getMessage())
         .set(ConditionType.Ready, false, e.reason(), e.getMessage())
-        .keep(ConditionType.SplitBrainSuspected);
+        .keep(ConditionType.SplitBrainSuspected)
+        .keep(ConditionType.Routed);
     return finish(r, ready, SECRET_RETRY);
   }
 
@@ -152,7 +162,8 @@ final class GroupReporter {
             false,
             "Unreachable",
             e.getMessage() + "; labels are kept as they are")
-        .keep(ConditionType.SplitBrainSuspected);
+        .keep(ConditionType.SplitBrainSuspected)
+        .keep(ConditionType.Routed);
     if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isPresent()) {
       r.conditions.keep(ConditionType.Ready);
     } else {
@@ -176,8 +187,10 @@ final class GroupReporter {
       Election.Decision decision,
       ElectionActuator.Outcome outcome,
       Membership membership,
-      int ready) {
+      int ready,
+      FailoverDamping.Verdict damping) {
     Candidate leader = outcome.leader();
+    damped(r, damping);
     long term = r.state.holder == null ? 0 : r.state.holder.term();
     if (decision.action() == Election.Action.ELECT) {
       String previous = outcome.previousLeader();
@@ -202,12 +215,18 @@ final class GroupReporter {
           "switchover refused: " + decision.switchoverMessage() + "; the leader stays");
     }
     switch (decision.action()) {
-      case KEEP, ELECT ->
+      case KEEP, ELECT -> {
+        if (damping.keepHolder()) {
+          r.conditions.set(
+              ConditionType.Ready, false, "FailoverPending", pendingMessage(damping.pending()));
+        } else {
           r.conditions.set(
               ConditionType.Ready,
               true,
               "LeaderElected",
               leader.name() + " leads with term " + term);
+        }
+      }
       case STAND_ASIDE ->
           r.conditions.set(
               ConditionType.Ready,
@@ -236,6 +255,31 @@ final class GroupReporter {
     metrics.groupState(r.ns(), r.name(), r.state.maxTerm, ready);
   }
 
+  /** Events for a not-ready leader kept by spec.failoverDelay, once when it starts or ends. */
+  private void damped(Report r, FailoverDamping.Verdict damping) {
+    PendingFailover before = r.old.getPendingFailover();
+    FailoverDamping.Pending now = damping.pending();
+    if (now != null && (before == null || !now.pod().equals(before.getPod()))) {
+      String message = pendingMessage(now);
+      log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
+      events.record(r.group, EventReason.FailoverPending, message);
+    }
+    if (damping.averted() != null) {
+      events.record(
+          r.group,
+          EventReason.FailoverAverted,
+          damping.averted() + " is ready again within spec.failoverDelay; it stays leader");
+    }
+  }
+
+  private static String pendingMessage(FailoverDamping.Pending p) {
+    return "the leader "
+        + p.pod()
+        + " is not ready; it stays leader until "
+        + p.failoverAt().truncatedTo(ChronoUnit.MILLIS)
+        + " (spec.failoverDelay) unless it becomes ready";
+  }
+
   /** Writes the status when it changed and says when to reconcile next. */
   UpdateControl<LeaderGroup> finish(Report r, Integer ready, Duration next) {
     var written = statusWriter.write(r.group, status(r, ready), TermReservations::keep);
@@ -262,6 +306,15 @@ final class GroupReporter {
     s.setLeaderSince(state.holder == null || state.leaderSince == null ? "" : state.leaderSince);
     s.setCandidates(ready == null ? 0 : ready);
     s.setObservedGeneration(r.group.getMetadata().getGeneration());
+    s.setRouting(r.routing);
+    FailoverDamping.Pending pending = state.pendingFailover;
+    s.setPendingFailover(
+        pending == null
+            ? null
+            : new PendingFailover(
+                pending.pod(),
+                pending.notReadySince().toString(),
+                pending.failoverAt().toString()));
     s.setConditions(r.conditions.build());
     return s;
   }

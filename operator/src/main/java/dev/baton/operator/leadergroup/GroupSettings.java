@@ -4,10 +4,16 @@ import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaderService;
+import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.lease.LeaseKeys;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * A LeaderGroup's spec, checked and with defaults applied. The CRD schema refuses most bad specs;
@@ -20,7 +26,9 @@ public record GroupSettings(
     Duration renewInterval,
     LeaseKeys keys,
     boolean paused,
-    boolean protectLeader) {
+    boolean protectLeader,
+    Duration failoverDelay,
+    LeaderService service) {
 
   static final int MAX_ELECTION_KEY = 253;
   private static final String DNS_SUBDOMAIN =
@@ -97,13 +105,61 @@ public record GroupSettings(
               + shown(spec.getRedis().getSecretRef().getName())
               + "' is not a valid Secret name");
     }
+    String delayText = spec.getFailoverDelay() == null ? "0s" : spec.getFailoverDelay();
+    Duration failoverDelay = duration("spec.failoverDelay", delayText);
+    if (failoverDelay.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("spec.failoverDelay must be at most 1h");
+    }
+    checkService(spec.getService());
     return new GroupSettings(
         roleLabel,
         ttl,
         renew,
         new LeaseKeys(key),
         Boolean.TRUE.equals(spec.getPaused()),
-        !Boolean.FALSE.equals(spec.getProtectLeader()));
+        !Boolean.FALSE.equals(spec.getProtectLeader()),
+        failoverDelay,
+        spec.getService());
+  }
+
+  /** What the schema says of spec.service, and what Kubernetes requires of a Service's ports. */
+  private static void checkService(LeaderService service) {
+    if (service == null) {
+      return;
+    }
+    String name = service.getName();
+    if (name == null || name.length() > 63 || !name.matches(LeaderService.NAME_PATTERN)) {
+      throw new IllegalArgumentException(
+          "spec.service.name '"
+              + shown(name)
+              + "' is not a valid Service name (lowercase letters, digits and '-', starting with"
+              + " a letter, at most 63 characters)");
+    }
+    List<LeaderServicePort> ports = service.getPorts();
+    if (ports == null || ports.isEmpty()) {
+      throw new IllegalArgumentException("spec.service.ports must list at least one port");
+    }
+    Set<String> names = new HashSet<>();
+    for (LeaderServicePort port : ports) {
+      if (port.getPort() == null || port.getPort() < 1 || port.getPort() > 65535) {
+        throw new IllegalArgumentException("spec.service.ports: every port needs a port 1-65535");
+      }
+      if (ports.size() > 1 && (port.getName() == null || port.getName().isEmpty())) {
+        throw new IllegalArgumentException(
+            "spec.service.ports: every port needs a name when there are several");
+      }
+      if (port.getName() != null && !names.add(port.getName())) {
+        throw new IllegalArgumentException(
+            "spec.service.ports: port name '" + shown(port.getName()) + "' is used twice");
+      }
+      IntOrString target = port.getTargetPort();
+      if (target != null
+          && target.getIntVal() != null
+          && (target.getIntVal() < 1 || target.getIntVal() > 65535)) {
+        throw new IllegalArgumentException(
+            "spec.service.ports: targetPort " + target.getIntVal() + " is not 1-65535");
+      }
+    }
   }
 
   private static Duration duration(String field, String value) {

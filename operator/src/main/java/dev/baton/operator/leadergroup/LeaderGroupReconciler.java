@@ -12,6 +12,7 @@ import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.replica.ReplicaRole;
+import dev.baton.operator.routing.LeaderEndpoints;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -31,12 +32,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each LeaderGroup's election as observe ({@link GroupObserver}), decide ({@link Election}),
- * act ({@link ElectionActuator}) and report ({@link GroupReporter}, {@link SplitBrainCheck}).
- * Triggered by pod, node, Service and LeaderGroup events (annotations included, hence no generation
- * filtering), by the lease renewer when a lease is lost or Redis stops or starts answering, and by
- * a slow resync timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the
- * reconcile loop. API errors are thrown, for the framework's retry.
+ * Runs each LeaderGroup's election as observe ({@link GroupObserver}), decide ({@link Election},
+ * with {@link FailoverDamping}), act ({@link ElectionActuator}), route ({@link GroupRouting}) and
+ * report ({@link GroupReporter}, {@link SplitBrainCheck}). Triggered by pod, node, Service,
+ * EndpointSlice and LeaderGroup events (annotations included, hence no generation filtering), by
+ * the lease renewer when a lease is lost or Redis stops or starts answering, and by a slow resync
+ * timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the reconcile
+ * loop. API errors are thrown, for the framework's retry.
  */
 @ControllerConfiguration(name = "leadergroup", generationAwareEventProcessing = false)
 public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
@@ -56,7 +58,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final ElectionActuator actuator;
   private final GroupReporter reporter;
   private final SplitBrainCheck splitBrain;
+  private final GroupRouting routing;
   private final ReplicaRole role;
+  private final Clock clock;
 
   public LeaderGroupReconciler(
       KubernetesClient client,
@@ -69,6 +73,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       ReplicaRole role) {
     this.clusterId = clusterId;
     this.role = role;
+    this.clock = clock;
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
@@ -82,6 +87,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             client, clusterId, labeler, renewer, new TermReservations(statusWriter), clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources, events, metrics, clock);
+    this.routing = new GroupRouting(sources, new LeaderEndpoints(client, sources), events, metrics);
   }
 
   @Override
@@ -119,13 +125,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     actuator.clearStrays(pods.membership(), settings);
     ElectionActuator.Outcome outcome;
     Election.Decision decision;
+    FailoverDamping.Verdict damping;
     try {
       GroupObserver.LeaseView lease = observer.lease(group, settings, state, pods);
       reporter.redisAnswered(report);
       if (lease.term() > 0) {
         state.maxTerm = Math.max(state.maxTerm, lease.term());
       }
-      decision = Election.decide(pods.candidates(), lease.holder(), pods.switchoverTo(), ns);
+      damping =
+          FailoverDamping.judge(
+              settings.failoverDelay(),
+              pods.candidates(),
+              lease.holder(),
+              pods.switchoverTo(),
+              state,
+              clock.instant());
+      decision =
+          Election.decide(
+              pods.candidates(), lease.holder(), pods.switchoverTo(), ns, damping.keepHolder());
       outcome = actuator.carryOut(group, settings, state, pods, lease, decision, report.old);
     } catch (RedisSecrets.SecretProblem e) {
       return reporter.secretProblem(report, e, pods.ready());
@@ -135,8 +152,22 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     if (outcome.retrySoon()) {
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
-    reporter.carriedOut(report, decision, outcome, pods.membership(), pods.ready());
-    Duration next = splitBrain.check(group, state, settings, pods.membership(), report.conditions);
+    reporter.carriedOut(report, decision, outcome, pods.membership(), pods.ready(), damping);
+    boolean promoted =
+        decision.action() == Election.Action.ELECT
+            && !outcome.leader().name().equals(outcome.previousLeader());
+    Duration routeAgain = routing.route(report, settings, pods, outcome.leader(), promoted);
+    Duration next =
+        splitBrain.check(
+            group, state, settings, pods.membership(), report.conditions, damping.keepHolder());
+    next = earliest(next, routeAgain);
+    if (damping.keepHolder()) {
+      // A little after the deadline, so the clock has passed it when the reconcile runs.
+      next =
+          earliest(
+              next,
+              Duration.between(clock.instant(), damping.pending().failoverAt()).plusMillis(5));
+    }
     return reporter.finish(report, pods.ready(), next);
   }
 
@@ -161,8 +192,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             "LeaderGroup {}/{} deleted; its lease is left to expire: {}", ns, name, e.getMessage());
       }
     }
+    try {
+      routing.forget(group);
+    } catch (RuntimeException e) {
+      log.info(
+          "LeaderGroup {}/{} deleted; its Service is left to the garbage collector: {}",
+          ns,
+          name,
+          e.getMessage());
+    }
     reporter.forget(group);
     return DeleteControl.defaultDelete();
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null || a.compareTo(b) <= 0 ? a : b;
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */

@@ -45,7 +45,8 @@ final class SplitBrainCheck {
       ElectionState state,
       GroupSettings settings,
       Membership membership,
-      Conditions conditions) {
+      Conditions conditions,
+      boolean leaderKeptNotReady) {
     String ns = group.getMetadata().getNamespace();
     String name = group.getMetadata().getName();
     Set<String> labeled = new HashSet<>();
@@ -57,7 +58,12 @@ final class SplitBrainCheck {
     String holder = state.holder == null ? null : state.holder.pod();
     String disagreement =
         new ThreeViews(
-                holder, labeled, sources.routedPods(ns, settings.roleLabel(), membership.members()))
+                holder,
+                labeled,
+                // A not-ready leader kept by spec.failoverDelay has left its Services on purpose.
+                leaderKeptNotReady
+                    ? null
+                    : sources.routedPods(ns, settings.roleLabel(), membership.members()))
             .disagreement();
     long now = clock.millis();
     if (disagreement == null) {

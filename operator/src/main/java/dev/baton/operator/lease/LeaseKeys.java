@@ -21,11 +21,16 @@ public record LeaseKeys(String electionKey) {
     return "baton:{" + electionKey + "}:reserved";
   }
 
+  /** The record last taken over or released, until its pod lets go (see lease-acquire.lua). */
+  public String handover() {
+    return "baton:{" + electionKey + "}:handover";
+  }
+
   List<Object> both() {
     return List.of(holder(), term());
   }
 
   List<Object> all() {
-    return List.of(holder(), term(), reservation());
+    return List.of(holder(), term(), reservation(), handover());
   }
 }

@@ -8,7 +8,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ConstantDelay;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SubscriptionMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +61,9 @@ public class RedisConnections implements AutoCloseable {
       try {
         RedissonClient redisson = Redisson.create(config(settings));
         Connection c =
-            new Connection(redisson, new RedisLeaseStore(redisson, settings.describe(), timer));
+            new Connection(
+                redisson,
+                new RedisLeaseStore(redisson, settings.describe(), settings.cluster(), timer));
         connections.put(settings, c);
         failedAt.remove(settings);
         log.info("Connected to Redis {}", settings.describe());
@@ -93,7 +97,24 @@ public class RedisConnections implements AutoCloseable {
     if (settings.caCertificate() != null) {
       config.setSslTrustManagerFactory(CaCertificates.trustManagers(settings.caCertificate()));
     }
-    if (settings.sentinel()) {
+    if (settings.cluster()) {
+      var cluster =
+          config
+              .useClusterServers()
+              // Scripts change state: every call goes to the master of its slot, never a replica.
+              .setReadMode(ReadMode.MASTER)
+              .setSubscriptionMode(SubscriptionMode.MASTER)
+              // How soon a promoted replica or a moved slot is learned without a redirection.
+              .setScanInterval(1000)
+              // Start even while a master is down: the groups on the other slots go on.
+              .setCheckSlotsCoverage(false)
+              .setMasterConnectionMinimumIdleSize(1)
+              .setMasterConnectionPoolSize(8)
+              .setSlaveConnectionMinimumIdleSize(0)
+              .setSubscriptionConnectionMinimumIdleSize(1);
+      settings.clusterAddresses().forEach(cluster::addNodeAddress);
+      tune(cluster, timeout);
+    } else if (settings.sentinel()) {
       var sentinel =
           config
               .useSentinelServers()

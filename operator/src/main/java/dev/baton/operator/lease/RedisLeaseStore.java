@@ -2,16 +2,25 @@ package dev.baton.operator.lease;
 
 import dev.baton.client.LuaScript;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.redisson.api.BatchOptions;
+import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
+import org.redisson.api.RScriptAsync;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
 import org.redisson.client.codec.StringCodec;
 
-/** {@link LeaseStore} on one Redis (or Sentinel-managed master) through Redisson. */
+/**
+ * {@link LeaseStore} on one Redis, a Sentinel-managed master or a Redis Cluster, through Redisson.
+ * Every script touches the keys of one election, which share a hash slot; only the batched renewal
+ * spans elections, and on a cluster it is split per slot (see {@link #renewAll}).
+ */
 public class RedisLeaseStore implements LeaseStore {
 
   static final LuaScript ACQUIRE = LuaScript.load("lease-acquire");
@@ -21,8 +30,10 @@ public class RedisLeaseStore implements LeaseStore {
   static final LuaScript RENEW_MANY = LuaScript.load("lease-renew-many");
   static final LuaScript RESERVE = LuaScript.load("counter-reserve");
 
+  private final RedissonClient redisson;
   private final RScript script;
   private final String target;
+  private final boolean cluster;
   private final ScriptTimer timer;
   private volatile boolean lastCallFailed;
 
@@ -30,8 +41,18 @@ public class RedisLeaseStore implements LeaseStore {
    * @param target a description of the Redis for error messages, free of credentials
    */
   public RedisLeaseStore(RedissonClient redisson, String target, ScriptTimer timer) {
+    this(redisson, target, false, timer);
+  }
+
+  /**
+   * @param cluster a Redis Cluster: a script may only touch keys of one slot
+   */
+  public RedisLeaseStore(
+      RedissonClient redisson, String target, boolean cluster, ScriptTimer timer) {
+    this.redisson = redisson;
     this.script = redisson.getScript(StringCodec.INSTANCE);
     this.target = target;
+    this.cluster = cluster;
     this.timer = timer;
   }
 
@@ -51,30 +72,22 @@ public class RedisLeaseStore implements LeaseStore {
         ((Long) r.get(0)) == 1L, holder.isEmpty() ? null : holder, (Long) r.get(2), -1);
   }
 
+  /**
+   * One script call renews many leases. On one Redis that is one call for all of them. On a cluster
+   * a script may only touch one slot's keys, so the renewals are grouped by slot, one call per
+   * slot, and all calls go in one pipeline per master: one round trip per master per tick, however
+   * many slots the elections spread over.
+   */
   @Override
   public CompletionStage<List<String>> renewAll(List<Renewal> renewals) {
     if (renewals.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
-    List<Object> keys = new ArrayList<>(renewals.size());
-    Object[] args = new Object[renewals.size() * 2];
-    for (int i = 0; i < renewals.size(); i++) {
-      Renewal r = renewals.get(i);
-      keys.add(r.keys().holder());
-      args[i] = r.record();
-      args[renewals.size() + i] = Long.toString(r.ttlMillis());
-    }
     long start = System.nanoTime();
-    CompletionStage<List<Object>> call =
-        script.evalAsync(
-            (String) keys.get(0),
-            RScript.Mode.READ_WRITE,
-            RENEW_MANY.source(),
-            RScript.ReturnType.LIST,
-            keys,
-            args);
-    return call.handle(
-        (answers, error) -> {
+    CompletionStage<List<String>> answers =
+        cluster ? renewPerSlot(renewals) : renewTogether(renewals, script);
+    return answers.handle(
+        (out, error) -> {
           timer.record(RENEW_MANY.name(), System.nanoTime() - start, error != null);
           if (error != null) {
             lastCallFailed = true;
@@ -87,12 +100,65 @@ public class RedisLeaseStore implements LeaseStore {
                     + RedisErrors.explain(error, List.of()));
           }
           lastCallFailed = false;
+          return out;
+        });
+  }
+
+  private static CompletionStage<List<String>> renewTogether(
+      List<Renewal> renewals, RScriptAsync script) {
+    List<Object> keys = new ArrayList<>(renewals.size());
+    Object[] args = new Object[renewals.size() * 2];
+    for (int i = 0; i < renewals.size(); i++) {
+      Renewal r = renewals.get(i);
+      keys.add(r.keys().holder());
+      args[i] = r.record();
+      args[renewals.size() + i] = Long.toString(r.ttlMillis());
+    }
+    CompletionStage<List<Object>> call =
+        script.evalAsync(
+            (String) keys.get(0),
+            RScript.Mode.READ_WRITE,
+            RENEW_MANY.source(),
+            RScript.ReturnType.LIST,
+            keys,
+            args);
+    return call.thenApply(
+        answers -> {
           List<String> out = new ArrayList<>(answers.size());
           for (Object a : answers) {
             out.add(a instanceof Long ? null : (String) a);
           }
           return out;
         });
+  }
+
+  private CompletionStage<List<String>> renewPerSlot(List<Renewal> renewals) {
+    Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+    for (int i = 0; i < renewals.size(); i++) {
+      bySlot
+          .computeIfAbsent(HashSlot.of(renewals.get(i).keys().holder()), s -> new ArrayList<>())
+          .add(i);
+    }
+    RBatch batch = redisson.createBatch(BatchOptions.defaults());
+    RScriptAsync batched = batch.getScript(StringCodec.INSTANCE);
+    Map<List<Integer>, CompletionStage<List<String>>> calls = new LinkedHashMap<>();
+    for (List<Integer> indexes : bySlot.values()) {
+      calls.put(indexes, renewTogether(indexes.stream().map(renewals::get).toList(), batched));
+    }
+    return batch
+        .executeAsync()
+        .thenApply(
+            done -> {
+              String[] out = new String[renewals.size()];
+              calls.forEach(
+                  (indexes, call) -> {
+                    List<String> answers = call.toCompletableFuture().join();
+                    for (int k = 0; k < indexes.size(); k++) {
+                      out[indexes.get(k)] = answers.get(k);
+                    }
+                  });
+              return java.util.Arrays.asList(out);
+            });
   }
 
   @Override
@@ -126,7 +192,7 @@ public class RedisLeaseStore implements LeaseStore {
 
   @Override
   public boolean release(LeaseKeys keys, String record) {
-    List<Object> r = run(RELEASE, List.of(keys.holder()), record);
+    List<Object> r = run(RELEASE, List.of(keys.holder(), keys.handover()), record);
     return !r.isEmpty() && ((Long) r.get(0)) == 1L;
   }
 

@@ -80,7 +80,29 @@ public final class RedisSettings {
   }
 
   public boolean tls() {
-    return url.startsWith("rediss://");
+    return url.startsWith("rediss://") || url.startsWith("rediss-cluster://");
+  }
+
+  /** A Redis Cluster, reached through the seed nodes of a redis-cluster:// URL. */
+  public boolean cluster() {
+    return url.startsWith("redis-cluster://") || url.startsWith("rediss-cluster://");
+  }
+
+  /** The seed nodes of a cluster URL as redis:// (or rediss://) addresses. */
+  public List<String> clusterAddresses() {
+    String describe = withoutUserInfo();
+    String scheme = describe.startsWith("rediss-cluster://") ? "rediss://" : "redis://";
+    String hosts = describe.substring(describe.indexOf("://") + 3);
+    if (hosts.contains("/")) {
+      hosts = hosts.substring(0, hosts.indexOf('/'));
+    }
+    List<String> out = new ArrayList<>();
+    for (String h : hosts.split(",")) {
+      if (!h.isBlank()) {
+        out.add(scheme + h.trim());
+      }
+    }
+    return out;
   }
 
   /** The passwords set, for scrubbing them out of third-party messages. */
@@ -141,16 +163,17 @@ public final class RedisSettings {
   }
 
   private void validate() {
-    if (!(url.startsWith("redis://") || url.startsWith("rediss://") || sentinel())) {
+    if (!(url.startsWith("redis://") || url.startsWith("rediss://") || sentinel() || cluster())) {
       throw new IllegalArgumentException(
           "Redis URL '"
               + describe()
-              + "' must start with redis://, rediss:// or redis-sentinel://");
+              + "' must start with redis://, rediss://, redis-sentinel://, redis-cluster:// or"
+              + " rediss-cluster://");
     }
     if (caCertificate != null) {
       if (!tls()) {
         throw new IllegalArgumentException(
-            "a CA certificate is only used with a rediss:// URL,"
+            "a CA certificate is only used with a rediss:// or rediss-cluster:// URL,"
                 + " not with '"
                 + describe()
                 + "'");
@@ -163,6 +186,30 @@ public final class RedisSettings {
               + " redis-sentinel:// URL, not with '"
               + describe()
               + "'");
+    }
+    if (cluster()) {
+      List<String> seeds = clusterAddresses();
+      if (seeds.isEmpty()) {
+        throw new IllegalArgumentException(
+            "Redis URL '"
+                + describe()
+                + "' must name at least one node: redis-cluster://host:port,host:port");
+      }
+      for (String seed : seeds) {
+        URI uri;
+        try {
+          uri = URI.create(seed);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("Redis URL '" + describe() + "' is not a valid URL");
+        }
+        if (uri.getHost() == null || uri.getPort() <= 0) {
+          throw new IllegalArgumentException(
+              "Redis URL '"
+                  + describe()
+                  + "': every node needs a host and a port, as in redis-cluster://host:port,host:port");
+        }
+      }
+      return;
     }
     if (sentinel()) {
       String rest = url.substring("redis-sentinel://".length());

@@ -16,6 +16,7 @@ public class BatonMetrics {
   public static final String PREFIX = "baton_";
   public static final String LEADER_CHANGES = PREFIX + "leader_changes";
   public static final String FAILOVER = PREFIX + "failover_duration";
+  public static final String ROUTING_CONVERGENCE = PREFIX + "routing_convergence";
   public static final String TERM = PREFIX + "leadergroup_term";
   public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
   public static final String SPLIT_BRAIN = PREFIX + "leadergroup_split_brain_suspected";
@@ -55,6 +56,22 @@ public class BatonMetrics {
         .publishPercentileHistogram()
         .minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry)
+        .record(took);
+  }
+
+  /**
+   * From the new leader labeled (or its endpoint written) to every leader Service listing exactly
+   * it as a ready endpoint: what the EndpointSlice controller, or Baton's own write, added.
+   */
+  public void routingConverged(String namespace, String group, Duration took) {
+    Timer.builder(ROUTING_CONVERGENCE)
+        .description(
+            "Time from a leader change to every leader Service listing exactly the new leader")
+        .tags(Tags.of("namespace", namespace, "group", group))
+        .publishPercentileHistogram()
+        .minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofSeconds(60))
         .register(registry)
         .record(took);
   }
@@ -124,6 +141,13 @@ public class BatonMetrics {
   }
 
   public void forgetGroup(String namespace, String group) {
+    for (String name : new String[] {FAILOVER, ROUTING_CONVERGENCE}) {
+      registry
+          .find(name)
+          .tags("namespace", namespace, "group", group)
+          .meters()
+          .forEach(registry::remove);
+    }
     for (String name : new String[] {TERM, CANDIDATES, SPLIT_BRAIN}) {
       AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
       if (g != null) {

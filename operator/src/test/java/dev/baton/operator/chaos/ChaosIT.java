@@ -14,6 +14,8 @@ import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
+import dev.baton.testkit.LocalRedis;
+import dev.baton.testkit.LocalRedisCluster;
 import dev.baton.testkit.OperatorProcess;
 import dev.baton.testkit.Sandbox;
 import java.time.Duration;
@@ -57,9 +59,14 @@ class ChaosIT {
       List.of(
           new Run(2394008703375L, 120, true),
           new Run(7808202390076L, 60, true),
-          new Run(1L, 60, false));
+          new Run(1L, 60, false, false),
+          new Run(20261130L, 60, true, true));
 
-  private record Run(long seed, long seconds, boolean leaderElection) {
+  private record Run(long seed, long seconds, boolean leaderElection, boolean cluster) {
+    Run(long seed, long seconds, boolean leaderElection) {
+      this(seed, seconds, leaderElection, false);
+    }
+
     @Override
     public String toString() {
       return "seed "
@@ -67,7 +74,8 @@ class ChaosIT {
           + ", "
           + seconds
           + " s, leader election "
-          + (leaderElection ? "on" : "off");
+          + (leaderElection ? "on" : "off")
+          + (cluster ? ", Redis Cluster" : "");
     }
   }
 
@@ -76,8 +84,9 @@ class ChaosIT {
     Long seed = Long.getLong("baton.chaos.seed");
     int soak = Integer.getInteger("baton.chaos.soak", 0);
     boolean election = !"false".equals(System.getProperty("baton.chaos.leaderElection"));
+    boolean cluster = "cluster".equals(System.getProperty("baton.chaos.redis"));
     if (seed != null) {
-      return Stream.of(new Run(seed, seconds == null ? 120 : seconds, election));
+      return Stream.of(new Run(seed, seconds == null ? 120 : seconds, election, cluster));
     }
     if (soak > 0) {
       Random seeds = new Random();
@@ -88,16 +97,23 @@ class ChaosIT {
                   new Run(
                       seeds.nextLong() & Long.MAX_VALUE,
                       seconds == null ? 300 : seconds,
-                      i % 2 == 0));
+                      i % 2 == 0,
+                      cluster));
     }
     return FIXED.stream()
-        .map(r -> seconds == null ? r : new Run(r.seed(), seconds, r.leaderElection()));
+        .map(
+            r -> seconds == null ? r : new Run(r.seed(), seconds, r.leaderElection(), r.cluster()));
   }
 
   private long seed;
   private long seconds;
   private Random random;
   private volatile boolean redisFrozen;
+
+  /** The Redis Cluster of a cluster run (the sandbox's single Redis stays unused); else null. */
+  private LocalRedisCluster cluster;
+
+  private final List<Thread> reshards = new ArrayList<>();
   private final Map<String, Integer> actions = new TreeMap<>();
   private final List<Pending> pending = new ArrayList<>();
 
@@ -117,6 +133,7 @@ class ChaosIT {
               faults.set(new FaultInjector(real, seed));
               return faults.get();
             });
+    cluster = run.cluster() ? LocalRedisCluster.start() : null;
     try (Sandbox sandbox = new Sandbox(kube, BatonOperator::launch)) {
       for (int g = 0; g < GROUPS; g++) {
         for (int p = 0; p < PODS; p++) {
@@ -129,7 +146,7 @@ class ChaosIT {
       Map<String, String> env =
           Map.of(
               OperatorConfig.REDIS_URL,
-              sandbox.redis.url(),
+              cluster != null ? cluster.url() : sandbox.redis.url(),
               OperatorConfig.REDIS_TIMEOUT,
               "500ms",
               OperatorConfig.LEADER_ELECTION,
@@ -161,6 +178,8 @@ class ChaosIT {
       } finally {
         operators.forEach(OperatorProcess::close);
       }
+    } finally {
+      closeCluster();
     }
   }
 
@@ -200,6 +219,8 @@ class ChaosIT {
                 s.setReady(pod, ready);
               }
             });
+      } else if (roll < 65 && cluster != null) {
+        clusterChaos(group, checker);
       } else if (roll < 65 && s.redis.running() && !redisFrozen) {
         if (random.nextInt(3) == 0) {
           // Hangs for longer than the leases' ttl (3 s): every lease expires by Redis's clock.
@@ -268,12 +289,23 @@ class ChaosIT {
     pending.sort((a, b) -> Long.compare(a.dueNanos(), b.dueNanos()));
     pending.forEach(p -> retry(p.action()));
     pending.clear();
-    if (redisFrozen) {
-      s.redis.thaw();
-      redisFrozen = false;
-    }
-    if (!s.redis.running()) {
-      s.redis.restart(true);
+    if (cluster != null) {
+      reshards.forEach(ChaosIT::join);
+      for (LocalRedis node : cluster.nodes()) {
+        node.thaw();
+        if (!node.running()) {
+          node.restart(true);
+        }
+      }
+      cluster.awaitHealthy(Duration.ofSeconds(60));
+    } else {
+      if (redisFrozen) {
+        s.redis.thaw();
+        redisFrozen = false;
+      }
+      if (!s.redis.running()) {
+        s.redis.restart(true);
+      }
     }
     for (OperatorProcess op : operators) {
       if (!op.alive()) {
@@ -297,7 +329,7 @@ class ChaosIT {
   }
 
   /** Every group has exactly one labeled leader, and it is the Redis holder. */
-  private static boolean allConverged(Sandbox s) {
+  private boolean allConverged(Sandbox s) {
     Map<String, String> holders = holders(s);
     if (holders == null) {
       return false;
@@ -317,8 +349,95 @@ class ChaosIT {
     return true;
   }
 
+  /**
+   * A Redis Cluster run's Redis chaos: a master killed (its replica is promoted; the node comes
+   * back later as a replica), a master hung past the node timeout (failed over while frozen), or a
+   * group's slot moved to another master, held half-way for a while.
+   */
+  private void clusterChaos(String group, InvariantChecker checker) {
+    int slot;
+    LocalRedis master;
+    try {
+      slot = cluster.slot(new LeaseKeys(NS + "/" + group).holder());
+      master = cluster.masterOf(slot);
+    } catch (IllegalStateException e) {
+      return; // its master is down and not yet replaced, or the cluster is busy
+    }
+    if (!master.answering()) {
+      return;
+    }
+    int kind = random.nextInt(3);
+    if (kind == 0 && !redisFrozen) {
+      boolean keep = random.nextBoolean();
+      act("kill master", checker, "of " + group + "'s slot " + slot);
+      checker.disrupted("master of slot " + slot + " killed");
+      master.kill();
+      later(
+          3000 + random.nextInt(3000),
+          "restart a killed master",
+          () -> {
+            master.restart(keep);
+            checker.disrupted("killed master back as a replica");
+          });
+    } else if (kind == 1 && !redisFrozen) {
+      long millis = 2000 + random.nextInt(3000);
+      act("hang master", checker, "of " + group + "'s slot " + slot + " for " + millis + " ms");
+      checker.disrupted("master of slot " + slot + " frozen");
+      master.freeze();
+      redisFrozen = true;
+      later(
+          millis,
+          "thaw master",
+          () -> {
+            master.thaw();
+            redisFrozen = false;
+            checker.disrupted("master thawed");
+          });
+    } else if (reshards.stream().noneMatch(Thread::isAlive)) {
+      long pause = random.nextInt(2000);
+      LocalRedis target;
+      try {
+        target = cluster.anotherMaster(slot);
+      } catch (IllegalStateException e) {
+        return;
+      }
+      act("reshard", checker, group + "'s slot " + slot + " (half-way for " + pause + " ms)");
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  cluster.moveSlot(slot, target, Duration.ofMillis(pause));
+                } catch (RuntimeException e) {
+                  // a node died under the move: the cluster repairs it at the end (heal)
+                  checker.note("reshard of slot " + slot + " stopped: " + e.getMessage());
+                }
+              },
+              "reshard");
+      reshards.add(t);
+      t.start();
+    }
+  }
+
+  private void closeCluster() {
+    if (cluster != null) {
+      reshards.forEach(ChaosIT::join);
+      cluster.close();
+    }
+  }
+
+  private static void join(Thread t) {
+    try {
+      t.join(30_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Group name to the pod holding its lease in Redis; null while Redis is down. */
-  private static Map<String, String> holders(Sandbox s) {
+  private Map<String, String> holders(Sandbox s) {
+    if (cluster != null) {
+      return clusterHolders();
+    }
     if (!s.redis.running()) {
       return null;
     }
@@ -327,6 +446,29 @@ class ChaosIT {
       String reply = s.redis.command("GET", new LeaseKeys(NS + "/g" + g).holder());
       String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
       out.put("g" + g, HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
+    }
+    return out;
+  }
+
+  /** The holders as the slots' current masters say; null while one cannot answer. */
+  private Map<String, String> clusterHolders() {
+    Map<String, String> out = new HashMap<>();
+    try {
+      for (int g = 0; g < GROUPS; g++) {
+        String key = new LeaseKeys(NS + "/g" + g).holder();
+        LocalRedis master = cluster.masterOf(cluster.slot(key));
+        if (!master.answering()) {
+          return null;
+        }
+        String reply = master.command("GET", key);
+        if (reply.startsWith("-")) {
+          return null; // MOVED, ASK or TRYAGAIN: the slot is on the move
+        }
+        String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
+        out.put("g" + g, HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
+      }
+    } catch (IllegalStateException e) {
+      return null;
     }
     return out;
   }

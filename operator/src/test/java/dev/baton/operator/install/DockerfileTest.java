@@ -72,6 +72,25 @@ class DockerfileTest {
   }
 
   @Test
+  void copiesEveryModulePomSinceMavenReadsTheWholeReactor() throws IOException {
+    // A module listed in the root pom but absent from the build context fails the build with
+    // "Child module ... does not exist", even when -pl leaves it out.
+    String rootPom = Files.readString(InstallFiles.ROOT.resolve("pom.xml"));
+    String dockerfile = Files.readString(InstallFiles.DOCKERFILE);
+    String ignore = Files.readString(InstallFiles.ROOT.resolve(".dockerignore"));
+    Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
+    while (m.find()) {
+      String module = m.group(1);
+      assertThat(dockerfile)
+          .as("Dockerfile copies the pom of module %s", module)
+          .contains("COPY " + module + "/pom.xml " + module + "/");
+      assertThat(ignore)
+          .as(".dockerignore lets %s/pom.xml in", module)
+          .contains("!" + module + "/pom.xml");
+    }
+  }
+
+  @Test
   void runsAsTheNumericNonRootUserOfTheChart() throws IOException {
     List<String> users =
         instructions().stream().filter(l -> l.startsWith("USER ")).collect(Collectors.toList());

@@ -12,13 +12,17 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.redislock.LockSettings;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,6 +32,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -54,10 +60,12 @@ class ExamplesTest {
           .contains(
               "leader-deployment.yaml",
               "leader-statefulset.yaml",
+              "leader-one-write.yaml",
               "redis-secret.yaml",
               "lock-granted.yaml",
               "lock-app-held.yaml",
-              "lock-redlock.yaml");
+              "lock-redlock.yaml",
+              "leadership-worker.yaml");
       return names.stream();
     }
   }
@@ -170,6 +178,47 @@ class ExamplesTest {
             c ->
                 assertThat(c.getVolumeMounts())
                     .anySatisfy(m -> assertThat(m.getName()).isEqualTo(downward.getName())));
+  }
+
+  @Test
+  void leadershipWorkerMayReadAndWatchItsOwnPodAndKnowsItsName() throws IOException {
+    List<HasMetadata> objects = parse("leadership-worker.yaml");
+
+    PodTemplateSpec template = Manifests.single(objects, Deployment.class).getSpec().getTemplate();
+    String account = template.getSpec().getServiceAccountName();
+    assertThat(Manifests.single(objects, ServiceAccount.class).getMetadata().getName())
+        .isEqualTo(account);
+    Role role = Manifests.single(objects, Role.class);
+    assertThat(role.getRules())
+        .anySatisfy(
+            r -> {
+              assertThat(r.getApiGroups()).containsExactly("");
+              assertThat(r.getResources()).containsExactly("pods");
+              assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "watch");
+            });
+    RoleBinding binding = Manifests.single(objects, RoleBinding.class);
+    assertThat(binding.getRoleRef().getKind()).isEqualTo("Role");
+    assertThat(binding.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
+    assertThat(binding.getSubjects())
+        .anySatisfy(
+            s -> {
+              assertThat(s.getKind()).isEqualTo("ServiceAccount");
+              assertThat(s.getName()).isEqualTo(account);
+            });
+    Map<String, String> fieldRefs = new HashMap<>();
+    template.getSpec().getContainers().get(0).getEnv().stream()
+        .filter(e -> e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null)
+        .forEach(e -> fieldRefs.put(e.getName(), e.getValueFrom().getFieldRef().getFieldPath()));
+    assertThat(fieldRefs)
+        .containsEntry("POD_NAMESPACE", "metadata.namespace")
+        .containsEntry("POD_NAME", "metadata.name")
+        .containsEntry("POD_UID", "metadata.uid");
+    LeaderGroup group = Manifests.single(objects, LeaderGroup.class);
+    assertThat(
+            template.getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("LEADER_GROUP"))
+                .map(e -> e.getValue()))
+        .containsExactly(group.getMetadata().getName());
   }
 
   @Test
@@ -341,9 +390,41 @@ class ExamplesTest {
           .as(where + " selects %s and the pods of the LeaderGroup's workload", selector)
           .isTrue();
     }
-    assertThat(roleServices)
-        .as(what + ": a Service routes to the leader")
-        .anySatisfy(s -> assertThat(s.getSpec().getSelector()).containsEntry(roleLabel, LEADER));
+    boolean serves =
+        template.getSpec().getContainers().stream()
+            .anyMatch(c -> c.getPorts() != null && !c.getPorts().isEmpty());
+    // A worker that serves nothing (no port, no role Service) learns its role through the
+    // leadership API instead; anything that serves must have its leader routed.
+    if (spec.getService() != null) {
+      // One-write routing: the group's own Service; each named targetPort must be a container
+      // port of the pods, or the leader's endpoint would lack that port.
+      Set<String> named =
+          template.getSpec().getContainers().stream()
+              .filter(c -> c.getPorts() != null)
+              .flatMap(c -> c.getPorts().stream())
+              .map(ContainerPort::getName)
+              .filter(Objects::nonNull)
+              .collect(Collectors.toSet());
+      assertThat(spec.getService().getPorts())
+          .as(what + ": spec.service.ports")
+          .isNotEmpty()
+          .allSatisfy(
+              p -> {
+                if (p.getTargetPort() != null && p.getTargetPort().getStrVal() != null) {
+                  assertThat(named)
+                      .as(what + ": targetPort %s is a container port", p.getTargetPort())
+                      .contains(p.getTargetPort().getStrVal());
+                }
+              });
+      assertThat(Manifests.ofKind(objects, Service.class))
+          .as(what + ": Baton creates spec.service itself; the file must not")
+          .noneSatisfy(
+              s -> assertThat(s.getMetadata().getName()).isEqualTo(spec.getService().getName()));
+    } else if (serves || !roleServices.isEmpty()) {
+      assertThat(roleServices)
+          .as(what + ": a Service routes to the leader")
+          .anySatisfy(s -> assertThat(s.getSpec().getSelector()).containsEntry(roleLabel, LEADER));
+    }
   }
 
   private static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.EndpointsController;
+import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.net.URI;

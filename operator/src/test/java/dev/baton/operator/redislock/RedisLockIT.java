@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.api.v1alpha1.RedlockSpec;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
@@ -162,6 +163,42 @@ class RedisLockIT {
     LockLease next = appLock(other, keys.key(), Duration.ofSeconds(30)).tryAcquire().orElseThrow();
     assertThat(next.token()).isGreaterThan(lease.token());
     System.out.println("app-held lock reaped " + reapedMillis + " ms after its pod was deleted");
+  }
+
+  @Test
+  void anApplicationsLockShowsAsItIsTakenAndReleasedNotOnTheTimer() {
+    Pod app = cluster.createPod("report-0", "report");
+    cluster.startOperator();
+    // A 30 s ttl: the operator's own look at the lock comes every 10 s. Each change below must show
+    // well within that, ten times in a row, which only the scripts' notifications make happen.
+    cluster.create(BatonCluster.redisLock("report", "30s"));
+    await().atMost(WAIT).until(() -> cluster.lockCondition("report", "Ready").isPresent());
+    LockKeys keys = LockKeys.forResource(NS, "report");
+    BatonLock lock = appLock(app, keys.key(), Duration.ofSeconds(30));
+    Duration seen = Duration.ofSeconds(4);
+    for (int i = 0; i < 5; i++) {
+      LockLease lease = lock.tryAcquire().orElseThrow();
+      await()
+          .atMost(seen)
+          .pollInterval(Duration.ofMillis(10))
+          .untilAsserted(
+              () -> {
+                RedisLockStatus status = cluster.lockStatus("report");
+                assertThat(status.getHolder())
+                    .as(cluster.describeLock("report"))
+                    .isEqualTo(NS + "/report-0");
+                assertThat(status.getFencingToken()).isEqualTo(lease.token());
+              });
+      assertThat(lease.release()).isTrue();
+      await()
+          .atMost(seen)
+          .pollInterval(Duration.ofMillis(10))
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.lockStatus("report").getHolder())
+                      .as(cluster.describeLock("report"))
+                      .isEmpty());
+    }
   }
 
   @Test

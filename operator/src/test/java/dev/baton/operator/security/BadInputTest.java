@@ -185,13 +185,59 @@ class BadInputTest {
             null,
             "spec.redis.secretRef.name 'Payments_Redis' is not a valid Secret name"),
         row("spec.paused", "yes", "must be of type boolean", null),
+        row(
+            "spec.failoverDelay",
+            "soon",
+            TTL_PATTERN,
+            "spec.failoverDelay: 'soon' is not a duration"),
+        row(
+            "spec.failoverDelay",
+            "2h",
+            "failoverDelay must be at most 1h",
+            "spec.failoverDelay must be at most 1h"),
+        row(
+            "spec.service",
+            Map.of("name", "Primary_DB", "ports", List.of(Map.of("port", 80))),
+            "should match '^[a-z]([-a-z0-9]*[a-z0-9])?$'",
+            "spec.service.name 'Primary_DB' is not a valid Service name"),
+        row(
+            "spec.service",
+            Map.of("name", "primary", "ports", List.of()),
+            "should have at least 1 items",
+            "spec.service.ports must list at least one port"),
+        row(
+            "spec.service",
+            Map.of("name", "primary", "ports", List.of(Map.of("port", 70000))),
+            "should be less than or equal to 65535",
+            "every port needs a port 1-65535"),
+        row(
+            "spec.service",
+            Map.of("name", "primary", "ports", List.of(Map.of("port", 80), Map.of("port", 81))),
+            null,
+            "every port needs a name when there are several"),
         row("spec.protectLeader", 1, "must be of type boolean", null),
         row("Secret", Map.of("password", PASSWORD), null, "has no key 'url'"),
         row(
             "Secret",
             Map.of("url", "http://redis:6379"),
             null,
-            "must start with redis://, rediss:// or redis-sentinel://"),
+            "must start with redis://, rediss://, redis-sentinel://, redis-cluster:// or"
+                + " rediss-cluster://"),
+        row(
+            "Secret",
+            Map.of("url", "redis-cluster://"),
+            null,
+            "must name at least one node: redis-cluster://host:port,host:port"),
+        row(
+            "Secret",
+            Map.of("url", "redis-cluster://node-0:6379,node-1"),
+            null,
+            "every node needs a host and a port, as in redis-cluster://host:port,host:port"),
+        row(
+            "Secret",
+            Map.of("url", "redis-cluster://node-0:6379", "sentinelPassword", PASSWORD),
+            null,
+            "sentinel credentials are only used with a redis-sentinel:// URL"),
         row(
             "Secret",
             Map.of("url", "redis-sentinel://s1:26379,s2:26379"),
@@ -211,7 +257,7 @@ class BadInputTest {
             "Secret",
             Map.of("url", "redis://redis:6379", "ca.crt", "not a certificate"),
             null,
-            "a CA certificate is only used with a rediss:// URL"),
+            "a CA certificate is only used with a rediss:// or rediss-cluster:// URL"),
         row(
             "Secret",
             Map.of("url", "redis://redis:6379", "sentinelPassword", PASSWORD),
@@ -410,8 +456,9 @@ class BadInputTest {
   }
 
   /**
-   * What the API server's structural checks say about a spec: type, required, pattern, minLength
-   * and maxLength, walked through properties and items, worded the way the API server words them.
+   * What the API server's structural checks say about a spec: type, required, pattern, minLength,
+   * maxLength, minimum, maximum, minItems and maxItems, walked through properties and items, worded
+   * the way the API server words them.
    */
   private static List<String> schemaRefusals(JsonNode spec) {
     return schemaRefusals(SCHEMA, spec);
@@ -505,6 +552,51 @@ class BadInputTest {
                         f.getValue(),
                         path + "." + f.getKey(),
                         out));
+      }
+    }
+    if (value.isIntegralNumber()) {
+      long n = value.asLong();
+      if (schema.getMaximum() != null && n > schema.getMaximum()) {
+        out.add(
+            path
+                + ": Invalid value: "
+                + n
+                + ": "
+                + path
+                + " in body should be less than or equal to "
+                + schema.getMaximum().longValue());
+      }
+      if (schema.getMinimum() != null && n < schema.getMinimum()) {
+        out.add(
+            path
+                + ": Invalid value: "
+                + n
+                + ": "
+                + path
+                + " in body should be greater than or equal to "
+                + schema.getMinimum().longValue());
+      }
+    }
+    if (value.isArray()) {
+      if (schema.getMinItems() != null && value.size() < schema.getMinItems()) {
+        out.add(
+            path
+                + ": Invalid value: "
+                + value.size()
+                + ": "
+                + path
+                + " in body should have at least "
+                + schema.getMinItems()
+                + " items");
+      }
+      if (schema.getMaxItems() != null && value.size() > schema.getMaxItems()) {
+        out.add(
+            path
+                + ": Too many: "
+                + value.size()
+                + ": must have at most "
+                + schema.getMaxItems()
+                + " items");
       }
     }
     if (value.isArray() && schema.getItems() != null) {

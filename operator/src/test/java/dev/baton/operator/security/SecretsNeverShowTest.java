@@ -43,6 +43,13 @@ class SecretsNeverShowTest {
     assertThat(s.describe()).isEqualTo("redis-sentinel://s1:26379,s2:26379/mymaster");
     assertThat(s.sentinelAddresses()).noneMatch(a -> a.contains(URL_PASSWORD));
 
+    RedisSettings cluster =
+        new RedisSettings(
+            "rediss-cluster://admin:" + URL_PASSWORD + "@n1:6379,n2:6379", "baton", PASSWORD);
+    assertThat(cluster.toString()).doesNotContain(URL_PASSWORD).doesNotContain(PASSWORD);
+    assertThat(cluster.clusterAddresses()).containsExactly("rediss://n1:6379", "rediss://n2:6379");
+    assertThat(cluster.tls()).isTrue();
+
     RedisSettings tls =
         new RedisSettings("rediss://redis:6380", null, PASSWORD)
             .withCaCertificate(TestCertificates.newCa("ca").caPem());

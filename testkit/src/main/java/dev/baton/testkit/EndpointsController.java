@@ -1,4 +1,4 @@
-package dev.baton.operator.testing;
+package dev.baton.testkit;
 
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -15,27 +18,65 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What kube-controller-manager does and the mock API server does not: keeps one EndpointSlice per
- * Service listing the ready pods its selector matches. Polls every 50 ms; while paused, slices go
- * stale, as they do when the endpoints controller lags.
+ * What kube-controller-manager's EndpointSlice controller does and the mock API server does not:
+ * keeps one EndpointSlice per Service with a selector, listing the ready pods it matches. It acts
+ * on pod and Service watch events (and every 500 ms in case a watch dropped), so in the mock the
+ * label-to-slice hop costs about what the real controller's does before kube-proxy; Services
+ * without a selector are left to whoever writes their slices, as the real controller leaves them.
+ * While paused, slices go stale, as they do when the controller lags.
  */
 public final class EndpointsController implements AutoCloseable {
+
+  /** The real controller's managed-by value: slices with another value are not its own. */
+  public static final String MANAGED_BY = "endpointslice-controller.k8s.io";
 
   private final KubernetesClient client;
   private final String namespace;
   private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+  private final AtomicBoolean syncQueued = new AtomicBoolean();
+  private final List<Watch> watches;
   private volatile boolean paused;
 
   public EndpointsController(KubernetesClient client, String namespace) {
     this.client = client;
     this.namespace = namespace;
-    loop.scheduleWithFixedDelay(this::sync, 0, 50, TimeUnit.MILLISECONDS);
+    this.watches =
+        List.of(
+            client.pods().inNamespace(namespace).watch(new Nudge<>()),
+            client.services().inNamespace(namespace).watch(new Nudge<>()));
+    loop.scheduleWithFixedDelay(this::sync, 0, 500, TimeUnit.MILLISECONDS);
   }
 
   public void pause(boolean paused) {
     this.paused = paused;
+    if (!paused) {
+      nudge();
+    }
+  }
+
+  private void nudge() {
+    if (syncQueued.compareAndSet(false, true)) {
+      loop.execute(
+          () -> {
+            syncQueued.set(false);
+            sync();
+          });
+    }
+  }
+
+  private final class Nudge<T> implements Watcher<T> {
+    @Override
+    public void eventReceived(Action action, T resource) {
+      nudge();
+    }
+
+    @Override
+    public void onClose(WatcherException cause) {
+      // the periodic sync carries on
+    }
   }
 
   private void sync() {
@@ -46,26 +87,35 @@ public final class EndpointsController implements AutoCloseable {
       List<Pod> pods = client.pods().inNamespace(namespace).list().getItems();
       for (Service svc : client.services().inNamespace(namespace).list().getItems()) {
         Map<String, String> selector = svc.getSpec().getSelector();
+        if (selector == null || selector.isEmpty()) {
+          continue;
+        }
         List<Endpoint> endpoints =
             pods.stream()
                 .filter(
                     p ->
-                        selector != null
-                            && p.getMetadata().getLabels() != null
+                        p.getMetadata().getLabels() != null
                             && p.getMetadata()
                                 .getLabels()
                                 .entrySet()
                                 .containsAll(selector.entrySet()))
                 .filter(
                     p ->
-                        p.getStatus().getConditions().stream()
-                            .anyMatch(
-                                c -> c.getType().equals("Ready") && c.getStatus().equals("True")))
+                        p.getStatus() != null
+                            && p.getStatus().getConditions() != null
+                            && p.getStatus().getConditions().stream()
+                                .anyMatch(
+                                    c ->
+                                        c.getType().equals("Ready")
+                                            && c.getStatus().equals("True")))
                 .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
                 .map(
                     p ->
                         new EndpointBuilder()
-                            .withAddresses("10.0.0.1")
+                            .withAddresses(
+                                p.getStatus().getPodIP() == null
+                                    ? "10.0.0.1"
+                                    : p.getStatus().getPodIP())
                             .withNewConditions()
                             .withReady(true)
                             .endConditions()
@@ -92,6 +142,7 @@ public final class EndpointsController implements AutoCloseable {
                       .withName(name)
                       .withNamespace(namespace)
                       .addToLabels("kubernetes.io/service-name", svc.getMetadata().getName())
+                      .addToLabels("endpointslice.kubernetes.io/managed-by", MANAGED_BY)
                       .endMetadata()
                       .withAddressType("IPv4")
                       .withEndpoints(endpoints)
@@ -109,6 +160,7 @@ public final class EndpointsController implements AutoCloseable {
 
   @Override
   public void close() {
+    watches.forEach(Watch::close);
     loop.shutdownNow();
   }
 }

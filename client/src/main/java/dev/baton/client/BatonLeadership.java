@@ -1,0 +1,297 @@
+package dev.baton.client;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether the pod this process runs in leads its Baton LeaderGroup, and with which fencing term,
+ * learned within milliseconds of a change: from the pod's own labels through a watch on that one
+ * pod ({@link #watchingPod}), or from the election's record in Redis ({@link #readingRedis}).
+ *
+ * <pre>{@code
+ * try (BatonLeadership leadership = BatonLeadership.watchingPod(Options.defaults())) {
+ *   leadership.addListener(new LeadershipListener() {
+ *     public void granted(long term) { worker.start(term); }
+ *     public void revoked(String reason) { worker.stop(); }
+ *   });
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>Safety first: every confirmation of leadership is valid for the lease's time-to-live from the
+ * moment it was asked for. A leader that cannot confirm again before that (its watch broken, Redis
+ * unreachable) is revoked, unless {@link Options#stayLeaderWhenUnconfirmed()} says otherwise.
+ * Listeners run on this object's own thread, one call at a time.
+ */
+public final class BatonLeadership implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(BatonLeadership.class);
+
+  private static final long DEADLINE_CHECK_MILLIS = 25;
+
+  /**
+   * A leadership ends this long before its confirmation runs out, so that a late timer or a short
+   * pause of this process still revokes it before a successor can be granted.
+   */
+  static final long DEADLINE_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+  /**
+   * How a process follows its leadership.
+   *
+   * @param confirmEvery how often leadership is read again besides the change notifications
+   * @param confirmWithin the Kubernetes source only: how long a read of the pod confirms
+   *     leadership, and how long a promotion is seen before it is granted. Every pod of a group
+   *     must use the same value (they normally run the same code); at least twice {@code
+   *     confirmEvery}. The Redis source uses the lease's own remaining time instead
+   * @param stayLeaderWhenUnconfirmed keep leading while the confirmation source is down, until a
+   *     confirmation says otherwise. Off by default: a leader cut off from its source could then
+   *     work on after another pod was granted leadership, and only the term would keep their writes
+   *     apart
+   * @param roleLabel the LeaderGroup's {@code spec.roleLabel} (the Kubernetes source reads it)
+   */
+  public record Options(
+      Duration confirmEvery,
+      Duration confirmWithin,
+      boolean stayLeaderWhenUnconfirmed,
+      String roleLabel) {
+
+    public Options {
+      if (confirmEvery.toMillis() < 10) {
+        throw new IllegalArgumentException("confirmEvery must be at least 10ms");
+      }
+      if (confirmWithin.compareTo(confirmEvery.multipliedBy(2)) < 0) {
+        throw new IllegalArgumentException(
+            "confirmWithin ("
+                + confirmWithin.toMillis()
+                + "ms) must be at least twice confirmEvery ("
+                + confirmEvery.toMillis()
+                + "ms)");
+      }
+    }
+
+    /** Read every 500 ms; a read of the pod holds 2 s; revoke when unconfirmed. */
+    public static Options defaults() {
+      return new Options(Duration.ofMillis(500), Duration.ofSeconds(2), false, "baton.dev/role");
+    }
+
+    public Options withConfirmEvery(Duration every) {
+      return new Options(every, confirmWithin, stayLeaderWhenUnconfirmed, roleLabel);
+    }
+
+    public Options withConfirmWithin(Duration within) {
+      return new Options(confirmEvery, within, stayLeaderWhenUnconfirmed, roleLabel);
+    }
+
+    public Options withStayLeaderWhenUnconfirmed(boolean stay) {
+      return new Options(confirmEvery, confirmWithin, stay, roleLabel);
+    }
+
+    public Options withRoleLabel(String label) {
+      return new Options(confirmEvery, confirmWithin, stayLeaderWhenUnconfirmed, label);
+    }
+  }
+
+  /** A source's news: whether this pod leads, and for how long that answer holds. */
+  record Confirmation(boolean leader, long term, long validForMillis, long askedAtNanos) {}
+
+  /** Where leadership is learned from. */
+  interface Source extends AutoCloseable {
+
+    /** Starts telling {@code sink} what it learns; errors go to {@code unreachable}. */
+    void start(
+        java.util.function.Consumer<Confirmation> sink,
+        java.util.function.Consumer<String> unreachable);
+
+    /** This process stopped believing it leads with {@code term}: let a successor go ahead. */
+    default void released(long term) {}
+
+    @Override
+    void close();
+  }
+
+  private final Source source;
+  private final Options options;
+  private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService thread;
+  private volatile boolean leader;
+  private volatile long term;
+  private long deadlineNanos;
+  private boolean answered;
+  private long lastAsked;
+  private String lastProblem;
+  private boolean closed;
+
+  BatonLeadership(Source source, Options options) {
+    this.source = source;
+    this.options = options;
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "baton-leadership");
+              t.setDaemon(true);
+              return t;
+            });
+    thread.scheduleWithFixedDelay(
+        this::checkDeadline, DEADLINE_CHECK_MILLIS, DEADLINE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+    source.start(
+        c -> thread.execute(() -> confirmed(c)), why -> thread.execute(() -> lastProblem = why));
+  }
+
+  /**
+   * Follows the pod this process runs in through the Kubernetes API: a watch on that one pod (its
+   * role label and {@code baton.dev/term} annotation) and a read every {@code confirmEvery}. In a
+   * pod: the service account's token and CA, POD_NAMESPACE and POD_NAME from the downward API; it
+   * needs {@code get} and {@code watch} on pods of its namespace.
+   */
+  public static BatonLeadership watchingPod(Options options) {
+    return watchingPod(PodWatch.Target.fromEnvironment(System.getenv()), options);
+  }
+
+  /** The same against a given API server, without credentials (tests, a local proxy). */
+  public static BatonLeadership watchingPod(
+      URI apiServer, String namespace, String pod, Options options) {
+    return watchingPod(new PodWatch.Target(apiServer, namespace, pod, null, null), options);
+  }
+
+  static BatonLeadership watchingPod(PodWatch.Target target, Options options) {
+    return new BatonLeadership(new PodWatch(target, options), options);
+  }
+
+  /**
+   * Follows the election's record in its Redis: this pod leads while the record names its uid.
+   * Notified by the lease scripts on the channel {@code baton:leases}, and read every {@code
+   * confirmEvery}; each read's remaining time (PTTL) is how long its answer holds. A new leader is
+   * told only once its predecessor let go of the term (or its lease ran out), so two processes
+   * following Redis never both believe they lead.
+   *
+   * @param electionKey the LeaderGroup's {@code spec.electionKey}, or {@code <namespace>/<name>}
+   * @param podUid this pod's uid (downward API: metadata.uid)
+   */
+  public static BatonLeadership readingRedis(
+      RedissonClient redisson, String electionKey, String podUid, Options options) {
+    return new BatonLeadership(
+        new LeaseRecordWatch(redisson, electionKey, podUid, options), options);
+  }
+
+  /** The same, with the pod's uid from POD_UID. */
+  public static BatonLeadership readingRedis(
+      RedissonClient redisson, String electionKey, Options options) {
+    Map<String, String> env = System.getenv();
+    String uid = env.get(LockOwner.POD_UID);
+    if (uid == null || uid.isBlank()) {
+      throw new IllegalStateException(
+          LockOwner.POD_UID + " must be set (downward API:" + " metadata.uid)");
+    }
+    return readingRedis(redisson, electionKey, uid.trim(), options);
+  }
+
+  /** Whether this pod leads, as last confirmed. */
+  public boolean isLeader() {
+    return leader;
+  }
+
+  /** The term of the current leadership; after a revocation, the term of the last one; else 0. */
+  public long term() {
+    return term;
+  }
+
+  /**
+   * Adds a listener; it is told {@code granted} at once (on the leadership thread) if this pod
+   * leads now.
+   */
+  public void addListener(LeadershipListener listener) {
+    thread.execute(
+        () -> {
+          listeners.add(listener);
+          if (leader) {
+            call(() -> listener.granted(term));
+          }
+        });
+  }
+
+  public void removeListener(LeadershipListener listener) {
+    listeners.remove(listener);
+  }
+
+  private void confirmed(Confirmation c) {
+    if (closed || answered && c.askedAtNanos() - lastAsked < 0) {
+      return; // an answer that a newer one overtook
+    }
+    answered = true;
+    lastAsked = c.askedAtNanos();
+    lastProblem = null;
+    if (c.leader()) {
+      long deadline =
+          c.askedAtNanos()
+              + TimeUnit.MILLISECONDS.toNanos(c.validForMillis())
+              - DEADLINE_MARGIN_NANOS;
+      if (leader && term != c.term()) {
+        revoke("the term changed from " + term + " to " + c.term());
+      }
+      deadlineNanos = deadline;
+      if (!leader) {
+        if (System.nanoTime() - deadline >= 0) {
+          return;
+        }
+        leader = true;
+        term = c.term();
+        log.info("granted term {}", term);
+        listeners.forEach(l -> call(() -> l.granted(c.term())));
+      }
+    } else if (leader) {
+      revoke("another pod leads now");
+    }
+  }
+
+  private void checkDeadline() {
+    if (leader && !options.stayLeaderWhenUnconfirmed() && System.nanoTime() - deadlineNanos >= 0) {
+      revoke(
+          "leadership could not be confirmed before its lease ran out"
+              + (lastProblem == null ? "" : " (" + lastProblem + ")"));
+    }
+  }
+
+  private void revoke(String reason) {
+    leader = false;
+    log.info("revoked term {}: {}", term, reason);
+    listeners.forEach(l -> call(() -> l.revoked(reason)));
+    source.released(term);
+  }
+
+  private static void call(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      log.warn("a leadership listener failed", e);
+    }
+  }
+
+  /** Revokes leadership (telling the listeners), lets a successor go ahead, and stops. */
+  @Override
+  public void close() {
+    try {
+      thread
+          .submit(
+              () -> {
+                if (leader) {
+                  revoke("closed");
+                }
+                closed = true;
+              })
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.debug("closing leadership: {}", e.toString());
+    }
+    thread.shutdownNow();
+    source.close();
+  }
+}

@@ -1,0 +1,365 @@
+package dev.baton.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * Leadership from the pod's own labels. A watch on that one pod (a field selector on its name)
+ * delivers every change as it is written; a demotion revokes at once, anything else triggers a
+ * read. Only reads confirm leadership, each for {@code confirmWithin} from the moment it was sent,
+ * since a watch event may arrive late and an old "leader" must not extend a belief.
+ *
+ * <p>A pod cannot hear its predecessor let go through Kubernetes, so a promotion is granted only
+ * once it has been seen for {@code confirmWithin}: the operator demotes the old leader before it
+ * labels the new one (break before make), so by then the old leader has either seen its demotion or
+ * run out of confirmations and revoked itself (docs/design.md, "Applications that know they lead").
+ *
+ * <p>Plain HTTP, WebSocket and JSON from the JDK and Jackson, so applications need no Kubernetes
+ * library; the pod's service account needs {@code get} and {@code watch} on pods of its namespace.
+ */
+final class PodWatch implements BatonLeadership.Source {
+
+  static final String TERM = "baton.dev/term";
+  private static final Path SERVICE_ACCOUNT =
+      Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Which API server, which pod, and the credentials (none outside a cluster). */
+  record Target(
+      URI apiServer, String namespace, String pod, Supplier<String> token, SSLContext tls) {
+
+    /** In a pod: the API server's Service, the service account, POD_NAMESPACE and POD_NAME. */
+    static Target fromEnvironment(Map<String, String> env) {
+      String host = env.get("KUBERNETES_SERVICE_HOST");
+      String port = env.getOrDefault("KUBERNETES_SERVICE_PORT", "443");
+      String ns = env.get(LockOwner.POD_NAMESPACE);
+      String pod = env.get(LockOwner.POD_NAME);
+      if (host == null || ns == null || pod == null) {
+        throw new IllegalStateException(
+            "not in a pod: KUBERNETES_SERVICE_HOST, "
+                + LockOwner.POD_NAMESPACE
+                + " and "
+                + LockOwner.POD_NAME
+                + " must be set");
+      }
+      String h = host.contains(":") ? "[" + host + "]" : host;
+      return new Target(
+          URI.create("https://" + h + ":" + port),
+          ns,
+          pod,
+          () -> read(SERVICE_ACCOUNT.resolve("token")),
+          trusting(SERVICE_ACCOUNT.resolve("ca.crt")));
+    }
+  }
+
+  private final Target target;
+  private final BatonLeadership.Options options;
+  private final long confirmWithinNanos;
+  private final HttpClient http;
+  private final ScheduledExecutorService threads;
+  private volatile boolean closed;
+  private volatile WebSocket watch;
+  private Consumer<BatonLeadership.Confirmation> sink;
+  private Consumer<String> unreachable;
+  // The term this pod was first seen promoted to, and when; guarded by this.
+  private long promotedTerm = -1;
+  private long promotedSeenAt;
+  private boolean answered;
+  private long lastAsked;
+
+  PodWatch(Target target, BatonLeadership.Options options) {
+    this.target = target;
+    this.options = options;
+    this.confirmWithinNanos = options.confirmWithin().toNanos();
+    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(options.confirmEvery());
+    if (target.tls() != null) {
+      b.sslContext(target.tls());
+    }
+    this.http = b.build();
+    this.threads =
+        Executors.newScheduledThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "baton-leadership-pod");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  @Override
+  public void start(Consumer<BatonLeadership.Confirmation> sink, Consumer<String> unreachable) {
+    this.sink = sink;
+    this.unreachable = unreachable;
+    long every = options.confirmEvery().toMillis();
+    threads.scheduleWithFixedDelay(this::confirm, 0, every, TimeUnit.MILLISECONDS);
+    threads.execute(this::openWatch);
+  }
+
+  private String podPath() {
+    return "/api/v1/namespaces/" + enc(target.namespace()) + "/pods/" + enc(target.pod());
+  }
+
+  /** A read of the pod: confirms (or not) from the moment it was sent. */
+  private void confirm() {
+    if (closed) {
+      return;
+    }
+    long asked = System.nanoTime();
+    try {
+      HttpResponse<String> r =
+          http.send(
+              request(podPath()).timeout(options.confirmEvery()).build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() == 404) {
+        notLeader(asked);
+        return;
+      }
+      if (r.statusCode() != 200) {
+        unreachable.accept("reading the pod was answered " + r.statusCode());
+        return;
+      }
+      observed(JSON.readTree(r.body()).path("metadata"), asked);
+    } catch (IOException e) {
+      unreachable.accept("the API server did not answer: " + e.getClass().getSimpleName());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private synchronized void observed(JsonNode meta, long asked) {
+    if (answered && asked - lastAsked < 0) {
+      return; // a slower read that a newer answer already overtook
+    }
+    answered = true;
+    lastAsked = asked;
+    long term = termOf(meta);
+    if (term < 0) {
+      notLeader(asked);
+      return;
+    }
+    long now = System.nanoTime();
+    if (term != promotedTerm) {
+      promotedTerm = term;
+      promotedSeenAt = now;
+      later(this::confirm, confirmWithinNanos);
+    }
+    if (now - promotedSeenAt >= confirmWithinNanos) {
+      sink.accept(
+          new BatonLeadership.Confirmation(true, term, options.confirmWithin().toMillis(), asked));
+    } else {
+      sink.accept(new BatonLeadership.Confirmation(false, 0, 0, asked));
+    }
+  }
+
+  private synchronized void notLeader(long at) {
+    if (!answered || at - lastAsked > 0) {
+      answered = true;
+      lastAsked = at;
+    }
+    promotedTerm = -1;
+    sink.accept(new BatonLeadership.Confirmation(false, 0, 0, at));
+  }
+
+  /** The term this pod leads with by its labels, or -1. */
+  private long termOf(JsonNode meta) {
+    if (!"leader".equals(meta.path("labels").path(options.roleLabel()).asText(null))) {
+      return -1;
+    }
+    String term = meta.path("annotations").path(TERM).asText(null);
+    try {
+      return term == null ? -1 : Long.parseLong(term.trim());
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Watches the pod over a WebSocket (the API server serves watches both as a stream and over
+   * WebSockets; the latter also works against test servers). Opened again whenever it ends.
+   */
+  private void openWatch() {
+    if (closed) {
+      return;
+    }
+    String query =
+        "?fieldSelector="
+            + enc("metadata.name=" + target.pod())
+            + "&watch=true&allowWatchBookmarks=true&timeoutSeconds=300";
+    URI api = target.apiServer();
+    String scheme = "https".equals(api.getScheme()) ? "wss" : "ws";
+    URI uri =
+        URI.create(
+            scheme
+                + "://"
+                + api.getRawAuthority()
+                + "/api/v1/namespaces/"
+                + enc(target.namespace())
+                + "/pods"
+                + query);
+    WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(options.confirmEvery());
+    if (target.token() != null) {
+      b.header("Authorization", "Bearer " + target.token().get());
+    }
+    b.buildAsync(uri, new Events())
+        .whenComplete(
+            (ws, error) -> {
+              if (error != null) {
+                watchEnded(
+                    "the pod watch could not be opened: " + error.getClass().getSimpleName());
+              } else {
+                watch = ws;
+              }
+            });
+  }
+
+  private void watchEnded(String why) {
+    if (closed) {
+      return;
+    }
+    unreachable.accept(why);
+    // Until the watch is back, the periodic reads alone confirm; reopen after a pause.
+    later(this::openWatch, options.confirmEvery().toNanos());
+  }
+
+  /** One watch's events: a demotion revokes at once, anything else is read to confirm it. */
+  private final class Events implements WebSocket.Listener {
+
+    private final StringBuilder message = new StringBuilder();
+
+    @Override
+    public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+      message.append(data);
+      if (last) {
+        String text = message.toString();
+        message.setLength(0);
+        event(text);
+      }
+      ws.request(1);
+      return null;
+    }
+
+    @Override
+    public CompletionStage<?> onBinary(WebSocket ws, java.nio.ByteBuffer data, boolean last) {
+      byte[] bytes = new byte[data.remaining()];
+      data.get(bytes);
+      return onText(ws, new String(bytes, StandardCharsets.UTF_8), last);
+    }
+
+    @Override
+    public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
+      watchEnded("the pod watch ended (" + status + ")");
+      return null;
+    }
+
+    @Override
+    public void onError(WebSocket ws, Throwable error) {
+      watchEnded("the pod watch broke: " + error.getClass().getSimpleName());
+    }
+
+    private void event(String text) {
+      long received = System.nanoTime();
+      try {
+        JsonNode e = JSON.readTree(text);
+        switch (e.path("type").asText()) {
+          case "ADDED", "MODIFIED" -> {
+            if (termOf(e.path("object").path("metadata")) < 0) {
+              notLeader(received);
+            } else {
+              later(PodWatch.this::confirm, 0);
+            }
+          }
+          case "DELETED" -> notLeader(received);
+          default -> {
+            // BOOKMARK, or ERROR (e.g. the version expired): the reads go on either way
+          }
+        }
+      } catch (IOException e) {
+        unreachable.accept("an unreadable watch event");
+      }
+    }
+  }
+
+  private void later(Runnable task, long delayNanos) {
+    try {
+      threads.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile
+    }
+  }
+
+  private HttpRequest.Builder request(String path) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(target.apiServer().resolve(path))
+            .header("Accept", "application/json");
+    if (target.token() != null) {
+      b.header("Authorization", "Bearer " + target.token().get());
+    }
+    return b;
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file).trim();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  private static SSLContext trusting(Path caFile) {
+    try (InputStream in = Files.newInputStream(caFile)) {
+      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+      store.load(null, null);
+      int i = 0;
+      for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+        store.setCertificateEntry("ca-" + i++, (X509Certificate) cert);
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(store);
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(null, tmf.getTrustManagers(), null);
+      return ctx;
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot trust the API server's CA " + caFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    WebSocket ws = watch;
+    if (ws != null) {
+      ws.abort();
+    }
+    threads.shutdownNow();
+  }
+}

@@ -1,0 +1,91 @@
+package dev.baton.operator.routing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.operator.routing.RouteCheck.Endpoint;
+import dev.baton.operator.routing.RouteCheck.Leader;
+import dev.baton.operator.routing.RouteCheck.LeaderService;
+import dev.baton.operator.routing.RouteCheck.State;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RouteCheckTest {
+
+  private static final String ROLE = "baton.dev/role";
+  private static final Leader A = new Leader("a", Map.of("app", "x", ROLE, "leader"), true);
+  private static final Map<String, String> SELECTOR = Map.of("app", "x", ROLE, "leader");
+
+  private static LeaderService svc(String name, Endpoint... endpoints) {
+    return new LeaderService(name, SELECTOR, List.of(endpoints));
+  }
+
+  @Test
+  void exactlyTheLeaderIsRouted() {
+    var v =
+        RouteCheck.check(
+            A, ROLE, List.of(svc("s", new Endpoint("a", true), new Endpoint("b", false))));
+    assertThat(v.state()).isEqualTo(State.ROUTED);
+    assertThat(v.routes())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getEndpoints()).containsExactly("a");
+              assertThat(r.getRouted()).isTrue();
+            });
+  }
+
+  @Test
+  void eachWayOfNotRoutingHasItsReason() {
+    assertThat(RouteCheck.check(A, ROLE, List.of(svc("s"))).reason()).isEqualTo("NoEndpoints");
+    assertThat(
+            RouteCheck.check(new Leader("a", A.labels(), false), ROLE, List.of(svc("s"))).reason())
+        .isEqualTo("LeaderNotReady");
+    var stale = RouteCheck.check(A, ROLE, List.of(svc("s", new Endpoint("b", true))));
+    assertThat(stale.reason()).isEqualTo("StaleEndpoint");
+    assertThat(stale.message()).contains("lists [b], not the leader a");
+    var two =
+        RouteCheck.check(
+            A, ROLE, List.of(svc("s", new Endpoint("a", true), new Endpoint("b", true))));
+    assertThat(two.message()).contains("lists the leader a and also [b]");
+    var excluded =
+        RouteCheck.check(
+            A,
+            ROLE,
+            List.of(
+                new LeaderService(
+                    "s", Map.of("app", "x", ROLE, "leader", "tier", "web"), List.of())));
+    assertThat(excluded.reason()).isEqualTo("SelectorExcludesLeader");
+    assertThat(excluded.message()).contains("tier=web");
+    assertThat(RouteCheck.check(null, ROLE, List.of(svc("s"))).reason()).isEqualTo("NoLeader");
+    assertThat(RouteCheck.check(A, ROLE, List.of()).state()).isEqualTo(State.NO_SERVICE);
+  }
+
+  @Test
+  void oneServiceBehindMakesTheGroupNotRoutedAndIsNamed() {
+    var v =
+        RouteCheck.check(
+            A,
+            ROLE,
+            List.of(svc("good", new Endpoint("a", true)), svc("late", new Endpoint("b", true))));
+    assertThat(v.state()).isEqualTo(State.NOT_ROUTED);
+    assertThat(v.message()).contains("Service late").doesNotContain("Service good");
+    assertThat(v.routes()).hasSize(2);
+  }
+
+  @Test
+  void convergenceIsTimedOnceAndWarnedOnceAfterTheBound() {
+    RouteConvergence c = new RouteConvergence();
+    assertThat(c.observe(State.NOT_ROUTED, 0).converged()).isNull();
+    c.leaderChanged(0);
+    var early = c.observe(State.NOT_ROUTED, Duration.ofSeconds(2).toNanos());
+    assertThat(early.slow()).isFalse();
+    assertThat(early.lookAgainIn()).isEqualTo(Duration.ofSeconds(8));
+    assertThat(c.observe(State.NOT_ROUTED, Duration.ofSeconds(11).toNanos()).slow()).isTrue();
+    assertThat(c.observe(State.NOT_ROUTED, Duration.ofSeconds(12).toNanos()).slow()).isFalse();
+    assertThat(c.observe(State.ROUTED, Duration.ofSeconds(13).toNanos()).converged())
+        .isEqualTo(Duration.ofSeconds(13));
+    assertThat(c.observe(State.ROUTED, Duration.ofSeconds(14).toNanos()).converged()).isNull();
+  }
+}
