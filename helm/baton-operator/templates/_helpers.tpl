@@ -65,11 +65,12 @@ What the operator does in each watched namespace: exactly the verbs it uses, nev
 The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the same table.
 */}}
 {{- define "baton.namespacedRules" -}}
-# Candidate pods: watched, and their role label and annotations written (an update guarded by
-# resourceVersion, so a stale view never overwrites someone else's labels).
+# Candidate pods: watched, and their role label and annotations written (a JSON Patch of the keys
+# that change, guarded by the resourceVersion it was computed from, so a stale view never
+# overwrites someone else's labels).
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "watch", "patch", "update"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["baton.dev"]
   resources: ["leadergroups", "redislocks"]
   verbs: ["get", "list", "watch", "patch", "update"]
@@ -87,11 +88,15 @@ The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the sa
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
-# The split-brain check compares the leader Service's endpoints with the labeled leader.
+# Routing: the leader Services' endpoints are read for the Routed condition and the split-brain
+# check; with spec.service the operator owns a selector-less Service and writes its EndpointSlice.
 - apiGroups: [""]
-  resources: ["services", "endpoints"]
+  resources: ["services"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["endpoints"]
   verbs: ["get", "list", "watch"]
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
 {{- end -}}

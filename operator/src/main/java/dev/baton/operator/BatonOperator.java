@@ -5,6 +5,7 @@ import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.HttpEndpoints;
+import dev.baton.operator.metrics.JvmMeters;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.redislock.RedisLockReconciler;
 import dev.baton.operator.replica.LeaseElection;
@@ -56,6 +57,7 @@ public final class BatonOperator implements AutoCloseable {
   private final boolean exitWhenNoLongerActive;
   private final List<Controller<?>> controllers = new ArrayList<>();
   private PrometheusMeterRegistry registry;
+  private JvmMeters jvmMeters;
   private BatonMetrics metrics;
   private RedisConnections connections;
   private ReplicaRole role;
@@ -101,6 +103,7 @@ public final class BatonOperator implements AutoCloseable {
 
   public BatonOperator start() throws IOException {
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    jvmMeters = new JvmMeters(registry);
     metrics = new BatonMetrics(registry);
     connections = new RedisConnections(metrics.scriptTimer(), config.redisTimeout());
     // Without a Lease, a replica's identity names this process, not only the pod.
@@ -319,6 +322,9 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (connections != null) {
       connections.close();
+    }
+    if (jvmMeters != null) {
+      jvmMeters.close();
     }
   }
 }

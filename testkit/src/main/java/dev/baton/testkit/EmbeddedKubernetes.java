@@ -53,7 +53,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            wrap.apply(new KubernetesCrudDispatcher()),
+            wrap.apply(new ListPaging(new KubernetesCrudDispatcher())),
             false);
     server.init();
     EmbeddedKubernetes k = new EmbeddedKubernetes(server);

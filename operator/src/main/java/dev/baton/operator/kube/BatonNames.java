@@ -18,5 +18,15 @@ public final class BatonNames {
   public static final String PRIORITY_ANNOTATION = "baton.dev/priority";
   public static final String SWITCHOVER_ANNOTATION = "baton.dev/switchover-to";
 
+  /** A key in Baton's domain: baton.dev/... or a subdomain such as locks.baton.dev/... */
+  public static boolean isBatonKey(String key) {
+    int slash = key.indexOf('/');
+    if (slash < 0) {
+      return false;
+    }
+    String prefix = key.substring(0, slash);
+    return prefix.equals("baton.dev") || prefix.endsWith(".baton.dev");
+  }
+
   private BatonNames() {}
 }

@@ -3,10 +3,14 @@ package dev.baton.operator.leadergroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -89,10 +93,13 @@ public class PodLabeler {
   }
 
   /**
-   * Writes the changes with an update guarded by the resourceVersion they were computed from. When
-   * our view was stale (409) the pod is read again and the same changes are applied to what it
-   * carries now, so labels written by anyone else in between are kept. A null value removes the
-   * key. Public for the RedisLock holder labels, which need the same guarded write.
+   * Writes the changes as one JSON Patch guarded by the resourceVersion they were computed from:
+   * the patch sets metadata.resourceVersion to that version, which the API server treats as a
+   * precondition (409 when the pod changed since). Only the keys that change are sent, so a cached
+   * pod, which holds only some of its fields (PodSkeleton), is never written back. When the view
+   * was stale, the pod is read again and the same changes computed against what it carries now, so
+   * labels written by anyone else in between are kept. A null value removes the key. Public for the
+   * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
     if (labels.isEmpty() && annotations.isEmpty()) {
@@ -105,21 +112,27 @@ public class PodLabeler {
             .withName(seen.getMetadata().getName());
     Pod pod = seen.getMetadata().getResourceVersion() == null ? resource.get() : seen;
     for (int attempt = 0; pod != null; attempt++) {
-      Pod changed =
-          new PodBuilder(pod)
-              .editMetadata()
-              .withLabels(merged(pod.getMetadata().getLabels(), labels))
-              .withAnnotations(merged(pod.getMetadata().getAnnotations(), annotations))
-              .endMetadata()
-              .build();
+      List<Map<String, Object>> ops = new ArrayList<>();
+      ops.add(op("replace", "/metadata/resourceVersion", pod.getMetadata().getResourceVersion()));
+      changes(ops, "/metadata/labels", pod.getMetadata().getLabels(), labels);
+      changes(ops, "/metadata/annotations", pod.getMetadata().getAnnotations(), annotations);
+      if (ops.size() == 1) {
+        return false;
+      }
       try {
-        client.pods().resource(changed).update();
+        // Through the pod in hand: by name alone, the client would GET the pod before patching.
+        client
+            .pods()
+            .resource(pod)
+            .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
           return true;
         }
-        if (e.getCode() != 409 || attempt >= 5) {
+        // 409: the pod changed since it was seen. 422: a key to remove was already gone, or a map
+        // to add to was removed: the view was stale too. Nothing was written; read it again.
+        if (e.getCode() != 409 && e.getCode() != 422 || attempt >= 5) {
           throw e;
         }
         pod = resource.get();
@@ -128,18 +141,53 @@ public class PodLabeler {
     return true;
   }
 
-  private static Map<String, String> merged(
-      Map<String, String> current, Map<String, String> changes) {
-    Map<String, String> out = new java.util.TreeMap<>(current == null ? Map.of() : current);
+  /**
+   * The operations that bring one map of the pod from what it has to what it should have. A map the
+   * pod lacks is added whole (PodSkeleton keeps an empty map for a pod whose annotations it
+   * dropped, so null means none).
+   */
+  private static void changes(
+      List<Map<String, Object>> ops,
+      String path,
+      Map<String, String> current,
+      Map<String, String> changes) {
+    Map<String, String> has = current == null ? Map.of() : current;
+    Map<String, String> wanted = new LinkedHashMap<>();
+    List<String> removed = new ArrayList<>();
     changes.forEach(
         (k, v) -> {
           if (v == null) {
-            out.remove(k);
-          } else {
-            out.put(k, v);
+            if (has.containsKey(k)) {
+              removed.add(k);
+            }
+          } else if (!v.equals(has.get(k))) {
+            wanted.put(k, v);
           }
         });
-    return out;
+    if (wanted.isEmpty() && removed.isEmpty()) {
+      return;
+    }
+    if (current == null) {
+      ops.add(op("add", path, wanted));
+      return;
+    }
+    wanted.forEach((k, v) -> ops.add(op("add", path + "/" + escape(k), v)));
+    removed.forEach(k -> ops.add(op("remove", path + "/" + escape(k), null)));
+  }
+
+  private static Map<String, Object> op(String op, String path, Object value) {
+    Map<String, Object> o = new LinkedHashMap<>();
+    o.put("op", op);
+    o.put("path", path);
+    if (!"remove".equals(op)) {
+      o.put("value", value);
+    }
+    return o;
+  }
+
+  /** RFC 6901: "~" and "/" in a key. */
+  private static String escape(String key) {
+    return key.replace("~", "~0").replace("/", "~1");
   }
 
   private static void removeOurDeletionCost(Pod pod, Map<String, String> annotations) {

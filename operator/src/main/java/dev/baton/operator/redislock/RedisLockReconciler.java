@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockStore;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.PodSkeleton;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
@@ -28,6 +29,7 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
@@ -113,6 +115,10 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
             InformerEventSourceConfiguration.from(Pod.class, RedisLock.class)
                 .withName("lock-pods")
                 .withSecondaryToPrimaryMapper(pod -> locksOf(pod, locks))
+                .withItemStore(new TransformingItemStore<>(PodSkeleton::of))
+                // Listed in pages, so a namespace of 30,000 pods is never one response in memory.
+                .withInformerListLimit(PodSkeleton.LIST_PAGE)
+                .withOnUpdateFilter(PodSkeleton::changesWhatMatters)
                 .withNamespacesInheritedFromController()
                 .build(),
             context);

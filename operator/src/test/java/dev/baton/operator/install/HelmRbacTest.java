@@ -27,7 +27,7 @@ class HelmRbacTest {
   /** What the operator does in each watched namespace: API group (or ""), resource, verbs. */
   private static final String NAMESPACED =
       """
-      ""                pods                     get list watch patch update
+      ""                pods                     get list watch patch
       baton.dev         leadergroups             get list watch patch update
       baton.dev         leadergroups/status      get patch update
       baton.dev         leadergroups/finalizers  update
@@ -36,9 +36,9 @@ class HelmRbacTest {
       baton.dev         redislocks/finalizers    update
       ""                events                   create patch get list
       ""                secrets                  get
-      ""                services                 get list watch
+      ""                services                 get list watch create patch delete
       ""                endpoints                get list watch
-      discovery.k8s.io  endpointslices           get list watch
+      discovery.k8s.io  endpointslices           get list watch create patch delete
       """;
 
   /** What it reads cluster-wide, whatever namespaces it watches. */

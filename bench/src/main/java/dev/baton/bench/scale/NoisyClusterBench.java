@@ -1,0 +1,263 @@
+package dev.baton.bench.scale;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.bench.BenchConfig;
+import dev.baton.bench.BenchMain;
+import dev.baton.bench.Percentiles;
+import dev.baton.bench.Report;
+import dev.baton.bench.Waits;
+import dev.baton.testkit.OperatorProcess;
+import dev.baton.testkit.RealisticPods;
+import dev.baton.testkit.RoleWatcher;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * A cluster full of pods that have nothing to do with Baton: one LeaderGroup of 3 pods among 0,
+ * 10,000 and 30,000 unrelated pods of realistic size in the same namespace, the shipped jar in its
+ * own process. Operator RSS and heap after GC once started, then leader-pod deletions: failover
+ * p50/p99, and the Kubernetes API requests the operator made. With bench.previousJar, the same for
+ * an earlier operator, side by side.
+ */
+public final class NoisyClusterBench {
+
+  static final String ROLE = "baton.dev/role";
+  static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  private final BenchConfig config;
+
+  public NoisyClusterBench(BenchConfig config) {
+    this.config = config;
+  }
+
+  record Figures(
+      String operator,
+      int unrelated,
+      long rssKiB,
+      long heapAfterGc,
+      Percentiles failover,
+      int timeouts,
+      Map<String, Long> startRequests,
+      Duration started) {}
+
+  public void run(Report report) throws Exception {
+    List<Integer> sizes = config.quick() ? List.of(0, 2_000) : config.noisyPods();
+    List<Figures> all = new ArrayList<>();
+    List<String> failed = new ArrayList<>();
+    for (int n : sizes) {
+      measureOrNote(all, failed, "current", config.operatorJar(), n);
+      if (config.previousJar() != null) {
+        measureOrNote(all, failed, "previous", config.previousJar(), n);
+      }
+    }
+    Report.Section s =
+        report.section(
+            "noisy-cluster",
+            "A noisy cluster: one LeaderGroup of 3 pods among unrelated pods of realistic size",
+            "operator",
+            "unrelated pods",
+            "RSS (MiB)",
+            "heap after GC (MiB)",
+            "failover p50 (ms)",
+            "failover p99 (ms)",
+            "trials",
+            "API requests to start",
+            "started and leading (s)");
+    for (Figures f : all) {
+      s.row(
+          f.operator,
+          f.unrelated,
+          f.rssKiB / 1024.0,
+          f.heapAfterGc / 1048576.0,
+          f.failover.p50(),
+          f.failover.p99(),
+          f.failover.count(),
+          CountingKubernetes.total(f.startRequests),
+          f.started.toMillis() / 1000.0);
+    }
+    s.note(
+        "Each unrelated pod: three containers with env and volume mounts, a volume, managedFields,"
+            + " a 2 KB last-applied-configuration annotation and a container status (about 4 KB of"
+            + " JSON), in the group's namespace. The operator is the shipped jar ("
+            + jvm()
+            + ", the collector the JVM itself picks in the chart's 512Mi container) against the mock API server in this JVM and a local redis-server; RSS from"
+            + " /proc/<pid>/status once the group has a leader, heap after a full GC through JMX.");
+    s.note(
+        "Failover: the leader pod deleted (and recreated after), "
+            + trials()
+            + " trials, from the delete call to the benchmark's pod watch showing another pod"
+            + " labeled leader. API requests to start: every request the operator made from its"
+            + " start to the first leader (lists, watches, writes), by count.");
+    for (Figures f : all) {
+      s.note(
+          f.operator
+              + ", "
+              + f.unrelated
+              + " unrelated pods, requests to start: "
+              + f.startRequests);
+    }
+    failed.forEach(s::note);
+  }
+
+  /** A run that fails (the operator killed by OutOfMemoryError, say) is a finding, not an abort. */
+  private void measureOrNote(
+      List<Figures> all, List<String> failed, String name, Path jar, int unrelated) {
+    try {
+      all.add(measure(name, jar, unrelated));
+    } catch (Exception | AssertionError e) {
+      Path log = config.out().resolve("operator-noisy-" + name + "-" + unrelated + ".log");
+      String cause = "";
+      try {
+        if (Files.readString(log).contains("OutOfMemoryError")) {
+          cause = " (the operator died of OutOfMemoryError)";
+        }
+      } catch (Exception unreadable) {
+        // the message alone then
+      }
+      failed.add(
+          name
+              + ", "
+              + unrelated
+              + " unrelated pods: did not complete"
+              + cause
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  /**
+   * The collector the JVM picks itself in the chart's 512Mi container (below 1,792 MB it is not a
+   * "server class" machine): Serial. This machine would pick G1, whose heap grows to the cap before
+   * it collects, which says more about G1 than about the cache.
+   */
+  private String jvm() {
+    return config.operatorJvm() + " -XX:+UseSerialGC";
+  }
+
+  private int trials() {
+    return config.quick() ? 5 : 30;
+  }
+
+  private Figures measure(String name, Path jar, int unrelated) throws Exception {
+    BenchMain.progress("noisy: " + name + " operator, " + unrelated + " unrelated pods");
+    Path log = config.out().resolve("operator-noisy-" + name + "-" + unrelated + ".log");
+    Files.createDirectories(config.out());
+    try (CountingKubernetes kube = CountingKubernetes.start();
+        BenchRedis redis = BenchRedis.start(false);
+        KubernetesClient admin = kube.newClient()) {
+      createUnrelated(admin, unrelated);
+      for (int i = 0; i < 3; i++) {
+        admin
+            .pods()
+            .resource(RealisticPods.pod(Sandbox.NS, "payments-" + i, Map.of("app", "payments")))
+            .create();
+      }
+      LeaderGroup group = Sandbox.group("payments", "payments");
+      group.getSpec().setLease(new LeaseSpec());
+      // Left out, as a user would: the previous operator's model does not know the field.
+      group.getSpec().setFailoverDelay(null);
+      admin.resource(group).create();
+      try (KubernetesClient watchClient = kube.newClient();
+          RoleWatcher roles = new RoleWatcher(watchClient, Sandbox.NS, ROLE)) {
+        Map<String, Long> before = kube.requests();
+        long start = System.nanoTime();
+        try (OperatorProcess operator =
+            OperatorProcess.ofJar(
+                    "noisy",
+                    kube.embedded(),
+                    Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
+                    jar,
+                    jvm(),
+                    log)
+                .start()) {
+          Waits.require(() -> roles.leaders().size() == 1, Duration.ofMinutes(3), "a leader");
+          Duration started = Duration.ofNanos(System.nanoTime() - start);
+          Map<String, Long> startRequests = CountingKubernetes.minus(kube.requests(), before);
+          Waits.sleep(Duration.ofSeconds(3));
+          long rss = rssKiB(operator.pid());
+          long heap = JvmMemory.afterGc(operator.pid()).heapUsed();
+          List<Double> ms = new ArrayList<>();
+          int timeouts = 0;
+          for (int t = 0; t < trials(); t++) {
+            String old = roles.leaders().iterator().next();
+            int changes = roles.leaderChanges();
+            long t0 = System.nanoTime();
+            admin.pods().inNamespace(Sandbox.NS).withName(old).delete();
+            if (Waits.until(
+                () -> roles.leaderChanges() > changes && roles.leaders().size() == 1,
+                TIMEOUT,
+                Duration.ofMillis(1))) {
+              ms.add((roles.lastLeaderChangeNanos() - t0) / 1e6);
+            } else {
+              timeouts++;
+            }
+            Waits.require(
+                () -> admin.pods().inNamespace(Sandbox.NS).withName(old).get() == null,
+                TIMEOUT,
+                "the old pod gone");
+            admin
+                .pods()
+                .resource(RealisticPods.pod(Sandbox.NS, old, Map.of("app", "payments")))
+                .create();
+            Waits.require(
+                () -> roles.leaders().size() == 1 && roleCount(admin) == 3,
+                TIMEOUT,
+                "the group to settle");
+          }
+          return new Figures(
+              name, unrelated, rss, heap, Percentiles.of(ms), timeouts, startRequests, started);
+        }
+      }
+    }
+  }
+
+  private static int roleCount(KubernetesClient admin) {
+    return admin
+        .pods()
+        .inNamespace(Sandbox.NS)
+        .withLabel("app", "payments")
+        .list()
+        .getItems()
+        .stream()
+        .filter(p -> p.getMetadata().getLabels().containsKey(ROLE))
+        .toList()
+        .size();
+  }
+
+  private static void createUnrelated(KubernetesClient admin, int n) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<?>> done = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        Pod p =
+            RealisticPods.pod(Sandbox.NS, "unrelated-" + i, Map.of("app", "unrelated-" + (i % 50)));
+        done.add(pool.submit(() -> admin.pods().resource(p).create()));
+      }
+      for (Future<?> f : done) {
+        f.get();
+      }
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  private static long rssKiB(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return -1;
+  }
+}

@@ -1,0 +1,193 @@
+package dev.baton.operator.kube;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the operator keeps of a pod in its informer caches (docs/design.md, "A cache the size of
+ * what matters"): the fields it reads, nothing else. Every pod of the watched namespaces is cached,
+ * so one a group or lock selects later is known at once; but a real pod's spec, managedFields and
+ * status are many kilobytes, so the rest is dropped as the pod enters the cache. Writes never send
+ * a cached pod back (PodLabeler patches), so nothing dropped here can be lost.
+ */
+public final class PodSkeleton {
+
+  /** Pods per page when an informer lists them. */
+  public static final long LIST_PAGE = 500;
+
+  private PodSkeleton() {}
+
+  /** A copy with only what the operator reads; the original is left as it is. */
+  public static Pod of(Pod pod) {
+    ObjectMeta m = pod.getMetadata();
+    Pod out = new Pod();
+    out.setApiVersion(pod.getApiVersion());
+    out.setKind(pod.getKind());
+    out.setMetadata(
+        new ObjectMetaBuilder()
+            .withName(m.getName())
+            .withNamespace(shared(m.getNamespace()))
+            .withUid(m.getUid())
+            .withResourceVersion(m.getResourceVersion())
+            .withCreationTimestamp(m.getCreationTimestamp())
+            .withDeletionTimestamp(m.getDeletionTimestamp())
+            .withLabels(sharedKeysAndValues(m.getLabels()))
+            .withAnnotations(ours(m.getAnnotations()))
+            .build());
+    PodSpec spec = pod.getSpec();
+    if (spec != null) {
+      PodSpec s = new PodSpec();
+      s.setNodeName(spec.getNodeName());
+      if (spec.getContainers() != null) {
+        List<Container> containers = new ArrayList<>(spec.getContainers().size());
+        for (Container c : spec.getContainers()) {
+          if (c.getPorts() == null || c.getPorts().isEmpty()) {
+            continue;
+          }
+          // Names and ports only: a one-write Service resolves its named target ports here.
+          containers.add(
+              new ContainerBuilder().withName(c.getName()).withPorts(c.getPorts()).build());
+        }
+        s.setContainers(containers);
+      }
+      out.setSpec(s);
+    }
+    PodStatus status = pod.getStatus();
+    if (status != null) {
+      PodStatus s = new PodStatus();
+      s.setPhase(shared(status.getPhase()));
+      s.setPodIP(status.getPodIP());
+      if (status.getConditions() != null) {
+        List<PodCondition> ready = new ArrayList<>(1);
+        for (PodCondition c : status.getConditions()) {
+          if ("Ready".equals(c.getType())) {
+            ready.add(
+                new PodConditionBuilder().withType(c.getType()).withStatus(c.getStatus()).build());
+          }
+        }
+        s.setConditions(ready);
+      }
+      out.setStatus(s);
+    }
+    shrink(out.getMetadata());
+    shrink(out.getSpec());
+    shrink(out.getStatus());
+    if (out.getSpec() != null && out.getSpec().getContainers() != null) {
+      out.getSpec().getContainers().forEach(PodSkeleton::shrink);
+    }
+    return out;
+  }
+
+  /**
+   * One instance per distinct value for strings that repeat across thousands of pods (namespaces,
+   * label keys and most label values, phases): each pod would otherwise hold its own copies.
+   */
+  private static String shared(String s) {
+    return s == null ? null : s.intern();
+  }
+
+  private static Map<String, String> sharedKeysAndValues(Map<String, String> labels) {
+    if (labels == null || labels.isEmpty()) {
+      return null;
+    }
+    Map<String, String> out = new LinkedHashMap<>(labels.size() * 2);
+    labels.forEach((k, v) -> out.put(shared(k), shared(v)));
+    return out;
+  }
+
+  /**
+   * Fabric8's model objects start with an empty list or map in every collection field; a skeleton
+   * keeps thirty of them per pod for nothing. Each empty one is set to null (what a decoder would
+   * leave for an absent field), through the setters found once per class.
+   */
+  private static void shrink(Object model) {
+    if (model == null) {
+      return;
+    }
+    for (Accessor a : ACCESSORS.get(model.getClass())) {
+      try {
+        Object value = a.getter().invoke(model);
+        if (value instanceof java.util.Collection<?> c && c.isEmpty()
+            || value instanceof Map<?, ?> m && m.isEmpty() && !a.keepEmpty()) {
+          a.setter().invoke(model, (Object) null);
+        }
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  private record Accessor(Method getter, Method setter, boolean keepEmpty) {}
+
+  private static final ClassValue<List<Accessor>> ACCESSORS =
+      new ClassValue<>() {
+        @Override
+        protected List<Accessor> computeValue(Class<?> type) {
+          List<Accessor> out = new ArrayList<>();
+          for (Method setter : type.getMethods()) {
+            Class<?>[] params = setter.getParameterTypes();
+            if (!setter.getName().startsWith("set")
+                || params.length != 1
+                || !(List.class.equals(params[0]) || Map.class.equals(params[0]))
+                || setter.getName().equals("setAdditionalProperties")) {
+              continue;
+            }
+            try {
+              Method getter = type.getMethod("get" + setter.getName().substring(3));
+              // An empty annotation map means "has annotations, none of ours" (see ours()).
+              boolean keepEmpty = setter.getName().equals("setAnnotations");
+              out.add(new Accessor(getter, setter, keepEmpty));
+            } catch (NoSuchMethodException e) {
+              // a setter without a getter is not a field
+            }
+          }
+          return out;
+        }
+      };
+
+  /**
+   * Whether an update changed anything the operator reads: container restarts, probes' timestamps
+   * and other status churn of a pod wake no reconcile.
+   */
+  public static boolean changesWhatMatters(Pod now, Pod before) {
+    if (before == null || now == null) {
+      return true;
+    }
+    Pod a = of(now);
+    Pod b = of(before);
+    a.getMetadata().setResourceVersion(null);
+    b.getMetadata().setResourceVersion(null);
+    return !a.equals(b);
+  }
+
+  /**
+   * Baton's own annotations and the deletion cost it sets; others can be large and are unread. A
+   * pod with annotations but none of these gets an empty map, not null, so null still means the pod
+   * has no annotations at all (PodLabeler adds the map whole only then).
+   */
+  private static Map<String, String> ours(Map<String, String> annotations) {
+    if (annotations == null || annotations.isEmpty()) {
+      return null;
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (var e : annotations.entrySet()) {
+      if (BatonNames.isBatonKey(e.getKey())
+          || e.getKey().equals(BatonNames.DELETION_COST_ANNOTATION)) {
+        out.put(e.getKey(), e.getValue());
+      }
+    }
+    return out;
+  }
+}
