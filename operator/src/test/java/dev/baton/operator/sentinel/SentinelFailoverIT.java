@@ -83,13 +83,15 @@ class SentinelFailoverIT {
       cluster.awaitLeader("payments", ROLE);
       cluster.awaitLeader("orders", ORDERS_ROLE);
 
-      // Replication stops; the next leaders and their terms exist on the master only.
+      // The replica has caught up with the first terms (replication is asynchronous) ...
+      String termKey = new LeaseKeys(NS + "/payments").term();
+      await().atMost(WAIT).until(() -> "1".equals(redis.get(redis.replica().port(), termKey)));
+      // ... then replication stops; the next leaders and their terms exist on the master only.
       redis.cutReplication();
       String paymentsLeader = newLeaderAfterDeleting(cluster, "payments", ROLE);
       String ordersLeader = newLeaderAfterDeleting(cluster, "orders", ORDERS_ROLE);
       long paymentsTerm = term(cluster, "payments");
       assertThat(paymentsTerm).isEqualTo(2);
-      String termKey = new LeaseKeys(NS + "/payments").term();
       assertThat(redis.get(redis.master().port(), termKey)).isEqualTo("2");
       assertThat(redis.get(redis.replica().port(), termKey))
           .as("the replica lags: it never saw term 2")
