@@ -172,10 +172,12 @@ class RoutingIT {
       String old = cluster.awaitLeader("payments", ROLE);
       long before = convergences();
       cluster.deletePod(old);
-      createPod(old, 20 + i);
       await()
           .atMost(WAIT)
           .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(old));
+      // Recreated only now: a new pod of the same name, created in the same second as the others,
+      // may rightly be chosen (oldest first, then by name).
+      createPod(old, 20 + i);
       String next = cluster.awaitLeader("payments", ROLE);
       awaitRoutedTo(next, "payments-leader");
       await().atMost(WAIT).until(() -> convergences() > before);
@@ -318,10 +320,10 @@ class RoutingIT {
       for (int i = 0; i < 5; i++) {
         String old = cluster.awaitLeader("payments", ROLE);
         cluster.deletePod(old);
-        createPod(old, 30 + i);
         await()
             .atMost(WAIT)
             .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(old));
+        createPod(old, 30 + i);
         awaitRoutedTo(cluster.awaitLeader("payments", ROLE), "payments-primary");
       }
       String last = cluster.awaitLeader("payments", ROLE);
