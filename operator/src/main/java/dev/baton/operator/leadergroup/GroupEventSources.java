@@ -238,28 +238,9 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
     }
     Set<String> names = new HashSet<>();
     for (Service svc : leaderServices) {
-      String svcName = svc.getMetadata().getName();
-      endpointSlices
-          .list(ns, slice -> svcName.equals(Metadata.label(slice, SERVICE_NAME_LABEL)))
-          .forEach(
-              slice -> {
-                if (slice.getEndpoints() == null) {
-                  return;
-                }
-                slice
-                    .getEndpoints()
-                    .forEach(
-                        ep -> {
-                          boolean ready =
-                              ep.getConditions() == null
-                                  || !Boolean.FALSE.equals(ep.getConditions().getReady());
-                          if (ready
-                              && ep.getTargetRef() != null
-                              && "Pod".equals(ep.getTargetRef().getKind())) {
-                            names.add(ep.getTargetRef().getName());
-                          }
-                        });
-              });
+      endpointsOf(ns, svc.getMetadata().getName()).stream()
+          .filter(RouteCheck.Endpoint::ready)
+          .forEach(ep -> names.add(ep.pod()));
     }
     return names;
   }

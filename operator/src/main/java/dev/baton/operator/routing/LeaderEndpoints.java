@@ -158,14 +158,6 @@ public final class LeaderEndpoints {
     for (Service owned : cache.servicesOwnedBy(ns, group.getMetadata().getUid())) {
       delete(ns, owned.getMetadata().getName());
     }
-    LeaderService spec = group.getSpec() == null ? null : group.getSpec().getService();
-    if (spec != null
-        && cache
-            .service(ns, spec.getName())
-            .map(s -> ownedBy(s, group.getMetadata().getUid()))
-            .orElse(false)) {
-      delete(ns, spec.getName());
-    }
   }
 
   private void delete(String ns, String service) {
