@@ -42,8 +42,11 @@ COPY --from=build --chown=0:0 /src/operator/target/baton-operator.jar /app/baton
 
 # Container-aware JVM settings: size the heap from the memory limit instead of the node's memory,
 # and exit on OutOfMemoryError so that Kubernetes restarts the pod (the standby takes over)
-# rather than leaving a half-working process. The Helm value jvmOptions replaces them.
-ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError"
+# rather than leaving a half-working process. TieredStopAtLevel=1 compiles with C1 only: the
+# optimizing compiler took a core for the whole of a 1,000-group cold start, and the operator's
+# work is requests, not computation (docs/design.md, "Cold start"). The Helm value jvmOptions
+# replaces them.
+ENV JDK_JAVA_OPTIONS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1"
 
 USER 10001:10001
 # /metrics, /healthz, /readyz (BATON_HTTP_PORT)

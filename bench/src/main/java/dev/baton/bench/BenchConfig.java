@@ -32,10 +32,19 @@ public record BenchConfig(
     int leadershipTrials,
     int routingTrials,
     List<Integer> noisyPods,
-    boolean redisCluster) {
+    boolean redisCluster,
+    int processTrials) {
 
   public static final Set<String> ALL =
-      Set.of("failover", "operator-failover", "leadership", "routing", "locks", "scale", "noisy");
+      Set.of(
+          "failover",
+          "failover-process",
+          "operator-failover",
+          "leadership",
+          "routing",
+          "locks",
+          "scale",
+          "noisy");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =
@@ -65,7 +74,9 @@ public record BenchConfig(
         or(get.apply("bench.label"), ""),
         Path.of(or(get.apply("bench.out"), "target/bench")),
         Path.of(or(get.apply("bench.operatorJar"), "operator/target/baton-operator.jar")),
-        or(get.apply("bench.operatorJvm"), "-Xmx384m -XX:+ExitOnOutOfMemoryError"),
+        or(
+            get.apply("bench.operatorJvm"),
+            "-Xmx384m -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1"),
         Integer.parseInt(or(get.apply("bench.failoverTrials"), quick ? "20" : "200")),
         quick ? 2 : 10,
         Integer.parseInt(or(get.apply("bench.anchorTrials"), quick ? "1" : "5")),
@@ -81,7 +92,8 @@ public record BenchConfig(
             .map(String::trim)
             .map(Integer::parseInt)
             .toList(),
-        redisMode(or(get.apply("bench.redis"), "single")));
+        redisMode(or(get.apply("bench.redis"), "single")),
+        Integer.parseInt(or(get.apply("bench.processTrials"), quick ? "5" : "30")));
   }
 
   private static boolean redisMode(String mode) {

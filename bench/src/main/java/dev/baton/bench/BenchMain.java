@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.bench.failover.FailoverBench;
 import dev.baton.bench.failover.OperatorFailoverBench;
+import dev.baton.bench.failover.ShippedJarFailover;
 import dev.baton.bench.leadership.LeadershipBench;
 import dev.baton.bench.locks.LockOpsBench;
 import dev.baton.bench.routing.RoutingBench;
@@ -27,6 +28,10 @@ public final class BenchMain {
     boolean ok = true;
     if (config.runs("failover")) {
       ok &= run("failover", () -> new FailoverBench(config).run(report), report);
+    }
+    // The in-process figures and the shipped jar's, side by side.
+    if (config.runs("failover") || config.runs("failover-process")) {
+      ok &= run("failover-process", () -> new ShippedJarFailover(config).run(report), report);
     }
     if (config.runs("operator-failover")) {
       ok &= run("operator-failover", () -> new OperatorFailoverBench(config).run(report), report);

@@ -33,6 +33,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,7 +168,16 @@ public final class BatonOperator implements AutoCloseable {
     // Informers for every replica; event processing only for the active one.
     ConfigurationService service = operator.getConfigurationService();
     service.getExecutorServiceManager().start(service);
-    controllers.forEach(c -> c.start(false));
+    // Both controllers' informers list at once: a cold start waits for the slower, not the sum.
+    try {
+      CompletableFuture.allOf(
+              controllers.stream()
+                  .map(c -> CompletableFuture.runAsync(() -> c.start(false), startPool(c)))
+                  .toArray(CompletableFuture[]::new))
+          .join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
     informersStarted = true;
     warmUp();
     role.start(this::becomeActive, this::noLongerActive);
@@ -198,6 +210,22 @@ public final class BatonOperator implements AutoCloseable {
   private void becomeActive() {
     metrics.activeReplica(true);
     controllers.forEach(Controller::startEventProcessing);
+    // Marks left by groups deleted while no replica was active; off the role's thread.
+    CompletableFuture.runAsync(leaderGroups::clearOrphans)
+        .exceptionally(
+            e -> {
+              log.warn("Could not clear the marks of deleted LeaderGroups: {}", e.getMessage());
+              return null;
+            });
+  }
+
+  /** A thread per controller start, named for thread dumps; gone once its controller started. */
+  private static Executor startPool(Controller<?> c) {
+    return task -> {
+      Thread t = new Thread(task, "baton-start-" + c.getConfiguration().getName());
+      t.setDaemon(true);
+      t.start();
+    };
   }
 
   private void noLongerActive() {

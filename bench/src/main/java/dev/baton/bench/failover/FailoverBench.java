@@ -212,14 +212,14 @@ public final class FailoverBench {
     long start = System.nanoTime();
     switch (kind) {
       case DELETED -> sandbox.deletePod(leader);
-      case NOT_READY -> setReady(sandbox, leader, false);
+      case NOT_READY -> setReady(sandbox.client, leader, false);
     }
     boolean moved =
         Waits.until(() -> watcher.leaderChanges() > before, TRIAL_TIMEOUT, Duration.ofMillis(1));
     double ms = moved ? (watcher.lastLeaderChangeNanos() - start) / 1e6 : Double.NaN;
     switch (kind) {
       case DELETED -> sandbox.createPod(leader, APP);
-      case NOT_READY -> setReady(sandbox, leader, true);
+      case NOT_READY -> setReady(sandbox.client, leader, true);
     }
     Waits.require(
         () -> settled(sandbox, watcher),
@@ -232,9 +232,8 @@ public final class FailoverBench {
    * The readiness flip as one request, so that the clock is fair: a JSON Patch replacing the status
    * conditions (the mock server merges a merge patch's condition list by appending).
    */
-  private static void setReady(Sandbox sandbox, String pod, boolean ready) {
-    sandbox
-        .client
+  static void setReady(KubernetesClient client, String pod, boolean ready) {
+    client
         .pods()
         .inNamespace(Sandbox.NS)
         .withName(pod)

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -41,6 +42,7 @@ final class ConvergenceWatcher implements AutoCloseable {
     long leaderSinceNanos;
     String statusLeader;
     boolean converged;
+    long convergedNanos = -1;
   }
 
   ConvergenceWatcher(
@@ -147,6 +149,9 @@ final class ConvergenceWatcher implements AutoCloseable {
     if (ok != g.converged) {
       g.converged = ok;
       converged += ok ? 1 : -1;
+      if (ok) {
+        g.convergedNanos = now;
+      }
       if (ok && converged == expectedGroups && allConvergedNanos < 0) {
         allConvergedNanos = now;
       }
@@ -168,6 +173,22 @@ final class ConvergenceWatcher implements AutoCloseable {
 
   synchronized boolean allConverged() {
     return converged == expectedGroups;
+  }
+
+  /**
+   * When the last of these groups (namespace/name) converged, or -1 while one of them has not: the
+   * time each last became converged.
+   */
+  synchronized long convergedNanos(Collection<String> keys) {
+    long last = -1;
+    for (String key : keys) {
+      Group g = groups.get(key);
+      if (g == null || !g.converged) {
+        return -1;
+      }
+      last = Math.max(last, g.convergedNanos);
+    }
+    return last;
   }
 
   synchronized int convergedGroups() {

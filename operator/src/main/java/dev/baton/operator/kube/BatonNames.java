@@ -9,6 +9,13 @@ public final class BatonNames {
   public static final String GROUP_ANNOTATION = "baton.dev/leader-group";
   public static final String TERM_ANNOTATION = "baton.dev/term";
   public static final String LEADER_SINCE_ANNOTATION = "baton.dev/leader-since";
+
+  /**
+   * The group's spec.roleLabel, on its pods only when it is not the default: what lets the marks of
+   * a group deleted while no operator ran be cleared without its spec.
+   */
+  public static final String ROLE_LABEL_ANNOTATION = "baton.dev/role-label";
+
   public static final String DELETION_COST_ANNOTATION =
       "controller.kubernetes.io/pod-deletion-cost";
 

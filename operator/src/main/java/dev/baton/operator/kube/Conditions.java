@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -67,6 +68,35 @@ public final class Conditions {
   public List<Condition> build() {
     next.sort(java.util.Comparator.comparing(Condition::getType));
     return List.copyOf(next);
+  }
+
+  /**
+   * The conditions to write, each with the lastTransitionTime the server already shows for the same
+   * type and status. A reconcile that started from a cache one write behind would otherwise stamp a
+   * condition anew, and its time would flip back and forth with every write.
+   */
+  public static List<Condition> sinceAsOnServer(List<Condition> onServer, List<Condition> next) {
+    if (onServer == null || next == null) {
+      return next;
+    }
+    List<Condition> out = new ArrayList<>(next.size());
+    for (Condition c : next) {
+      Condition same =
+          onServer.stream()
+              .filter(
+                  s ->
+                      Objects.equals(c.getType(), s.getType())
+                          && Objects.equals(c.getStatus(), s.getStatus()))
+              .findFirst()
+              .orElse(null);
+      if (same == null || Objects.equals(same.getLastTransitionTime(), c.getLastTransitionTime())) {
+        out.add(c);
+      } else {
+        out.add(
+            new ConditionBuilder(c).withLastTransitionTime(same.getLastTransitionTime()).build());
+      }
+    }
+    return out;
   }
 
   public static Optional<Condition> find(List<Condition> conditions, ConditionType type) {

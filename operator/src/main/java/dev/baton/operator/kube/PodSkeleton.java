@@ -9,6 +9,9 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -118,18 +121,27 @@ public final class PodSkeleton {
     }
     for (Accessor a : ACCESSORS.get(model.getClass())) {
       try {
-        Object value = a.getter().invoke(model);
+        Object value = (Object) a.getter().invokeExact(model);
         if (value instanceof java.util.Collection<?> c && c.isEmpty()
             || value instanceof Map<?, ?> m && m.isEmpty() && !a.keepEmpty()) {
-          a.setter().invoke(model, (Object) null);
+          a.setter().invokeExact(model, (Object) null);
         }
-      } catch (ReflectiveOperationException e) {
+      } catch (Throwable e) {
         throw new IllegalStateException(e);
       }
     }
   }
 
-  private record Accessor(Method getter, Method setter, boolean keepEmpty) {}
+  /**
+   * Method handles, not {@link Method#invoke}: on Java 17, reflection generates one accessor class
+   * per method after its 15th call, and the first pod updates after startup (a failover's) would
+   * pay for a hundred of them. Handles of the same shape share their code.
+   */
+  private record Accessor(MethodHandle getter, MethodHandle setter, boolean keepEmpty) {}
+
+  private static final MethodType GETTER = MethodType.methodType(Object.class, Object.class);
+  private static final MethodType SETTER =
+      MethodType.methodType(void.class, Object.class, Object.class);
 
   private static final ClassValue<List<Accessor>> ACCESSORS =
       new ClassValue<>() {
@@ -148,9 +160,16 @@ public final class PodSkeleton {
               Method getter = type.getMethod("get" + setter.getName().substring(3));
               // An empty annotation map means "has annotations, none of ours" (see ours()).
               boolean keepEmpty = setter.getName().equals("setAnnotations");
-              out.add(new Accessor(getter, setter, keepEmpty));
+              MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+              out.add(
+                  new Accessor(
+                      lookup.unreflect(getter).asType(GETTER),
+                      lookup.unreflect(setter).asType(SETTER),
+                      keepEmpty));
             } catch (NoSuchMethodException e) {
               // a setter without a getter is not a field
+            } catch (IllegalAccessException e) {
+              throw new IllegalStateException(e);
             }
           }
           return out;

@@ -12,8 +12,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The act step of a LeaderGroup reconcile: carries out the election's decision in Redis and on the
@@ -36,7 +38,13 @@ final class ElectionActuator {
   private final PodLabeler labeler;
   private final LeaseRenewer<ResourceID> renewer;
   private final TermReservations reservations;
+  private final PodCache podCache;
   private final Clock clock;
+
+  /** Whether the pod informer holds a pod of this name. */
+  interface PodCache {
+    boolean holds(String namespace, String name);
+  }
 
   ElectionActuator(
       KubernetesClient client,
@@ -44,12 +52,14 @@ final class ElectionActuator {
       PodLabeler labeler,
       LeaseRenewer<ResourceID> renewer,
       TermReservations reservations,
+      PodCache podCache,
       Clock clock) {
     this.client = client;
     this.clusterId = clusterId;
     this.labeler = labeler;
     this.renewer = renewer;
     this.reservations = reservations;
+    this.podCache = podCache;
     this.clock = clock;
   }
 
@@ -82,6 +92,7 @@ final class ElectionActuator {
     Candidate leader = decision.leader();
     LeaseStore store = lease.store();
     long ttl = settings.ttl().toMillis();
+    Set<String> demoted = Set.of();
     switch (decision.action()) {
       case KEEP -> {
         Election.Holder.Ours ours = (Election.Holder.Ours) holder;
@@ -101,7 +112,7 @@ final class ElectionActuator {
         }
       }
       case ELECT -> {
-        demoteAllBut(leader, members, state, settings, name, ns);
+        demoted = demoteAllBut(leader, members, state, settings, name, ns, demoted);
         String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
         String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
         LeaseStore.Acquisition got = store.acquire(settings.keys(), expected, prefix, ttl);
@@ -126,7 +137,7 @@ final class ElectionActuator {
       }
       case RELEASE, STAND_ASIDE -> {
         renewer.forget(id);
-        demoteAllBut(null, members, state, settings, name, ns);
+        demoted = demoteAllBut(null, members, state, settings, name, ns, demoted);
         if (decision.action() == Election.Action.RELEASE
             && holder instanceof Election.Holder.Ours o) {
           store.release(settings.keys(), o.raw());
@@ -134,7 +145,7 @@ final class ElectionActuator {
         state.forgetHolder();
       }
     }
-    labelMembers(leader, members, state, settings, name, ns);
+    labelMembers(leader, members, state, settings, name, ns, demoted);
     if (decision.switchover() != Election.SwitchoverOutcome.NONE) {
       removeSwitchoverRequest(group);
     }
@@ -147,29 +158,44 @@ final class ElectionActuator {
     return new Outcome(leader, previousLeader, false);
   }
 
-  /** Break before make: every pod but the new leader loses the leader label first. */
-  private void demoteAllBut(
+  /**
+   * Break before make: every pod but the new leader loses the leader label first.
+   *
+   * @return the uids of the pods demoted here, whose cached copies are now stale
+   */
+  private Set<String> demoteAllBut(
       Candidate leader,
       List<Pod> members,
       ElectionState state,
       GroupSettings settings,
       String group,
-      String ns) {
+      String ns,
+      Set<String> alreadyDemoted) {
     PodLabeler.Role follower = role(settings, group, false, 0, null);
+    Set<String> demoted = new HashSet<>(alreadyDemoted);
     for (Pod pod : members) {
       boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
-      if (!isLeader && BatonNames.LEADER.equals(Metadata.label(pod, settings.roleLabel()))) {
+      // A pod demoted earlier in this step still shows the leader label in its cached copy.
+      if (!isLeader
+          && !demoted.contains(pod.getMetadata().getUid())
+          && BatonNames.LEADER.equals(Metadata.label(pod, settings.roleLabel()))) {
         labeler.apply(pod, follower);
+        demoted.add(pod.getMetadata().getUid());
         if (pod.getMetadata().getName().equals(state.promotedPod)) {
           state.promotedPod = null;
         }
       }
     }
-    // The informer may not show our last promotion yet: demote that pod whatever the cache says.
+    // The informer may not show our last promotion yet: demote that pod whatever the cache says
+    // about its labels. A pod the cache no longer holds at all was deleted (it was there when we
+    // promoted it) and carries no label to remove: a deleted leader costs no write here.
     if (state.promotedPod != null && (leader == null || !state.promotedPod.equals(leader.name()))) {
-      labeler.demote(ns, state.promotedPod, follower);
+      if (podCache.holds(ns, state.promotedPod)) {
+        labeler.demote(ns, state.promotedPod, follower);
+      }
       state.promotedPod = null;
     }
+    return demoted;
   }
 
   private void labelMembers(
@@ -178,8 +204,9 @@ final class ElectionActuator {
       ElectionState state,
       GroupSettings settings,
       String group,
-      String ns) {
-    demoteAllBut(leader, members, state, settings, group, ns);
+      String ns,
+      Set<String> demoted) {
+    Set<String> done = demoteAllBut(leader, members, state, settings, group, ns, demoted);
     if (leader != null) {
       Pod pod =
           members.stream()
@@ -191,7 +218,9 @@ final class ElectionActuator {
     }
     PodLabeler.Role follower = role(settings, group, false, 0, null);
     for (Pod pod : members) {
-      if (leader == null || !leader.uid().equals(pod.getMetadata().getUid())) {
+      boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
+      // A pod demoted in this step is a follower already; its cached copy predates that write.
+      if (!isLeader && !done.contains(pod.getMetadata().getUid())) {
         labeler.apply(pod, follower);
       }
     }

@@ -20,6 +20,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,6 +45,17 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
   /** Service index: namespace/uid of the LeaderGroup that owns it (spec.service). */
   private static final String BY_OWNER = "owner";
 
+  /**
+   * LeaderGroup index: namespace/key=value of the group's first matchLabels pair, or namespace/*
+   * for a group without matchLabels. A pod's own labels then name every group that may select it,
+   * so mapping a pod event to its groups costs the groups that share a label with it, not every
+   * group of the namespace (1,000 groups starting at once would otherwise cost 1,000 selector
+   * checks per pod event).
+   */
+  private static final String BY_SELECTOR = "selector";
+
+  private volatile IndexerResourceCache<LeaderGroup> groups;
+
   private volatile InformerEventSource<Pod, LeaderGroup> pods;
   private volatile InformerEventSource<Node, LeaderGroup> nodes;
   private volatile InformerEventSource<Service, LeaderGroup> services;
@@ -52,6 +64,8 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
   List<EventSource<?, LeaderGroup>> prepare(
       EventSourceContext<LeaderGroup> context, LeaseEventSource leases) {
     IndexerResourceCache<LeaderGroup> groups = context.getPrimaryCache();
+    groups.addIndexer(BY_SELECTOR, g -> List.of(selectorIndexKey(g)));
+    this.groups = groups;
     pods =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
@@ -129,6 +143,48 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
     return ns + "/" + key + "=" + value;
   }
 
+  private static String selectorIndexKey(LeaderGroup g) {
+    String ns = g.getMetadata().getNamespace();
+    var matchLabels =
+        g.getSpec() == null || g.getSpec().getSelector() == null
+            ? null
+            : g.getSpec().getSelector().getMatchLabels();
+    if (matchLabels == null || matchLabels.isEmpty()) {
+      return ns + "/*";
+    }
+    var first = matchLabels.entrySet().iterator().next();
+    return labelIndexKey(ns, first.getKey(), first.getValue());
+  }
+
+  /**
+   * The groups of the pod's namespace that may select it: those whose first matchLabels pair the
+   * pod carries, and those without matchLabels. A superset; {@link #selects} decides.
+   */
+  private static List<LeaderGroup> groupsThatMaySelect(
+      Pod pod, IndexerResourceCache<LeaderGroup> groups) {
+    String ns = pod.getMetadata().getNamespace();
+    List<LeaderGroup> out = new ArrayList<>(groups.byIndex(BY_SELECTOR, ns + "/*"));
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (labels != null) {
+      labels.forEach((k, v) -> out.addAll(groups.byIndex(BY_SELECTOR, labelIndexKey(ns, k, v))));
+    }
+    return out;
+  }
+
+  /**
+   * The groups that may claim one of these pods: every group a pod's labels could match, each once.
+   * What {@link Membership} needs to find the older groups that claim a pod first.
+   */
+  List<LeaderGroup> groupsThatMaySelect(List<Pod> pods) {
+    Map<String, LeaderGroup> byUid = new LinkedHashMap<>();
+    for (Pod pod : pods) {
+      for (LeaderGroup g : groupsThatMaySelect(pod, groups)) {
+        byUid.putIfAbsent(g.getMetadata().getUid(), g);
+      }
+    }
+    return new ArrayList<>(byUid.values());
+  }
+
   /**
    * The pods a group may concern: those carrying its first matchLabels pair (every selected pod
    * does), and those it labeled before. A selector with only matchExpressions lists the namespace.
@@ -159,14 +215,33 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
         BY_GROUP, group.getMetadata().getNamespace() + "/" + group.getMetadata().getName());
   }
 
+  boolean holdsPod(String namespace, String name) {
+    return pods != null && pods.get(new ResourceID(name, namespace)).isPresent();
+  }
+
+  /** Pods that carry the mark of a group this replica's cache does not hold (any more). */
+  List<Pod> orphans() {
+    if (pods == null || groups == null) {
+      return List.of();
+    }
+    return pods.list(
+            p -> {
+              String g = Metadata.annotation(p, BatonNames.GROUP_ANNOTATION);
+              return g != null
+                  && groups.get(new ResourceID(g, p.getMetadata().getNamespace())).isEmpty();
+            })
+        .toList();
+  }
+
   /** The groups a pod event concerns: those that select it, and the one it was labeled by. */
   static Set<ResourceID> groupsOf(Pod pod, IndexerResourceCache<LeaderGroup> groups) {
     String ns = pod.getMetadata().getNamespace();
     Set<ResourceID> out = new HashSet<>();
-    groups
-        .list(ns)
-        .filter(g -> g.getSpec() != null && selects(g, pod))
-        .forEach(g -> out.add(ResourceID.fromResource(g)));
+    for (LeaderGroup g : groupsThatMaySelect(pod, groups)) {
+      if (g.getSpec() != null && selects(g, pod)) {
+        out.add(ResourceID.fromResource(g));
+      }
+    }
     String labeledBy = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
     if (labeledBy != null) {
       out.add(new ResourceID(labeledBy, ns));

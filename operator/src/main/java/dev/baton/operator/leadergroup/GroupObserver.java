@@ -58,10 +58,11 @@ final class GroupObserver {
     this.sources = sources;
   }
 
-  PodView pods(LeaderGroup group, GroupSettings settings, List<LeaderGroup> groupsInNamespace) {
+  PodView pods(LeaderGroup group, GroupSettings settings) {
+    List<Pod> concerning = sources.podsConcerning(group);
     Membership membership =
         Membership.of(
-            group, settings.roleLabel(), sources.podsConcerning(group), groupsInNamespace);
+            group, settings.roleLabel(), concerning, sources.groupsThatMaySelect(concerning));
     List<Candidate> candidates =
         membership.members().stream()
             .map(p -> Candidate.of(p, settings.roleLabel(), sources::nodeLost))

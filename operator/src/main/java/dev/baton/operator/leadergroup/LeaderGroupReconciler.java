@@ -2,7 +2,9 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.RedisConnections;
@@ -13,11 +15,13 @@ import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -25,6 +29,8 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,8 +46,19 @@ import org.slf4j.LoggerFactory;
  * timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the reconcile
  * loop. API errors are thrown, for the framework's retry.
  */
-@ControllerConfiguration(name = "leadergroup", generationAwareEventProcessing = false)
-public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
+@ControllerConfiguration(
+    name = "leadergroup",
+    generationAwareEventProcessing = false,
+    // Deletions arrive as events, so no group needs a finalizer (docs/design.md, "Deleting a
+    // group").
+    triggerReconcilerOnAllEvents = true)
+public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
+
+  /**
+   * The finalizer releases before 0.2 put on every group (JOSDK's default name). Removed wherever
+   * it is still found, so that no group is left stuck in deletion once the operator is gone.
+   */
+  static final String LEGACY_FINALIZER = "leadergroups.baton.dev/finalizer";
 
   private static final Logger log = LoggerFactory.getLogger(LeaderGroupReconciler.class);
 
@@ -61,6 +78,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
   private final GroupRouting routing;
   private final ReplicaRole role;
   private final Clock clock;
+  private final KubernetesClient client;
 
   public LeaderGroupReconciler(
       KubernetesClient client,
@@ -71,6 +89,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       Liveness liveness,
       Clock clock,
       ReplicaRole role) {
+    this.client = client;
     this.clusterId = clusterId;
     this.role = role;
     this.clock = clock;
@@ -84,7 +103,13 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
             clusterId, defaultRedis, connections, new RedisSecrets(client), renewer, sources);
     this.actuator =
         new ElectionActuator(
-            client, clusterId, labeler, renewer, new TermReservations(statusWriter), clock);
+            client,
+            clusterId,
+            labeler,
+            renewer,
+            new TermReservations(statusWriter),
+            sources::holdsPod,
+            clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources, events, metrics, clock);
     this.routing = new GroupRouting(sources, new LeaderEndpoints(client, sources), events, metrics);
@@ -101,6 +126,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     if (!role.mayAct()) {
       return UpdateControl.noUpdate();
     }
+    if (context.isPrimaryResourceDeleted() || group.isMarkedForDeletion()) {
+      cleanup(group);
+      return UpdateControl.noUpdate();
+    }
+    removeLegacyFinalizer(group);
     ElectionState state =
         states.computeIfAbsent(
             ResourceID.fromResource(group),
@@ -119,8 +149,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
       return reporter.paused(report);
     }
     String ns = group.getMetadata().getNamespace();
-    GroupObserver.PodView pods =
-        observer.pods(group, settings, context.getPrimaryCache().list(ns).toList());
+    GroupObserver.PodView pods = observer.pods(group, settings);
     reporter.membership(report, pods.membership(), settings.roleLabel());
     actuator.clearStrays(pods.membership(), settings);
     ElectionActuator.Outcome outcome;
@@ -171,8 +200,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
     return reporter.finish(report, pods.ready(), next);
   }
 
-  @Override
-  public DeleteControl cleanup(LeaderGroup group, Context<LeaderGroup> context) {
+  /**
+   * Undoes what the group did: its marks on pods, its lease, the Services it owns. Runs on the
+   * deletion event, and again on every event of a group held in deletion by someone else's
+   * finalizer (then there is nothing left to do).
+   */
+  private void cleanup(LeaderGroup group) {
     String ns = group.getMetadata().getNamespace();
     String name = group.getMetadata().getName();
     ResourceID id = ResourceID.fromResource(group);
@@ -202,7 +235,64 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup>, Cleaner<L
           e.getMessage());
     }
     reporter.forget(group);
-    return DeleteControl.defaultDelete();
+    removeLegacyFinalizer(group);
+  }
+
+  /**
+   * Clears the marks that groups deleted while no replica was active left on pods. A deletion seen
+   * while active is cleaned up by its own reconcile; this runs when a replica becomes active.
+   */
+  public void clearOrphans() {
+    Map<ResourceID, List<Pod>> byGroup = new HashMap<>();
+    for (Pod pod : sources.orphans()) {
+      byGroup
+          .computeIfAbsent(
+              new ResourceID(
+                  Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION),
+                  pod.getMetadata().getNamespace()),
+              k -> new ArrayList<>())
+          .add(pod);
+    }
+    byGroup.forEach(
+        (id, pods) -> {
+          // The cache may not show a group created a moment ago: the API server decides.
+          String ns = id.getNamespace().orElseThrow();
+          if (client.resources(LeaderGroup.class).inNamespace(ns).withName(id.getName()).get()
+              != null) {
+            return;
+          }
+          pods.forEach(p -> labeler.clear(p, PodLabeler.roleLabelOf(p)));
+          log.info(
+              "LeaderGroup {}/{} was deleted while no replica was active; cleared its marks from"
+                  + " {} pods",
+              ns,
+              id.getName(),
+              pods.size());
+        });
+  }
+
+  private void removeLegacyFinalizer(LeaderGroup group) {
+    List<String> finalizers = group.getMetadata().getFinalizers();
+    if (finalizers == null || !finalizers.contains(LEGACY_FINALIZER)) {
+      return;
+    }
+    int at = finalizers.indexOf(LEGACY_FINALIZER);
+    // The test makes the removal of entry `at` safe against a list that changed since.
+    String patch =
+        "[{\"op\":\"test\",\"path\":\"/metadata/finalizers/"
+            + at
+            + "\",\"value\":\""
+            + LEGACY_FINALIZER
+            + "\"},{\"op\":\"remove\",\"path\":\"/metadata/finalizers/"
+            + at
+            + "\"}]";
+    try {
+      client.resource(group).patch(PatchContext.of(PatchType.JSON), patch);
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
   }
 
   private static Duration earliest(Duration a, Duration b) {

@@ -1,5 +1,6 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -45,6 +46,11 @@ public class PodLabeler {
       labels.put(role.roleLabel(), value);
     }
     want(pod, annotations, BatonNames.GROUP_ANNOTATION, role.group());
+    want(
+        pod,
+        annotations,
+        BatonNames.ROLE_LABEL_ANNOTATION,
+        LeaderGroupSpec.DEFAULT_ROLE_LABEL.equals(role.roleLabel()) ? null : role.roleLabel());
     if (role.leader()) {
       want(pod, annotations, BatonNames.TERM_ANNOTATION, Long.toString(role.term()));
       want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, role.since());
@@ -86,10 +92,17 @@ public class PodLabeler {
       labels.put(roleLabel, null);
     }
     want(pod, annotations, BatonNames.GROUP_ANNOTATION, null);
+    want(pod, annotations, BatonNames.ROLE_LABEL_ANNOTATION, null);
     want(pod, annotations, BatonNames.TERM_ANNOTATION, null);
     want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, null);
     removeOurDeletionCost(pod, annotations);
     return patch(pod, labels, annotations);
+  }
+
+  /** The role label a group put on this pod, as the pod itself tells. */
+  static String roleLabelOf(Pod pod) {
+    String key = Metadata.annotation(pod, BatonNames.ROLE_LABEL_ANNOTATION);
+    return key == null || key.isBlank() ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : key;
   }
 
   /**

@@ -68,11 +68,7 @@ final class SplitBrainCheck {
     long now = clock.millis();
     if (disagreement == null) {
       state.viewsDisagreeSinceMillis = 0;
-      conditions.set(
-          ConditionType.SplitBrainSuspected,
-          false,
-          "ViewsAgree",
-          "Redis, the pod labels and the leader Service endpoints agree");
+      notSuspected(conditions);
       metrics.splitBrain(ns, name, false);
       return resync(settings);
     }
@@ -90,10 +86,27 @@ final class SplitBrainCheck {
       }
       conditions.set(ConditionType.SplitBrainSuspected, true, "ViewsDisagree", message);
       metrics.splitBrain(ns, name, true);
+    } else if (Conditions.find(
+            group.getStatus() == null ? null : group.getStatus().getConditions(),
+            ConditionType.SplitBrainSuspected)
+        .isEmpty()) {
+      // A new group, whose cache has not shown its first labels yet: nothing is suspected before
+      // a disagreement outlives the interval. Said in the status write this reconcile makes
+      // anyway, rather than in one more write a moment later.
+      notSuspected(conditions);
     } else {
       conditions.keep(ConditionType.SplitBrainSuspected);
     }
     return settings.renewInterval();
+  }
+
+  private static void notSuspected(Conditions conditions) {
+    conditions.set(
+        ConditionType.SplitBrainSuspected,
+        false,
+        "ViewsAgree",
+        "no disagreement between Redis, the pod labels and the leader Service endpoints has"
+            + " outlived a renew interval");
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
@@ -77,6 +78,7 @@ final class TermReservations {
     if (reserved(current) > reserved(next)) {
       next.setReservedTerm(current.getReservedTerm());
     }
+    next.setConditions(Conditions.sinceAsOnServer(current.getConditions(), next.getConditions()));
     return next;
   }
 }

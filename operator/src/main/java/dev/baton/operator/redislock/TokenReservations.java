@@ -6,6 +6,7 @@ import dev.baton.client.InstanceView;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockView;
+import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.StatusWriter;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
@@ -100,6 +101,7 @@ final class TokenReservations {
     if (reserved(current) > reserved(next)) {
       next.setReservedToken(current.getReservedToken());
     }
+    next.setConditions(Conditions.sinceAsOnServer(current.getConditions(), next.getConditions()));
     return next;
   }
 }
