@@ -29,9 +29,25 @@ final class ElectionActuator {
    *
    * @param leader the pod that leads now, or null
    * @param previousLeader the pod that led before this step, or null
+   * @param previousLeaderUid its uid when known, or null
    * @param retrySoon the lease changed under us between read and write: decide again at once
    */
-  record Outcome(Candidate leader, String previousLeader, boolean retrySoon) {}
+  record Outcome(
+      Candidate leader, String previousLeader, String previousLeaderUid, boolean retrySoon) {
+
+    /**
+     * Whether the leader is the pod that led before: by uid when known, since a pod recreated under
+     * the same name (a StatefulSet's) is another pod.
+     */
+    boolean sameLeader() {
+      if (leader == null || previousLeader == null) {
+        return false;
+      }
+      return previousLeaderUid != null
+          ? leader.uid().equals(previousLeaderUid)
+          : leader.name().equals(previousLeader);
+    }
+  }
 
   private final KubernetesClient client;
   private final String clusterId;
@@ -89,6 +105,12 @@ final class ElectionActuator {
     Election.Holder holder = lease.holder();
     String previousLeader =
         holder instanceof Election.Holder.Ours o ? o.record().pod() : state.promotedPod;
+    String previousLeaderUid =
+        holder instanceof Election.Holder.Ours o
+            ? o.record().uid()
+            : state.holder != null && state.holder.pod().equals(previousLeader)
+                ? state.holder.uid()
+                : null;
     Candidate leader = decision.leader();
     LeaseStore store = lease.store();
     long ttl = settings.ttl().toMillis();
@@ -97,7 +119,7 @@ final class ElectionActuator {
       case KEEP -> {
         Election.Holder.Ours ours = (Election.Holder.Ours) holder;
         if (!lease.renewed() && !store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
-          return new Outcome(leader, previousLeader, true);
+          return new Outcome(leader, previousLeader, previousLeaderUid, true);
         }
         if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
           state.leaderSince =
@@ -122,7 +144,7 @@ final class ElectionActuator {
           got = store.acquire(settings.keys(), expected, prefix, ttl);
         }
         if (!got.acquired()) {
-          return new Outcome(leader, previousLeader, true);
+          return new Outcome(leader, previousLeader, previousLeaderUid, true);
         }
         HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
         boolean samePod =
@@ -155,7 +177,7 @@ final class ElectionActuator {
       // and waits for no status write.
       reservations.reserve(group, state, store, settings.keys(), members, state.maxTerm);
     }
-    return new Outcome(leader, previousLeader, false);
+    return new Outcome(leader, previousLeader, previousLeaderUid, false);
   }
 
   /**

@@ -195,7 +195,7 @@ final class GroupReporter {
     if (decision.action() == Election.Action.ELECT) {
       String previous = outcome.previousLeader();
       String message =
-          leader.name().equals(previous)
+          outcome.sameLeader()
               ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
               : leader.name()
                   + " leads with term "
@@ -204,7 +204,7 @@ final class GroupReporter {
       log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, decision.reason(), message);
       metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
-      if (previous != null && !leader.name().equals(previous)) {
+      if (previous != null && !outcome.sameLeader()) {
         metrics.failover(r.ns(), r.name(), Duration.ofNanos(System.nanoTime() - r.startedNanos));
       }
     }

@@ -182,9 +182,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
     reporter.carriedOut(report, decision, outcome, pods.membership(), pods.ready(), damping);
-    boolean promoted =
-        decision.action() == Election.Action.ELECT
-            && !outcome.leader().name().equals(outcome.previousLeader());
+    boolean promoted = decision.action() == Election.Action.ELECT && !outcome.sameLeader();
     Duration routeAgain = routing.route(report, settings, pods, outcome.leader(), promoted);
     Duration next =
         splitBrain.check(

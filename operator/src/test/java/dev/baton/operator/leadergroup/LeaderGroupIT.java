@@ -312,6 +312,36 @@ class LeaderGroupIT {
   }
 
   @Test
+  void aLeaderRecreatedUnderTheSameNameIsReportedAsANewLeader() {
+    cluster.createPod("db-0", "db");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("db", "db"));
+    cluster.awaitLeader("db", ROLE);
+    String oldUid = cluster.pod("db-0").getMetadata().getUid();
+    cluster.stopOperator();
+
+    // A StatefulSet's pod replaced while no operator ran: the same name, another pod.
+    cluster.deletePod("db-0");
+    await().atMost(WAIT).until(() -> cluster.pod("db-0") == null);
+    cluster.createPod("db-0", "db");
+    String newUid = cluster.pod("db-0").getMetadata().getUid();
+    assertThat(newUid).isNotEqualTo(oldUid);
+    cluster.startOperator();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.status("db").getLeaderUID()).isEqualTo(newUid);
+              assertThat(cluster.roles(ROLE)).containsEntry("db-0", "leader");
+            });
+    assertThat(cluster.events("db"))
+        .extracting(e -> e.getMessage())
+        .noneMatch(m -> m.contains("re-acquired"))
+        .anyMatch(m -> m.startsWith("db-0 leads with term 2"));
+  }
+
+  @Test
   void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {
     threePods("payments");
     cluster.startOperator();
