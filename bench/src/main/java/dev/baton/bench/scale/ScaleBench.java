@@ -157,12 +157,12 @@ public final class ScaleBench {
           BenchMain.progress("scale: creating " + BURST_GROUPS + " groups at once");
           Waits.sleep(Duration.ofSeconds(3));
           Map<String, Long> requests3 = kube.requests();
-          f.burst = burst(admin, watcher, f.groups);
           f.burst =
-              new Burst(
-                  f.burst.groups(),
-                  f.burst.seconds(),
-                  CountingKubernetes.minus(kube.requests(), requests3));
+              burst(
+                  admin,
+                  watcher,
+                  f.groups,
+                  () -> CountingKubernetes.minus(kube.requests(), requests3));
         }
       }
     }
@@ -262,7 +262,11 @@ public final class ScaleBench {
    * {@link #BURST_GROUPS} new groups of ready pods created at once in the first namespace, measured
    * black-box: from the first create request to the informers showing every one converged.
    */
-  private static Burst burst(KubernetesClient client, ConvergenceWatcher watcher, int existing)
+  private static Burst burst(
+      KubernetesClient client,
+      ConvergenceWatcher watcher,
+      int existing,
+      Supplier<Map<String, Long>> requests)
       throws Exception {
     long start = System.nanoTime();
     List<String> keys = create(client, existing, BURST_GROUPS, 1);
@@ -270,7 +274,7 @@ public final class ScaleBench {
         Waits.until(
             () -> watcher.convergedNanos(keys) > 0, Duration.ofSeconds(60), Duration.ofMillis(2));
     double seconds = converged ? (watcher.convergedNanos(keys) - start) / 1e9 : Double.NaN;
-    return new Burst(keys.size(), seconds, Map.of());
+    return new Burst(keys.size(), seconds, requests.get());
   }
 
   private static Deletions deleteLeaders(
