@@ -76,7 +76,8 @@ public record BenchConfig(
         Path.of(or(get.apply("bench.operatorJar"), "operator/target/baton-operator.jar")),
         or(
             get.apply("bench.operatorJvm"),
-            "-Xmx384m -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1"),
+            "-Xmx384m -XX:+ExitOnOutOfMemoryError -XX:TieredStopAtLevel=1 -XX:MinHeapFreeRatio=20"
+                + " -XX:MaxHeapFreeRatio=40"),
         Integer.parseInt(or(get.apply("bench.failoverTrials"), quick ? "20" : "200")),
         quick ? 2 : 10,
         Integer.parseInt(or(get.apply("bench.anchorTrials"), quick ? "1" : "5")),

@@ -7,6 +7,7 @@ import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.HttpEndpoints;
 import dev.baton.operator.metrics.JvmMeters;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.redislock.RedisLockReconciler;
 import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaRole;
@@ -68,6 +69,7 @@ public final class BatonOperator implements AutoCloseable {
   private Operator operator;
   private HttpEndpoints http;
   private LeaderGroupReconciler leaderGroups;
+  private PodCatalog pods;
   private volatile boolean informersStarted;
   private boolean closed;
 
@@ -95,7 +97,14 @@ public final class BatonOperator implements AutoCloseable {
     OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
     BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build(), true);
     Runtime.getRuntime().addShutdownHook(new Thread(baton::close, "baton-shutdown"));
-    baton.start();
+    try {
+      baton.start();
+    } catch (Exception e) {
+      // Informer and HTTP threads would keep a half-started process alive: end it, so that
+      // Kubernetes restarts the pod.
+      log.error("Baton could not start: {}", e.getMessage(), e);
+      System.exit(1);
+    }
   }
 
   /** Starts an operator in this process: the test kit's and the demo's way to run one. */
@@ -141,6 +150,9 @@ public final class BatonOperator implements AutoCloseable {
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
     Liveness liveness = new Liveness();
     Clock clock = Clock.systemUTC();
+    // One pod informer for both controllers.
+    pods = new PodCatalog(fencedClient, config.namespaces());
+    metrics.cachedPods(pods::seenCount, pods::unseenCount);
     leaderGroups =
         new LeaderGroupReconciler(
             fencedClient,
@@ -150,7 +162,8 @@ public final class BatonOperator implements AutoCloseable {
             metrics,
             liveness,
             clock,
-            role);
+            role,
+            pods);
     controllers.add((Controller<?>) operator.register(leaderGroups, this::controllerSettings));
     controllers.add(
         (Controller<?>)
@@ -163,7 +176,8 @@ public final class BatonOperator implements AutoCloseable {
                     metrics,
                     liveness,
                     clock,
-                    role),
+                    role,
+                    pods),
                 this::controllerSettings));
     // Informers for every replica; event processing only for the active one.
     ConfigurationService service = operator.getConfigurationService();
@@ -344,6 +358,9 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (leaderGroups != null) {
       leaderGroups.close();
+    }
+    if (pods != null) {
+      pods.close();
     }
     if (fencedClient != null) {
       fencedClient.close();

@@ -4,9 +4,11 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
-import dev.baton.operator.kube.PodSkeleton;
+import dev.baton.operator.pods.PodCatalog;
+import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.routing.LeaderEndpoints;
 import dev.baton.operator.routing.RouteCheck;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -17,7 +19,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -25,20 +26,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What a LeaderGroup watches besides itself: pods (indexed by label and by the group that labeled
- * them, so a reconcile costs the size of its group, not of its namespace), nodes (a node lost moves
- * leadership off it), and the Services and EndpointSlices that route to leaders (the third view of
- * docs/design.md, "Three views agree"). Each event is mapped to the groups it concerns.
+ * What a LeaderGroup watches besides itself: pods (the shared {@link PodCatalog}, by label and by
+ * the group that labeled them, so a reconcile costs the size of its group, not of its namespace;
+ * only pods some group or lock selects are kept whole), nodes (a node lost moves leadership off
+ * it), and the Services and EndpointSlices that route to leaders (the third view of docs/design.md,
+ * "Three views agree"). Each event is mapped to the groups it concerns.
  */
 final class GroupEventSources implements LeaderEndpoints.Cache {
-
-  /** Pod index: one entry per label, namespace/key=value. */
-  private static final String BY_LABEL = "label";
-
-  /** Pod index: namespace/group of the group that labeled the pod. */
-  private static final String BY_GROUP = "group";
 
   private static final String SERVICE_NAME_LABEL = LeaderEndpoints.SERVICE_NAME_LABEL;
 
@@ -56,48 +53,33 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
 
   private volatile IndexerResourceCache<LeaderGroup> groups;
 
-  private volatile InformerEventSource<Pod, LeaderGroup> pods;
+  private final PodCatalog pods;
+
+  /** The selector each group had when its unseen pods were last reconsidered. */
+  private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
+
   private volatile InformerEventSource<Node, LeaderGroup> nodes;
   private volatile InformerEventSource<Service, LeaderGroup> services;
   private volatile InformerEventSource<EndpointSlice, LeaderGroup> endpointSlices;
+
+  GroupEventSources(PodCatalog pods) {
+    this.pods = pods;
+    // A pod a cached group selects is kept whole from its first event on.
+    pods.addInterest(
+        pod -> {
+          IndexerResourceCache<LeaderGroup> g = groups;
+          return g != null
+              && groupsThatMaySelect(pod, g).stream()
+                  .anyMatch(group -> group.getSpec() != null && selects(group, pod));
+        });
+  }
 
   List<EventSource<?, LeaderGroup>> prepare(
       EventSourceContext<LeaderGroup> context, LeaseEventSource leases) {
     IndexerResourceCache<LeaderGroup> groups = context.getPrimaryCache();
     groups.addIndexer(BY_SELECTOR, g -> List.of(selectorIndexKey(g)));
     this.groups = groups;
-    pods =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Pod.class, LeaderGroup.class)
-                .withName("pods")
-                .withSecondaryToPrimaryMapper(pod -> groupsOf(pod, groups))
-                .withItemStore(new TransformingItemStore<>(PodSkeleton::of))
-                // Listed in pages, so a namespace of 30,000 pods is never one response in memory.
-                .withInformerListLimit(PodSkeleton.LIST_PAGE)
-                .withOnUpdateFilter(PodSkeleton::changesWhatMatters)
-                .withNamespacesInheritedFromController()
-                .build(),
-            context);
-    pods.addIndexers(
-        Map.of(
-            BY_LABEL,
-                pod -> {
-                  var labels = pod.getMetadata().getLabels();
-                  if (labels == null) {
-                    return List.of();
-                  }
-                  List<String> keys = new ArrayList<>(labels.size());
-                  labels.forEach(
-                      (k, v) -> keys.add(labelIndexKey(pod.getMetadata().getNamespace(), k, v)));
-                  return keys;
-                },
-            BY_GROUP,
-                pod -> {
-                  String g = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
-                  return g == null
-                      ? List.of()
-                      : List.of(pod.getMetadata().getNamespace() + "/" + g);
-                }));
+    PodEvents<LeaderGroup> podEvents = new PodEvents<>("pods", pods, pod -> groupsOf(pod, groups));
     // Only readiness changes of a node matter; its heartbeats are filtered out.
     nodes =
         new InformerEventSource<>(
@@ -136,7 +118,7 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
                 .withNamespacesInheritedFromController()
                 .build(),
             context);
-    return List.of(pods, nodes, services, endpointSlices, leases);
+    return List.of(podEvents, nodes, services, endpointSlices, leases);
   }
 
   private static String labelIndexKey(String ns, String key, String value) {
@@ -191,14 +173,13 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
    */
   List<Pod> podsConcerning(LeaderGroup group) {
     String ns = group.getMetadata().getNamespace();
+    seeSelected(group);
     var matchLabels = group.getSpec().getSelector().getMatchLabels();
     if (matchLabels == null || matchLabels.isEmpty()) {
-      return pods.list(ns, p -> true).toList();
+      return pods.inNamespace(ns).toList();
     }
     var first = matchLabels.entrySet().iterator().next();
-    List<Pod> out =
-        new ArrayList<>(
-            pods.byIndex(BY_LABEL, labelIndexKey(ns, first.getKey(), first.getValue())));
+    List<Pod> out = new ArrayList<>(pods.withLabel(ns, first.getKey(), first.getValue()));
     Set<String> seen = new HashSet<>();
     out.forEach(p -> seen.add(p.getMetadata().getUid()));
     for (Pod p : labeledBy(group)) {
@@ -209,22 +190,43 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
     return out;
   }
 
+  /**
+   * Pods that existed before the pod cache knew this group (or its current selector) are kept in
+   * compact form; they become whole before the group first reads them.
+   */
+  private void seeSelected(LeaderGroup group) {
+    LabelSelector selector = group.getSpec().getSelector();
+    String uid = group.getMetadata().getUid();
+    if (uid == null || selector.equals(reconsidered.get(uid))) {
+      return;
+    }
+    pods.reconsider(group.getMetadata().getNamespace(), labels -> matches(selector, labels));
+    reconsidered.put(uid, selector);
+  }
+
+  /** The group is gone: its selector no longer needs remembering. */
+  void forget(LeaderGroup group) {
+    if (group.getMetadata().getUid() != null) {
+      reconsidered.remove(group.getMetadata().getUid());
+    }
+  }
+
   /** The pods that carry this group's annotation: the ones it labeled. */
   List<Pod> labeledBy(LeaderGroup group) {
-    return pods.byIndex(
-        BY_GROUP, group.getMetadata().getNamespace() + "/" + group.getMetadata().getName());
+    return pods.labeledBy(group.getMetadata().getNamespace(), group.getMetadata().getName());
   }
 
   boolean holdsPod(String namespace, String name) {
-    return pods != null && pods.get(new ResourceID(name, namespace)).isPresent();
+    return pods.get(namespace, name).isPresent();
   }
 
   /** Pods that carry the mark of a group this replica's cache does not hold (any more). */
   List<Pod> orphans() {
-    if (pods == null || groups == null) {
+    if (groups == null) {
       return List.of();
     }
-    return pods.list(
+    return pods.all()
+        .filter(
             p -> {
               String g = Metadata.annotation(p, BatonNames.GROUP_ANNOTATION);
               return g != null
@@ -252,7 +254,8 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
   private Set<ResourceID> groupsOnNode(Node node, IndexerResourceCache<LeaderGroup> groups) {
     String name = node.getMetadata().getName();
     Set<ResourceID> out = new HashSet<>();
-    pods.list(p -> p.getSpec() != null && name.equals(p.getSpec().getNodeName()))
+    pods.all()
+        .filter(p -> p.getSpec() != null && name.equals(p.getSpec().getNodeName()))
         .forEach(p -> out.addAll(groupsOf(p, groups)));
     return out;
   }
@@ -440,8 +443,12 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
   }
 
   private static boolean selects(LeaderGroup g, Pod pod) {
+    return matches(g.getSpec().getSelector(), pod.getMetadata().getLabels());
+  }
+
+  private static boolean matches(LabelSelector selector, Map<String, String> labels) {
     try {
-      return LabelSelectors.matches(g.getSpec().getSelector(), pod.getMetadata().getLabels());
+      return LabelSelectors.matches(selector, labels);
     } catch (IllegalArgumentException invalidSelector) {
       return false;
     }

@@ -13,6 +13,7 @@ import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -68,7 +69,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Map<ResourceID, ElectionState> states = new ConcurrentHashMap<>();
   private final LeaseEventSource leaseEvents = new LeaseEventSource();
   private final LeaseRenewer<ResourceID> renewer;
-  private final GroupEventSources sources = new GroupEventSources();
+  private final GroupEventSources sources;
   private final String clusterId;
   private final PodLabeler labeler;
   private final GroupObserver observer;
@@ -88,8 +89,10 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       BatonMetrics metrics,
       Liveness liveness,
       Clock clock,
-      ReplicaRole role) {
+      ReplicaRole role,
+      PodCatalog pods) {
     this.client = client;
+    this.sources = new GroupEventSources(pods);
     this.clusterId = clusterId;
     this.role = role;
     this.clock = clock;
@@ -209,6 +212,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = states.remove(id);
     renewer.forget(id);
+    sources.forget(group);
     String roleLabel =
         group.getSpec() == null || group.getSpec().getRoleLabel() == null
             ? LeaderGroupSpec.DEFAULT_ROLE_LABEL

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 
 /** Baton's meters. Every name starts with {@value #PREFIX}. */
 public class BatonMetrics {
@@ -28,6 +29,7 @@ public class BatonMetrics {
   public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
   public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
   public static final String OTHER_ACTIVE_REPLICA = PREFIX + "operator_other_active_replica";
+  public static final String CACHED_PODS = PREFIX + "cached_pods";
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -91,6 +93,21 @@ public class BatonMetrics {
         .tags(Tags.of("namespace", namespace, "lock", lock))
         .register(registry)
         .increment();
+  }
+
+  /**
+   * The pods the operator caches, by form: whole (a skeleton: selected by a group or lock, or
+   * marked by Baton) or compact (every other pod of the watched namespaces).
+   */
+  public void cachedPods(IntSupplier whole, IntSupplier compact) {
+    io.micrometer.core.instrument.Gauge.builder(CACHED_PODS, whole::getAsInt)
+        .description("Pods in the operator's cache, by form")
+        .tag("form", "whole")
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder(CACHED_PODS, compact::getAsInt)
+        .description("Pods in the operator's cache, by form")
+        .tag("form", "compact")
+        .register(registry);
   }
 
   /** 1 while this replica is the active one, 0 while it stands by. */

@@ -8,16 +8,17 @@ import dev.baton.client.LockView;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.PodCatalog;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The observe step of a RedisLock reconcile: the lock on every Redis instance, the pods its holder
@@ -40,16 +41,38 @@ final class LockObserver {
   private final KubernetesClient client;
   private final String clusterId;
   private final TokenReservations reservations;
-  private volatile InformerEventSource<Pod, RedisLock> pods;
+  private final PodCatalog pods;
 
-  LockObserver(KubernetesClient client, String clusterId, TokenReservations reservations) {
+  /** The holder selector each lock had when its unseen pods were last reconsidered. */
+  private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
+
+  LockObserver(
+      KubernetesClient client, String clusterId, TokenReservations reservations, PodCatalog pods) {
     this.client = client;
     this.clusterId = clusterId;
     this.reservations = reservations;
+    this.pods = pods;
   }
 
-  void watching(InformerEventSource<Pod, RedisLock> pods) {
-    this.pods = pods;
+  /**
+   * Pods that existed before the pod cache knew this lock's holder selector are kept in compact
+   * form; they become whole before the lock first reads them.
+   */
+  void seeSelected(RedisLock lock, LockSettings settings) {
+    LabelSelector selector = settings.holderSelector();
+    String uid = lock.getMetadata().getUid();
+    if (selector == null || uid == null || selector.equals(reconsidered.get(uid))) {
+      return;
+    }
+    pods.reconsider(
+        lock.getMetadata().getNamespace(), labels -> LabelSelectors.matches(selector, labels));
+    reconsidered.put(uid, selector);
+  }
+
+  void forget(RedisLock lock) {
+    if (lock.getMetadata().getUid() != null) {
+      reconsidered.remove(lock.getMetadata().getUid());
+    }
   }
 
   /**
@@ -162,15 +185,16 @@ final class LockObserver {
 
   /** The pods the holder selector matches, as the informer shows them. */
   List<Pod> selected(String ns, LockSettings settings) {
-    return pods.list(
-            ns, p -> LabelSelectors.matches(settings.holderSelector(), p.getMetadata().getLabels()))
+    return pods.inNamespace(ns)
+        .filter(p -> LabelSelectors.matches(settings.holderSelector(), p.getMetadata().getLabels()))
         .toList();
   }
 
   /** The selected pods plus any pod of the namespace that carries this lock's label. */
   List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
     List<Pod> out = new ArrayList<>(settings.grants() ? selected(ns, settings) : List.of());
-    pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey()))
+    pods.inNamespace(ns)
+        .filter(p -> HolderLabels.carries(p, settings.labelKey()))
         .filter(p -> !out.contains(p))
         .forEach(out::add);
     return out;
@@ -184,7 +208,7 @@ final class LockObserver {
   }
 
   boolean anyLabeled(String ns, LockSettings settings) {
-    return pods.list(ns, p -> HolderLabels.carries(p, settings.labelKey())).findAny().isPresent();
+    return pods.inNamespace(ns).anyMatch(p -> HolderLabels.carries(p, settings.labelKey()));
   }
 
   /** For each value that names a pod, whether that pod (with that uid) exists. */
@@ -197,8 +221,8 @@ final class LockObserver {
   }
 
   private boolean podExists(LockValues.PodRef ref) {
-    Optional<Pod> cached = pods.get(new ResourceID(ref.name(), ref.namespace()));
-    if (cached.isPresent() && ref.uid().equals(cached.get().getMetadata().getUid())) {
+    // Any pod may hold a lock an application took: the catalog knows every pod, whole or not.
+    if (pods.uidOf(ref.namespace(), ref.name()).filter(ref.uid()::equals).isPresent()) {
       return true;
     }
     // The cache may lag behind a pod that was just created: ask the API server before deleting.

@@ -4,19 +4,19 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockStore;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.LabelSelectors;
-import dev.baton.operator.kube.PodSkeleton;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.pods.PodCatalog;
+import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.replica.ReplicaRole;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -28,8 +28,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.TransformingItemStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
@@ -68,6 +66,8 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockActuator actuator;
   private final LockReporter reporter;
   private final ReplicaRole role;
+  private final PodCatalog pods;
+  private volatile IndexerResourceCache<RedisLock> locks;
 
   public RedisLockReconciler(
       KubernetesClient client,
@@ -77,13 +77,27 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       BatonMetrics metrics,
       Liveness liveness,
       Clock clock,
-      ReplicaRole role) {
+      ReplicaRole role,
+      PodCatalog pods) {
     this.role = role;
+    this.pods = pods;
     StatusWriter statusWriter = new StatusWriter(client);
     TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
     this.labels = new HolderLabels(client);
-    this.observer = new LockObserver(client, clusterId, reservations);
+    this.observer = new LockObserver(client, clusterId, reservations, pods);
+    // A pod a cached lock's holder selector matches is kept whole from its first event on.
+    pods.addInterest(
+        pod -> {
+          IndexerResourceCache<RedisLock> l = locks;
+          return l != null
+              && l.list(pod.getMetadata().getNamespace())
+                  .anyMatch(
+                      lock ->
+                          lock.getSpec() != null
+                              && lock.getSpec().getHolderSelector() != null
+                              && selects(lock, pod));
+        });
     this.reporter =
         new LockReporter(new EventRecorder(client, clock), metrics, liveness, statusWriter, clock);
     this.actuator = new LockActuator(client, clusterId, labels, observer, reporter, reservations);
@@ -110,20 +124,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   public List<EventSource<?, RedisLock>> prepareEventSources(
       EventSourceContext<RedisLock> context) {
     IndexerResourceCache<RedisLock> locks = context.getPrimaryCache();
-    InformerEventSource<Pod, RedisLock> pods =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Pod.class, RedisLock.class)
-                .withName("lock-pods")
-                .withSecondaryToPrimaryMapper(pod -> locksOf(pod, locks))
-                .withItemStore(new TransformingItemStore<>(PodSkeleton::of))
-                // Listed in pages, so a namespace of 30,000 pods is never one response in memory.
-                .withInformerListLimit(PodSkeleton.LIST_PAGE)
-                .withOnUpdateFilter(PodSkeleton::changesWhatMatters)
-                .withNamespacesInheritedFromController()
-                .build(),
-            context);
-    observer.watching(pods);
-    return List.of(pods, lockEvents);
+    this.locks = locks;
+    PodEvents<RedisLock> podEvents = new PodEvents<>("lock-pods", pods, pod -> locksOf(pod, locks));
+    return List.of(podEvents, lockEvents);
   }
 
   /**
@@ -185,6 +188,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     }
     reporter.valid(report);
     lockEvents.watch(id, settings.keys().lock());
+    observer.seeSelected(lock, settings);
     LockActuator.Scope scope = new LockActuator.Scope(lock, settings, store, state, report);
     LockWorld world;
     try {
@@ -216,6 +220,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     String name = lock.getMetadata().getName();
     LockState state = states.remove(ResourceID.fromResource(lock));
     lockEvents.forget(ResourceID.fromResource(lock));
+    observer.forget(lock);
     // Labels first, then the grant: a pod never carries the label without the lock.
     try {
       labels.clearAllBut(ns, LockLabels.key(name), null);

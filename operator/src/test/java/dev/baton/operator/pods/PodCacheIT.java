@@ -1,10 +1,11 @@
-package dev.baton.operator.kube;
+package dev.baton.operator.pods;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RealisticPods;
 import dev.baton.testkit.Sandbox;
@@ -17,9 +18,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The operator caches only a skeleton of each pod (docs/design.md, "A cache the size of what
- * matters"): pods created before their group, and pods that come to match it later, are still seen,
- * and the operator's writes leave every field it does not cache as it was.
+ * The operator caches a skeleton of each pod a group or lock selects and a compact copy of every
+ * other (docs/design.md, "A cache the size of what matters"): pods created before their group, and
+ * pods that come to match it later, are still seen, and the operator's writes leave every field it
+ * does not cache as it was.
  */
 class PodCacheIT {
 
@@ -90,5 +92,49 @@ class PodCacheIT {
     assertThat(late.getMetadata().getAnnotations())
         .containsKey("kubectl.kubernetes.io/last-applied-configuration");
     assertThat(cluster.roles(ROLE)).doesNotContainKey("unrelated-0");
+  }
+
+  @Test
+  void podsThatCameBeforeTheirGroupWhileTheOperatorRanAreKeptCompactThenWhole() {
+    cluster.startOperator();
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod(RealisticPods.pod(NS, "orders-" + i, Map.of("app", "orders")));
+    }
+    for (int i = 0; i < 30; i++) {
+      cluster.createPod(RealisticPods.pod(NS, "noise-" + i, Map.of("app", "noise")));
+    }
+    // No group selects any of them yet: all compact.
+    await().atMost(WAIT).until(() -> cachedPods("compact") == 33 && cachedPods("whole") == 0);
+
+    cluster.create(Sandbox.group("orders", "orders"));
+    String leader = cluster.awaitLeader("orders", ROLE);
+    assertThat(leader).startsWith("orders-");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.status("orders").getCandidates()).isEqualTo(3);
+              assertThat(cachedPods("whole")).isEqualTo(3);
+              assertThat(cachedPods("compact")).isEqualTo(30);
+            });
+
+    // A compact pod's deletion is still heard, and it leaves the cache.
+    cluster.client.pods().inNamespace(NS).withName("noise-0").delete();
+    await().atMost(WAIT).until(() -> cachedPods("compact") == 29);
+    // The leader's own failover works from the whole copies.
+    cluster.client.pods().inNamespace(NS).withName(leader).delete();
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              var leaders = cluster.leaders(ROLE);
+              return leaders.size() == 1 && !leaders.get(0).equals(leader);
+            });
+  }
+
+  private double cachedPods(String form) {
+    var gauge =
+        cluster.operator().registry().find(BatonMetrics.CACHED_PODS).tag("form", form).gauge();
+    return gauge == null ? -1 : gauge.value();
   }
 }

@@ -1,5 +1,6 @@
-package dev.baton.operator.kube;
+package dev.baton.operator.pods;
 
+import dev.baton.operator.kube.BatonNames;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
@@ -19,16 +20,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the operator keeps of a pod in its informer caches (docs/design.md, "A cache the size of
- * what matters"): the fields it reads, nothing else. Every pod of the watched namespaces is cached,
- * so one a group or lock selects later is known at once; but a real pod's spec, managedFields and
- * status are many kilobytes, so the rest is dropped as the pod enters the cache. Writes never send
- * a cached pod back (PodLabeler patches), so nothing dropped here can be lost.
+ * What the operator keeps of a pod a group or lock cares about (docs/design.md, "A cache the size
+ * of what matters"): the fields it reads, nothing else. A real pod's spec, managedFields and status
+ * are many kilobytes, so the rest is dropped as the pod enters the {@link PodStore}; every other
+ * pod is kept as a {@link CompactPod} of the same fields. Writes never send a cached pod back
+ * (PodLabeler patches), so nothing dropped here can be lost.
  */
 public final class PodSkeleton {
-
-  /** Pods per page when an informer lists them. */
-  public static final long LIST_PAGE = 500;
 
   private PodSkeleton() {}
 
@@ -115,7 +113,7 @@ public final class PodSkeleton {
    * keeps thirty of them per pod for nothing. Each empty one is set to null (what a decoder would
    * leave for an absent field), through the setters found once per class.
    */
-  private static void shrink(Object model) {
+  static void shrink(Object model) {
     if (model == null) {
       return;
     }

@@ -1,0 +1,95 @@
+package dev.baton.operator.pods;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.javaoperatorsdk.operator.OperatorException;
+import io.javaoperatorsdk.operator.health.Status;
+import io.javaoperatorsdk.operator.processing.event.Event;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+
+/**
+ * One controller's share of the {@link PodCatalog}: each pod event, mapped to the primaries it
+ * concerns, becomes a reconcile of each. Starting it waits for the catalog's first listing, as an
+ * informer event source would.
+ */
+public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<Pod, P>
+    implements ResourceEventHandler<Pod> {
+
+  private final PodCatalog catalog;
+  private final Function<Pod, Set<ResourceID>> primaries;
+
+  public PodEvents(String name, PodCatalog catalog, Function<Pod, Set<ResourceID>> primaries) {
+    super(Pod.class, name);
+    this.catalog = catalog;
+    this.primaries = primaries;
+    catalog.addListener(this);
+  }
+
+  /** As long as JOSDK waits for an informer's first listing by default. */
+  static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
+
+  @Override
+  public void start() throws OperatorException {
+    try {
+      catalog.start().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw new OperatorException("could not list pods: " + e.getCause().getMessage(), e);
+    } catch (TimeoutException e) {
+      throw new OperatorException(
+          "pods not listed within " + SYNC_TIMEOUT.toSeconds() + " s; the log says why", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new OperatorException("interrupted while listing pods", e);
+    }
+    super.start();
+  }
+
+  @Override
+  public void onAdd(Pod pod) {
+    fire(pod);
+  }
+
+  /** Status churn the operator does not read (restarts, probe times) wakes nothing. */
+  @Override
+  public void onUpdate(Pod before, Pod now) {
+    if (PodSkeleton.changesWhatMatters(now, before) && isRunning()) {
+      // Both: a pod relabeled out of a group concerns the group it left.
+      Set<ResourceID> ids = new HashSet<>(primaries.apply(before));
+      ids.addAll(primaries.apply(now));
+      ids.forEach(id -> getEventHandler().handleEvent(new Event(id)));
+    }
+  }
+
+  @Override
+  public void onDelete(Pod pod, boolean finalStateUnknown) {
+    fire(pod);
+  }
+
+  private void fire(Pod pod) {
+    if (!isRunning()) {
+      return;
+    }
+    for (ResourceID id : primaries.apply(pod)) {
+      getEventHandler().handleEvent(new Event(id));
+    }
+  }
+
+  @Override
+  public Set<Pod> getSecondaryResources(P primary) {
+    return Set.of();
+  }
+
+  @Override
+  public Status getStatus() {
+    return catalog.watching() ? Status.HEALTHY : Status.UNHEALTHY;
+  }
+}
