@@ -152,7 +152,7 @@ public final class BatonOperator implements AutoCloseable {
     Clock clock = Clock.systemUTC();
     // One pod informer for both controllers.
     pods = new PodCatalog(fencedClient, config.namespaces());
-    metrics.cachedPods(pods::seenCount, pods::unseenCount);
+    metrics.cachedPods(pods::wholeCount, pods::compactCount);
     leaderGroups =
         new LeaderGroupReconciler(
             fencedClient,

@@ -55,7 +55,7 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
 
   private final PodCatalog pods;
 
-  /** The selector each group had when its unseen pods were last reconsidered. */
+  /** The selector each group had when its compact pods were last reconsidered. */
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
   private volatile InformerEventSource<Node, LeaderGroup> nodes;

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * The operator's one view of pods, shared by both controllers (docs/design.md, "A cache the size of
  * what matters"): one informer per watched namespace (or one for all), listed in pages, each with a
  * {@link PodStore} that keeps whole only the pods a group or lock cares about. Each controller
- * hears every pod event through its own {@link PodEvents} and reads the seen pods here.
+ * hears every pod event through its own {@link PodEvents} and reads the whole pods here.
  */
 public final class PodCatalog implements AutoCloseable {
 
@@ -149,12 +149,12 @@ public final class PodCatalog implements AutoCloseable {
     return storeOf(namespace).map(s -> s.reconsider(namespace, labels)).orElse(0);
   }
 
-  public int seenCount() {
-    return stores.values().stream().mapToInt(PodStore::seenCount).sum();
+  public int wholeCount() {
+    return stores.values().stream().mapToInt(PodStore::wholeCount).sum();
   }
 
-  public int unseenCount() {
-    return stores.values().stream().mapToInt(PodStore::unseenCount).sum();
+  public int compactCount() {
+    return stores.values().stream().mapToInt(PodStore::compactCount).sum();
   }
 
   public Set<String> namespaces() {

@@ -19,15 +19,15 @@ import java.util.stream.Stream;
  * watched namespaces is kept, in one of two forms:
  *
  * <ul>
- *   <li><b>seen</b>: a {@link PodSkeleton}, for a pod some group or lock selects, or that carries
+ *   <li><b>whole</b>: a {@link PodSkeleton}, for a pod some group or lock selects, or that carries
  *       one of Baton's marks (a label or annotation of baton.dev);
- *   <li><b>unseen</b>: a {@link CompactPod}, for every other pod: the same fields in a sixth of the
- *       memory, invisible to readers.
+ *   <li><b>compact</b>: a {@link CompactPod}, for every other pod: the same fields in a sixth of
+ *       the memory, invisible to readers.
  * </ul>
  *
  * <p>A pod's form is decided on every event from the {@link Interest}s the controllers register,
  * which read their own caches. A group or lock the informer heard of after a pod's last event calls
- * {@link #reconsider}, which turns the unseen pods its selector matches into seen ones. So a pod
+ * {@link #reconsider}, which turns the compact pods its selector matches into whole ones. So a pod
  * created long before its group is known without asking the API server.
  *
  * <p>To the informer, both forms are there: every pod's update and deletion is delivered (a lock's
@@ -43,16 +43,16 @@ public final class PodStore implements ItemStore<Pod> {
 
   private final List<Interest> interests;
 
-  /** Seen pods by namespace and name. */
-  private final Map<String, Map<String, Pod>> seen = new ConcurrentHashMap<>();
+  /** Whole pods by namespace and name. */
+  private final Map<String, Map<String, Pod>> wholePods = new ConcurrentHashMap<>();
 
-  /** Unseen pods by namespace and name. */
-  private final Map<String, Map<String, CompactPod>> unseen = new ConcurrentHashMap<>();
+  /** Compact pods by namespace and name. */
+  private final Map<String, Map<String, CompactPod>> compactPods = new ConcurrentHashMap<>();
 
-  /** Seen pods by label: namespace/key=value to names. */
+  /** Whole pods by label: namespace/key=value to names. */
   private final Map<String, Set<String>> byLabel = new ConcurrentHashMap<>();
 
-  /** Seen pods by the group that labeled them: namespace/group to names. */
+  /** Whole pods by the group that labeled them: namespace/group to names. */
   private final Map<String, Set<String>> byGroup = new ConcurrentHashMap<>();
 
   PodStore(List<Interest> interests) {
@@ -68,29 +68,29 @@ public final class PodStore implements ItemStore<Pod> {
     interests.add(interest);
   }
 
-  // --- reads: seen pods only -------------------------------------------------------------------
+  // --- reads: whole pods only -------------------------------------------------------------------
 
   public Optional<Pod> find(String namespace, String name) {
-    Map<String, Pod> ns = seen.get(namespace);
+    Map<String, Pod> ns = wholePods.get(namespace);
     return ns == null ? Optional.empty() : Optional.ofNullable(ns.get(name));
   }
 
   public Stream<Pod> inNamespace(String namespace) {
-    Map<String, Pod> ns = seen.get(namespace);
+    Map<String, Pod> ns = wholePods.get(namespace);
     return ns == null ? Stream.empty() : ns.values().stream();
   }
 
   public Stream<Pod> all() {
-    return seen.values().stream().flatMap(ns -> ns.values().stream());
+    return wholePods.values().stream().flatMap(ns -> ns.values().stream());
   }
 
-  /** The uid of the pod of that name, seen or not: whether a lock's holder still exists. */
+  /** The uid of the pod of that name, whole or compact: whether a lock's holder still exists. */
   public Optional<String> uidOf(String namespace, String name) {
-    Optional<Pod> whole = find(namespace, name);
-    if (whole.isPresent()) {
-      return Optional.ofNullable(whole.get().getMetadata().getUid());
+    Optional<Pod> kept = find(namespace, name);
+    if (kept.isPresent()) {
+      return Optional.ofNullable(kept.get().getMetadata().getUid());
     }
-    Map<String, CompactPod> ns = unseen.get(namespace);
+    Map<String, CompactPod> ns = compactPods.get(namespace);
     CompactPod compact = ns == null ? null : ns.get(name);
     return compact == null ? Optional.empty() : Optional.ofNullable(compact.uidText());
   }
@@ -104,19 +104,19 @@ public final class PodStore implements ItemStore<Pod> {
   }
 
   /** How many pods of each form the store holds: for metrics and tests. */
-  public int seenCount() {
-    return seen.values().stream().mapToInt(Map::size).sum();
+  public int wholeCount() {
+    return wholePods.values().stream().mapToInt(Map::size).sum();
   }
 
-  public int unseenCount() {
-    return unseen.values().stream().mapToInt(Map::size).sum();
+  public int compactCount() {
+    return compactPods.values().stream().mapToInt(Map::size).sum();
   }
 
   private List<Pod> named(String namespace, Set<String> names) {
     if (names == null || names.isEmpty()) {
       return List.of();
     }
-    Map<String, Pod> ns = seen.get(namespace);
+    Map<String, Pod> ns = wholePods.get(namespace);
     if (ns == null) {
       return List.of();
     }
@@ -124,11 +124,11 @@ public final class PodStore implements ItemStore<Pod> {
   }
 
   /**
-   * Makes seen the unseen pods of the namespace whose labels the predicate accepts: what a group or
-   * lock with a new selector calls before it reads. Returns how many.
+   * Makes whole the compact pods of the namespace whose labels the predicate accepts: what a group
+   * or lock with a new selector calls before it reads. Returns how many.
    */
   public synchronized int reconsider(String namespace, Predicate<Map<String, String>> labels) {
-    Map<String, CompactPod> ns = unseen.get(namespace);
+    Map<String, CompactPod> ns = compactPods.get(namespace);
     if (ns == null) {
       return 0;
     }
@@ -136,7 +136,7 @@ public final class PodStore implements ItemStore<Pod> {
     for (var e : List.copyOf(ns.entrySet())) {
       if (labels.test(e.getValue().labelView())) {
         ns.remove(e.getKey());
-        see(namespace, e.getKey(), e.getValue().toPod(namespace, e.getKey()));
+        keepWhole(namespace, e.getKey(), e.getValue().toPod(namespace, e.getKey()));
         promoted++;
       }
     }
@@ -151,8 +151,8 @@ public final class PodStore implements ItemStore<Pod> {
   }
 
   /**
-   * Stores the pod in the form it deserves; returns what was there, in skeleton form. A seen pod
-   * that stays seen is replaced in place, so a reader never misses it in the middle of an update.
+   * Stores the pod in the form it deserves; returns what was there, in skeleton form. A whole pod
+   * that stays whole is replaced in place, so a reader never misses it in the middle of an update.
    */
   @Override
   public synchronized Pod put(String key, Pod pod) {
@@ -160,18 +160,19 @@ public final class PodStore implements ItemStore<Pod> {
     String name = pod.getMetadata().getName();
     Pod skeleton = PodSkeleton.of(pod);
     if (wanted(skeleton)) {
-      Pod old = seen.computeIfAbsent(namespace, n -> new ConcurrentHashMap<>()).put(name, skeleton);
+      Pod old =
+          wholePods.computeIfAbsent(namespace, n -> new ConcurrentHashMap<>()).put(name, skeleton);
       index(namespace, name, skeleton, true);
       if (old != null) {
         unindexWhatChanged(namespace, name, old, skeleton);
         return old;
       }
-      Map<String, CompactPod> u = unseen.get(namespace);
+      Map<String, CompactPod> u = compactPods.get(namespace);
       CompactPod compact = u == null ? null : u.remove(name);
       return compact == null ? null : compact.toPod(namespace, name);
     }
     Pod old = drop(namespace, name);
-    unseen
+    compactPods
         .computeIfAbsent(namespace, n -> new ConcurrentHashMap<>())
         .put(name, CompactPod.of(skeleton));
     return old;
@@ -185,7 +186,7 @@ public final class PodStore implements ItemStore<Pod> {
 
   @Override
   public Stream<String> keySet() {
-    return Stream.concat(keys(seen), keys(unseen));
+    return Stream.concat(keys(wholePods), keys(compactPods));
   }
 
   private static Stream<String> keys(Map<String, ? extends Map<String, ?>> byNamespace) {
@@ -202,7 +203,7 @@ public final class PodStore implements ItemStore<Pod> {
   public Stream<Pod> values() {
     return Stream.concat(
         all(),
-        unseen.entrySet().stream()
+        compactPods.entrySet().stream()
             .flatMap(
                 ns ->
                     ns.getValue().keySet().stream()
@@ -218,11 +219,11 @@ public final class PodStore implements ItemStore<Pod> {
 
   @Override
   public int size() {
-    return seenCount() + unseenCount();
+    return wholeCount() + compactCount();
   }
 
   /**
-   * Seen pods only. The informer asks this for the pods it announces once synced; unseen ones are
+   * Whole pods only. The informer asks this for the pods it announces once synced; compact ones are
    * announced by their next event, so a start with 30,000 unrelated pods wakes nothing.
    */
   @Override
@@ -259,20 +260,20 @@ public final class PodStore implements ItemStore<Pod> {
     return annotations != null && annotations.keySet().stream().anyMatch(BatonNames::isBatonKey);
   }
 
-  private void see(String namespace, String name, Pod skeleton) {
-    seen.computeIfAbsent(namespace, n -> new ConcurrentHashMap<>()).put(name, skeleton);
+  private void keepWhole(String namespace, String name, Pod skeleton) {
+    wholePods.computeIfAbsent(namespace, n -> new ConcurrentHashMap<>()).put(name, skeleton);
     index(namespace, name, skeleton, true);
   }
 
   /** Removes the pod in either form; returns it as a skeleton, or null. */
   private Pod drop(String namespace, String name) {
-    Map<String, Pod> s = seen.get(namespace);
+    Map<String, Pod> s = wholePods.get(namespace);
     Pod old = s == null ? null : s.remove(name);
     if (old != null) {
       index(namespace, name, old, false);
       return old;
     }
-    Map<String, CompactPod> u = unseen.get(namespace);
+    Map<String, CompactPod> u = compactPods.get(namespace);
     CompactPod compact = u == null ? null : u.remove(name);
     return compact == null ? null : compact.toPod(namespace, name);
   }

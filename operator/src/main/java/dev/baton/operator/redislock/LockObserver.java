@@ -43,7 +43,7 @@ final class LockObserver {
   private final TokenReservations reservations;
   private final PodCatalog pods;
 
-  /** The holder selector each lock had when its unseen pods were last reconsidered. */
+  /** The holder selector each lock had when its compact pods were last reconsidered. */
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
   LockObserver(

@@ -80,7 +80,7 @@ class PodStoreTest {
   }
 
   @Test
-  void onlyPodsSomeoneWantsOrBatonMarkedAreSeen() {
+  void onlyPodsSomeoneWantsOrBatonMarkedAreWhole() {
     PodStore store = storeWanting("payments");
     store.put("shop/payments-0", pod("payments-0", Map.of("app", "payments"), "1"));
     store.put("shop/web-0", pod("web-0", Map.of("app", "web"), "1"));
@@ -98,8 +98,8 @@ class PodStoreTest {
     assertThat(names(store.inNamespace("shop").toList())).containsOnly("payments-0", "web-1");
     assertThat(names(store.labeledBy("shop", "old"))).containsOnly("web-1");
     assertThat(names(store.withLabel("shop", "app", "web"))).containsOnly("web-1");
-    assertThat(store.seenCount()).isEqualTo(2);
-    assertThat(store.unseenCount()).isEqualTo(1);
+    assertThat(store.wholeCount()).isEqualTo(2);
+    assertThat(store.compactCount()).isEqualTo(1);
     // To the informer every pod is there: its relist and its deletions see them all.
     assertThat(store.keySet()).containsOnly("shop/payments-0", "shop/web-0", "shop/web-1");
     assertThat(store.values().map(p -> p.getMetadata().getName()))
@@ -112,7 +112,7 @@ class PodStoreTest {
   }
 
   @Test
-  void anUnseenPodIsReturnedWholeOnItsNextEventAndOnItsDeletion() {
+  void aCompactPodIsReturnedWholeOnItsNextEventAndOnItsDeletion() {
     PodStore store = storeWanting("payments");
     Pod first = pod("web-0", Map.of("app", "web"), "1");
     store.put("shop/web-0", first);
@@ -126,7 +126,7 @@ class PodStoreTest {
   }
 
   @Test
-  void aPodRelabeledIntoInterestIsSeenAndOutOfItIsUnseenWithItsIndexEntriesGone() {
+  void aPodRelabeledIntoInterestIsWholeAndOutOfItIsCompactWithItsIndexEntriesGone() {
     PodStore store = storeWanting("payments");
     store.put("shop/p", pod("p", Map.of("app", "web"), "1"));
     assertThat(store.find("shop", "p")).isEmpty();
@@ -135,7 +135,7 @@ class PodStoreTest {
     assertThat(names(store.withLabel("shop", "app", "payments"))).containsOnly("p");
     assertThat(names(store.withLabel("shop", "tier", "a"))).containsOnly("p");
 
-    // Still seen, one label changed: the old entry goes, the others stay.
+    // Still whole, one label changed: the old entry goes, the others stay.
     store.put("shop/p", pod("p", Map.of("app", "payments", "tier", "b"), "3"));
     assertThat(store.withLabel("shop", "tier", "a")).isEmpty();
     assertThat(names(store.withLabel("shop", "tier", "b"))).containsOnly("p");
@@ -144,17 +144,17 @@ class PodStoreTest {
     assertThat(store.find("shop", "p")).isEmpty();
     assertThat(store.withLabel("shop", "app", "payments")).isEmpty();
     assertThat(store.withLabel("shop", "tier", "b")).isEmpty();
-    assertThat(store.unseenCount()).isEqualTo(1);
+    assertThat(store.compactCount()).isEqualTo(1);
   }
 
   @Test
-  void reconsideringMakesSeenThePodsANewSelectorMatchesAndNoOthers() {
+  void reconsideringMakesWholeThePodsANewSelectorMatchesAndNoOthers() {
     PodStore store = storeWanting("nothing-yet");
     Pod early = pod("orders-0", Map.of("app", "orders", "tier", "db"), "5");
     store.put("shop/orders-0", early);
     store.put("shop/orders-1", pod("orders-1", Map.of("app", "orders", "tier", "web"), "5"));
     store.put("shop/web-0", pod("web-0", Map.of("app", "web"), "5"));
-    assertThat(store.seenCount()).isZero();
+    assertThat(store.wholeCount()).isZero();
 
     int promoted =
         store.reconsider(
