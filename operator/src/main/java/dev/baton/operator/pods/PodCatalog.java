@@ -34,7 +34,6 @@ public final class PodCatalog implements AutoCloseable {
   private static final String ALL = "";
 
   private final KubernetesClient client;
-  private final Set<String> namespaces;
   private final List<PodStore.Interest> interests = new CopyOnWriteArrayList<>();
   private final List<ResourceEventHandler<Pod>> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, PodStore> stores = new LinkedHashMap<>();
@@ -46,7 +45,6 @@ public final class PodCatalog implements AutoCloseable {
    */
   public PodCatalog(KubernetesClient client, Set<String> namespaces) {
     this.client = client;
-    this.namespaces = namespaces;
     if (namespaces.isEmpty()) {
       stores.put(ALL, new PodStore(interests));
     } else {
@@ -157,10 +155,6 @@ public final class PodCatalog implements AutoCloseable {
     return stores.values().stream().mapToInt(PodStore::compactCount).sum();
   }
 
-  public Set<String> namespaces() {
-    return namespaces;
-  }
-
   /** Every informer's events, to every controller. */
   private final class Fanout implements ResourceEventHandler<Pod> {
     @Override
@@ -168,9 +162,15 @@ public final class PodCatalog implements AutoCloseable {
       listeners.forEach(l -> l.onAdd(pod));
     }
 
+    /**
+     * Status churn the operator does not read (restarts, probe times) reaches no controller;
+     * decided once here, not once per controller.
+     */
     @Override
     public void onUpdate(Pod before, Pod now) {
-      listeners.forEach(l -> l.onUpdate(before, now));
+      if (PodSkeleton.changesWhatMatters(now, before)) {
+        listeners.forEach(l -> l.onUpdate(before, now));
+      }
     }
 
     @Override

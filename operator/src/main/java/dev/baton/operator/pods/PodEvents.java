@@ -58,10 +58,10 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
     fire(pod);
   }
 
-  /** Status churn the operator does not read (restarts, probe times) wakes nothing. */
+  /** Only updates that change what the operator reads get here (the catalog filters them). */
   @Override
   public void onUpdate(Pod before, Pod now) {
-    if (PodSkeleton.changesWhatMatters(now, before) && isRunning()) {
+    if (isRunning()) {
       // Both: a pod relabeled out of a group concerns the group it left.
       Set<ResourceID> ids = new HashSet<>(primaries.apply(before));
       ids.addAll(primaries.apply(now));
