@@ -86,6 +86,13 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   public static void main(String[] args) throws Exception {
+    AsyncPool.configure();
+    if (!AsyncPool.pooled()) {
+      log.warn(
+          "API responses are handled on a new thread each: CompletableFuture uses no pool here;"
+              + " set -D{}=4",
+          AsyncPool.PARALLELISM);
+    }
     if (args.length > 0 && args[0].equals("demo")) {
       System.exit(DemoLauncher.run());
     }
