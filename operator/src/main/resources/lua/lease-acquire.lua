@@ -5,16 +5,21 @@
 -- ARGV[1] holder the caller expects to replace ('' = take it only if free)
 -- ARGV[2] new holder record without its term; '|' .. term is appended
 -- ARGV[3] lease ttl in milliseconds
+-- ARGV[4] the highest reservation the caller knows was made durably (0: none known). A reservation
+--         below it here means another Redis process was reserved for since, and may have issued up
+--         to it: this one may be a master that hung, was replaced, and serves before it learns so.
 -- Returns {1, record, term} when acquired; {0, current record, pttl} when someone else holds it;
--- {-1, '', counter} when no reservation on this Redis covers the next term (the operator reserves
--- terms, then tries again). An acquisition publishes KEYS[1] on baton:leases.
+-- {-1, '', counter} when no reservation on this Redis covers the next term, or it is older than
+-- ARGV[4] (the operator reserves terms, then tries again).
+-- An acquisition publishes KEYS[1] on baton:leases.
 --#include reservation
 local current = redis.call('GET', KEYS[1])
 if current and current ~= ARGV[1] then
   return {0, current, redis.call('PTTL', KEYS[1])}
 end
 local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
-if counter + 1 > reservation(KEYS[3]) then
+local ceiling = reservation(KEYS[3])
+if counter + 1 > ceiling or ceiling < tonumber(ARGV[4]) then
   return {-1, '', counter}
 end
 local term = redis.call('INCR', KEYS[2])

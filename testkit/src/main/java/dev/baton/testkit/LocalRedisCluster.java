@@ -186,6 +186,17 @@ public final class LocalRedisCluster implements AutoCloseable {
     }
   }
 
+  /** The replica that follows {@code master} now, by the view of a live node. */
+  public LocalRedis replicaOf(LocalRedis master) {
+    String masterId = id(master);
+    for (Node n : view()) {
+      if (!n.master() && masterId.equals(n.masterId())) {
+        return byPort(n.port());
+      }
+    }
+    throw new IllegalStateException("no replica follows the node on port " + master.port());
+  }
+
   /** A master other than the one that serves {@code slot}. */
   public LocalRedis anotherMaster(int slot) {
     LocalRedis current = masterOf(slot);
@@ -249,7 +260,7 @@ public final class LocalRedisCluster implements AutoCloseable {
   }
 
   /** One line of CLUSTER NODES: who serves which slots. */
-  record Node(String id, int port, boolean master, List<int[]> slots) {
+  record Node(String id, int port, boolean master, String masterId, List<int[]> slots) {
 
     boolean serves(int slot) {
       return slots.stream().anyMatch(r -> r[0] <= slot && slot <= r[1]);
@@ -276,7 +287,7 @@ public final class LocalRedisCluster implements AutoCloseable {
         int a = Integer.parseInt(range[0]);
         slots.add(new int[] {a, range.length > 1 ? Integer.parseInt(range[1]) : a});
       }
-      out.add(new Node(f[0], port, master, slots));
+      out.add(new Node(f[0], port, master, f[3], slots));
     }
     return out;
   }

@@ -137,11 +137,15 @@ final class ElectionActuator {
         demoted = demoteAllBut(leader, members, state, settings, name, ns, demoted);
         String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
         String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
-        LeaseStore.Acquisition got = store.acquire(settings.keys(), expected, prefix, ttl);
+        LeaseStore.Acquisition got =
+            store.acquire(
+                settings.keys(), expected, prefix, ttl, TermReservations.known(group, state));
         if (got.unreserved()) {
           reservations.reserve(
               group, state, store, settings.keys(), members, got.unreservedCounter());
-          got = store.acquire(settings.keys(), expected, prefix, ttl);
+          got =
+              store.acquire(
+                  settings.keys(), expected, prefix, ttl, TermReservations.known(group, state));
         }
         if (!got.acquired()) {
           return new Outcome(leader, previousLeader, previousLeaderUid, true);

@@ -62,6 +62,14 @@ final class TermReservations {
         ceiling);
   }
 
+  /**
+   * The highest reservation this operator knows was recorded: a Redis whose own is lower refuses to
+   * issue (it may be a replaced master that has not learned it yet), so the operator reserves.
+   */
+  static long known(LeaderGroup group, ElectionState state) {
+    return Math.max(state.reserved, reserved(group.getStatus()));
+  }
+
   static long reserved(LeaderGroupStatus s) {
     return s == null || s.getReservedTerm() == null ? 0 : s.getReservedTerm();
   }

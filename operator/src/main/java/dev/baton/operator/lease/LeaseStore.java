@@ -25,14 +25,28 @@ public interface LeaseStore {
 
   /**
    * Takes the lease if it is free or held by exactly {@code expected}, with the next term, when a
-   * reservation on this Redis covers that term (else {@link Acquisition#unreserved()}).
+   * reservation on this Redis covers that term and is not below {@code reserved} (else {@link
+   * Acquisition#unreserved()}).
+   *
+   * @param reserved the highest term reservation the caller knows was recorded durably (0: none): a
+   *     Redis holding an older one may be a replaced master serving before it learns it was
+   *     replaced, and another process may have issued terms up to this one since
    */
-  Acquisition acquire(LeaseKeys keys, String expected, String recordPrefix, long ttlMillis);
+  Acquisition acquire(
+      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved);
+
+  /**
+   * {@link #acquire(LeaseKeys, String, String, long, long)} by a caller that knows no reservation.
+   */
+  default Acquisition acquire(
+      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
+    return acquire(keys, expected, recordPrefix, ttlMillis, 0);
+  }
 
   /**
    * Reserves terms up to {@code ceiling}, which the caller has already recorded durably; a Redis
-   * without a reservation of its own (restarted, or a promoted replica) first has its counter
-   * raised to {@code floor}. Returns the ceiling in force.
+   * without a reservation of its own (restarted, or a promoted replica), or whose own is below
+   * {@code floor}, first has its counter raised to {@code floor}. Returns the ceiling in force.
    */
   long reserve(LeaseKeys keys, long floor, long ceiling);
 

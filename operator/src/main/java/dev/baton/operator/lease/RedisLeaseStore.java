@@ -162,14 +162,16 @@ public class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Acquisition acquire(LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
+  public Acquisition acquire(
+      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved) {
     List<Object> r =
         run(
             ACQUIRE,
             keys.all(),
             expected == null ? "" : expected,
             recordPrefix,
-            Long.toString(ttlMillis));
+            Long.toString(ttlMillis),
+            Long.toString(Math.max(0, reserved)));
     long code = (Long) r.get(0);
     String holder = (String) r.get(1);
     return new Acquisition(

@@ -95,6 +95,44 @@ class TermFencingIT {
     }
   }
 
+  /**
+   * Another operator replica reserved terms up to 500 on another Redis process (a replica promoted
+   * while this Redis hung) and may have issued them there. This Redis's own reservation is still
+   * valid by its ids, but lower: the next term must start above 500 all the same.
+   */
+  @Test
+  void aReservationRecordedSinceOnAnotherRedisIsNeverUndercut() {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("payments-" + i, "payments");
+    }
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String first = cluster.awaitLeader("payments", ROLE);
+    assertThat(term(cluster.pod(first))).isEqualTo(1);
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () ->
+                cluster
+                        .client
+                        .resources(dev.baton.api.v1alpha1.LeaderGroup.class)
+                        .inNamespace(NS)
+                        .withName("payments")
+                        .editStatus(
+                            g -> {
+                              g.getStatus().setReservedTerm(500L);
+                              return g;
+                            })
+                    != null);
+    await().atMost(WAIT).until(() -> cluster.status("payments").getReservedTerm() == 500L);
+
+    cluster.deletePod(first);
+    String second =
+        await().atMost(WAIT).until(() -> leader(cluster), p -> p != null && !p.equals(first));
+    assertThat(term(cluster.pod(second))).as(cluster.describe("payments", ROLE)).isGreaterThan(500);
+  }
+
   private static String leader(BatonCluster cluster) {
     var leaders = cluster.leaders(ROLE);
     return leaders.size() == 1 ? leaders.get(0) : null;

@@ -119,6 +119,23 @@ class RedisLeaseStoreIT {
   }
 
   @Test
+  void aReservationBelowTheOneTheCallerKnowsIssuesNothingUntilReservedAgain() {
+    LeaseKeys k = keys("older");
+    store.reserve(k, 0, 100);
+    var a = store.acquire(k, "", "c|ns|a|ua", 60_000, 100);
+    assertThat(a.term()).isEqualTo(1);
+    // The status holds 200 now, reserved on another Redis process that may have issued up to it:
+    // this one is then a master that was replaced while it hung and serves before it learns so.
+    var refused = store.acquire(k, a.holder(), "c|ns|b|ub", 60_000, 200);
+    assertThat(refused.unreserved()).isTrue();
+    assertThat(store.observe(k).holder()).isEqualTo(a.holder());
+    // Its own reservation is valid but older than the floor: the counter is raised all the same.
+    assertThat(store.reserve(k, 200, 300)).isEqualTo(300);
+    var b = store.acquire(k, a.holder(), "c|ns|b|ub", 60_000, 300);
+    assertThat(b.term()).isEqualTo(201);
+  }
+
+  @Test
   void renewsOnlyForTheOwnerAndReportsTheHolderOtherwise() {
     LeaseKeys k = reserved("renew");
     var a = store.acquire(k, "", "c|ns|a|ua", 1_000);
