@@ -115,15 +115,7 @@ public final class ScaleBench {
         RedisInfo redis0 = redis.info();
         BenchMain.progress("scale: starting the operator process");
         long start = System.nanoTime();
-        try (OperatorProcess operator =
-            OperatorProcess.ofJar(
-                    "scale",
-                    kube.embedded(),
-                    Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
-                    config.operatorJar(),
-                    config.operatorJvm(),
-                    f.log)
-                .start()) {
+        try (OperatorProcess operator = startOperator("scale", kube, redis, f.log)) {
           f.cold0 = CpuSample.take(operator, redisProcess);
           coldStart(f, operator, watcher, start);
           f.coldThreads = ThreadCpu.sample(operator.pid());
@@ -188,14 +180,8 @@ public final class ScaleBench {
         ConvergenceWatcher watcher =
             new ConvergenceWatcher(watchClient, ROLE, PODS_PER_GROUP, groups);
         OperatorProcess operator =
-            OperatorProcess.ofJar(
-                    "scale-warm-up",
-                    kube.embedded(),
-                    Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
-                    config.operatorJar(),
-                    config.operatorJvm(),
-                    config.out().resolve("operator-scale-warm-up.log"))
-                .start()) {
+            startOperator(
+                "scale-warm-up", kube, redis, config.out().resolve("operator-scale-warm-up.log"))) {
       Waits.require(watcher::allConverged, Duration.ofMinutes(4), "the warm-up groups to converge");
     }
     admin.resources(LeaderGroup.class).inNamespace(ns).delete();
@@ -208,6 +194,19 @@ public final class ScaleBench {
         "the warm-up namespace to be empty");
     // Compilations the warm-up queued finish before the clock starts.
     Waits.sleep(Duration.ofSeconds(3));
+  }
+
+  /** The operator under test in its own process, started now. */
+  private OperatorProcess startOperator(
+      String name, CountingKubernetes kube, BenchRedis redis, Path log) {
+    return OperatorProcess.ofJar(
+            name,
+            kube.embedded(),
+            Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
+            config.operatorJar(),
+            config.operatorJvm(),
+            log)
+        .start();
   }
 
   private void coldStart(
