@@ -1,6 +1,7 @@
 -- Take a lock if it is free (SET NX PX) and issue its fencing token in the same step.
 -- KEYS[1] lock (string: the holder's value, PX expiry)   KEYS[2] token counter (integer, no expiry)
 -- KEYS[3] token reservation (see the reservation fragment)
+-- KEYS[4] the replication id the reservation was made in
 -- ARGV[1] the caller's value      ARGV[2] ttl in milliseconds
 -- ARGV[3] token floor: the highest token the caller has seen; the counter is raised to it first
 -- Returns {1, value, ttl, token, ceiling} when taken; {0, current value, pttl, counter, ceiling} when
@@ -11,7 +12,7 @@
 --#include reservation
 local current = redis.call('GET', KEYS[1])
 local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
-local ceiling = reservation(KEYS[3])
+local ceiling = reservation(KEYS[3], KEYS[4])
 if current then
   return {0, current, redis.call('PTTL', KEYS[1]), counter, ceiling}
 end

@@ -1,5 +1,6 @@
 -- Extend a lock the caller holds, or take it back when it is free and nobody acquired it since.
 -- KEYS[1] lock      KEYS[2] token counter      KEYS[3] token reservation
+-- KEYS[4] the replication id the reservation was made in
 -- ARGV[1] the caller's value      ARGV[2] ttl in milliseconds      ARGV[3] the caller's token
 -- Taking back happens when the key expired while the counter is not above the caller's token: no
 -- acquisition and no release happened in between (a release raises the counter), so the caller was
@@ -17,7 +18,7 @@ end
 if current then
   return {0, current, redis.call('PTTL', KEYS[1]), counter}
 end
-if counter > tonumber(ARGV[3]) or reservation(KEYS[3]) < 0 then
+if counter > tonumber(ARGV[3]) or reservation(KEYS[3], KEYS[4]) < 0 then
   return {0, '', -2, counter}
 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])

@@ -2,6 +2,7 @@
 -- KEYS[1] holder record (string, PX expiry)      KEYS[2] term counter (integer, no expiry)
 -- KEYS[3] term reservation (see the reservation fragment)
 -- KEYS[4] handover: the record taken over, kept for the rest of its lease, until its pod lets go
+-- KEYS[5] the replication id the term reservation was made in
 -- ARGV[1] holder the caller expects to replace ('' = take it only if free)
 -- ARGV[2] new holder record without its term; '|' .. term is appended
 -- ARGV[3] lease ttl in milliseconds
@@ -18,7 +19,7 @@ if current and current ~= ARGV[1] then
   return {0, current, redis.call('PTTL', KEYS[1])}
 end
 local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
-local ceiling = reservation(KEYS[3])
+local ceiling = reservation(KEYS[3], KEYS[5])
 if counter + 1 > ceiling or ceiling < tonumber(ARGV[4]) then
   return {-1, '', counter}
 end

@@ -71,7 +71,7 @@ public final class LockInstance {
   CompletableFuture<InstanceView> reserve(LockKeys keys, long floor, long ceiling) {
     return run(
         LockScripts.RESERVE,
-        List.of(keys.token(), keys.reservation()),
+        List.of(keys.token(), keys.reservation(), keys.reservedReplid()),
         Long.toString(Math.max(0, floor)),
         Long.toString(ceiling));
   }

@@ -5,8 +5,9 @@ import java.util.List;
 /**
  * The Redis keys of one lock: {@code baton:{key}:lock} holds the holder's value with a PX expiry,
  * {@code baton:{key}:token} the fencing-token counter, {@code baton:{key}:reserved} how far tokens
- * are reserved (see {@code reservation.lua}). All share the hash tag {key}, so one script can touch
- * them together on Redis Cluster.
+ * are reserved and {@code baton:{key}:reserved-replid} in which replication history (see {@code
+ * reservation.lua}). All share the hash tag {key}, so one script can touch them together on Redis
+ * Cluster.
  */
 public record LockKeys(String key) {
 
@@ -43,11 +44,16 @@ public record LockKeys(String key) {
     return "baton:{" + key + "}:reserved";
   }
 
+  /** The replication id of the Redis data the reservation was written into. */
+  public String reservedReplid() {
+    return "baton:{" + key + "}:reserved-replid";
+  }
+
   List<Object> both() {
     return List.of(lock(), token());
   }
 
   List<Object> all() {
-    return List.of(lock(), token(), reservation());
+    return List.of(lock(), token(), reservation(), reservedReplid());
   }
 }

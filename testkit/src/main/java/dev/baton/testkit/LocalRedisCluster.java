@@ -229,6 +229,22 @@ public final class LocalRedisCluster implements AutoCloseable {
     throw new IllegalStateException("the cluster is not healthy: " + last);
   }
 
+  /**
+   * Closes the slots a move left half-way (a node died or hung under it) as {@code redis-cli
+   * --cluster fix} does: their keys go to one owner and the slot is stable again. Redis never does
+   * this by itself; until then every script on such a slot whose keys are split gets TRYAGAIN.
+   */
+  public void fixOpenSlots(Duration within) {
+    LocalRedis master = masters().get(0);
+    List<String> cmd =
+        List.of(cli(), "--cluster", "fix", "127.0.0.1:" + master.port(), "--cluster-yes");
+    try {
+      run(cmd, within);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot fix the cluster's open slots: " + e.getMessage(), e);
+    }
+  }
+
   /** Waits until every live replica finished its sync with its master (a promotable copy). */
   public void awaitReplicasInSync(Duration within) {
     long deadline = System.nanoTime() + within.toNanos();

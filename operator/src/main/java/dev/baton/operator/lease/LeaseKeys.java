@@ -3,9 +3,9 @@ package dev.baton.operator.lease;
 import java.util.List;
 
 /**
- * The Redis keys of one election: the holder record, the term counter and the term reservation (see
- * {@code reservation.lua}). All share the hash tag {electionKey}, so one script can touch them
- * together on Redis Cluster.
+ * The Redis keys of one election: the holder record, the term counter and the term reservation with
+ * the replication id it was made in (see {@code reservation.lua}). All share the hash tag
+ * {electionKey}, so one script can touch them together on Redis Cluster.
  */
 public record LeaseKeys(String electionKey) {
 
@@ -21,6 +21,11 @@ public record LeaseKeys(String electionKey) {
     return "baton:{" + electionKey + "}:reserved";
   }
 
+  /** The replication id of the Redis data the reservation was written into. */
+  public String reservedReplid() {
+    return "baton:{" + electionKey + "}:reserved-replid";
+  }
+
   /** The record last taken over or released, until its pod lets go (see lease-acquire.lua). */
   public String handover() {
     return "baton:{" + electionKey + "}:handover";
@@ -31,6 +36,6 @@ public record LeaseKeys(String electionKey) {
   }
 
   List<Object> all() {
-    return List.of(holder(), term(), reservation(), handover());
+    return List.of(holder(), term(), reservation(), handover(), reservedReplid());
   }
 }

@@ -186,7 +186,7 @@ public class RedisLeaseStore implements LeaseStore {
     List<Object> r =
         run(
             RESERVE,
-            List.of(keys.term(), keys.reservation()),
+            List.of(keys.term(), keys.reservation(), keys.reservedReplid()),
             Long.toString(Math.max(0, floor)),
             Long.toString(ceiling));
     return (Long) r.get(0);

@@ -119,6 +119,26 @@ class RedisLeaseStoreIT {
   }
 
   @Test
+  void aReservationFromBeforeReplicationIdsCountsByItsRunIdAloneUntilReservedAgain() {
+    LeaseKeys k = keys("before-replid");
+    String info = redis.command("INFO", "server");
+    String runId = info.substring(info.indexOf("run_id:") + 7).lines().findFirst().orElseThrow();
+    // As an operator from before wrote it: no key with the replication id beside it.
+    redis.command("SET", k.reservation(), "100:" + runId.trim());
+    var a = store.acquire(k, "", "c|ns|a|ua", 60_000);
+    assertThat(a.term()).isEqualTo(1);
+    assertThat(redis.command("EXISTS", k.reservedReplid())).isEqualTo(":0");
+    // The next reservation records the replication id, and the reservation keeps its old form.
+    store.reserve(k, 100, 200);
+    String info2 = redis.command("INFO", "replication");
+    String replId =
+        info2.substring(info2.indexOf("master_replid:") + 14).lines().findFirst().orElseThrow();
+    assertThat(redis.command("GET", k.reservedReplid())).endsWith(replId.trim());
+    assertThat(redis.command("GET", k.reservation())).endsWith("200:" + runId.trim());
+    assertThat(store.acquire(k, a.holder(), "c|ns|b|ub", 60_000).term()).isEqualTo(2);
+  }
+
+  @Test
   void aReservationBelowTheOneTheCallerKnowsIssuesNothingUntilReservedAgain() {
     LeaseKeys k = keys("older");
     store.reserve(k, 0, 100);

@@ -193,7 +193,7 @@ class StaleMasterFencingIT {
     public void reserve(long floor, long ceiling) {
       eval(
           LockScripts.RESERVE,
-          List.of(keys.token(), keys.reservation()),
+          List.of(keys.token(), keys.reservation(), keys.reservedReplid()),
           Long.toString(floor),
           Long.toString(ceiling));
     }
@@ -207,7 +207,7 @@ class StaleMasterFencingIT {
       List<Object> r =
           eval(
               LockScripts.ACQUIRE,
-              List.of(keys.lock(), keys.token(), keys.reservation()),
+              List.of(keys.lock(), keys.token(), keys.reservation(), keys.reservedReplid()),
               value,
               Long.toString(TTL),
               "0");
