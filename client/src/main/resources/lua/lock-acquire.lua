@@ -4,6 +4,9 @@
 -- KEYS[4] the replication id the reservation was made in
 -- ARGV[1] the caller's value      ARGV[2] ttl in milliseconds
 -- ARGV[3] token floor: the highest token the caller has seen; the counter is raised to it first
+-- ARGV[4] (optional) the highest reservation the caller knows was recorded durably, as for terms
+--         (lease-acquire.lua): a reservation below it here refuses. The operator passes it;
+--         applications do not know it and pass 0.
 -- Returns {1, value, ttl, token, ceiling} when taken; {0, current value, pttl, counter, ceiling} when
 -- held; {-1, '', -2, counter, ceiling} when no reservation on this Redis covers the next token (the
 -- operator reserves more; the caller tries again).
@@ -17,7 +20,7 @@ if current then
   return {0, current, redis.call('PTTL', KEYS[1]), counter, ceiling}
 end
 local floor = tonumber(ARGV[3])
-if math.max(counter, floor) + 1 > ceiling then
+if math.max(counter, floor) + 1 > ceiling or ceiling < tonumber(ARGV[4] or '0') then
   redis.call('PUBLISH', 'baton:locks', 'unreserved ' .. KEYS[1])
   return {-1, '', -2, counter, ceiling}
 end

@@ -38,13 +38,15 @@ public final class LockInstance {
     return name;
   }
 
-  CompletableFuture<InstanceView> acquire(LockKeys keys, String value, long ttlMillis, long floor) {
+  CompletableFuture<InstanceView> acquire(
+      LockKeys keys, String value, long ttlMillis, long floor, long reserved) {
     return run(
         LockScripts.ACQUIRE,
         keys.all(),
         value,
         Long.toString(ttlMillis),
-        Long.toString(Math.max(0, floor)));
+        Long.toString(Math.max(0, floor)),
+        Long.toString(Math.max(0, reserved)));
   }
 
   CompletableFuture<InstanceView> fence(LockKeys keys, String value, long token) {

@@ -72,9 +72,18 @@ public final class LockStore {
 
   /** One attempt to take the lock with {@code value}; the token is above {@code floor}. */
   public LockResult acquire(LockKeys keys, String value, Duration ttl, long floor) {
+    return acquire(keys, value, ttl, floor, 0);
+  }
+
+  /**
+   * As {@link #acquire(LockKeys, String, Duration, long)}, by a caller that knows the highest token
+   * reservation recorded durably: an instance whose own is lower refuses (unreserved), since it may
+   * be a replaced master answering before it learns so (see lock-acquire.lua).
+   */
+  public LockResult acquire(LockKeys keys, String value, Duration ttl, long floor, long reserved) {
     long start = System.nanoTime();
     long ttlMillis = ttl.toMillis();
-    List<InstanceView> views = call(i -> i.acquire(keys, value, ttlMillis, floor));
+    List<InstanceView> views = call(i -> i.acquire(keys, value, ttlMillis, floor, reserved));
     long taken = views.stream().filter(InstanceView::ok).count();
     if (taken >= quorum) {
       long token =

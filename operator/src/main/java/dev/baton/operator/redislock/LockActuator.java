@@ -245,11 +245,25 @@ final class LockActuator {
   /** Takes the lock; where Redis has no tokens reserved, reserves them and tries once more. */
   private LockResult acquire(Scope s, String value) {
     LockSettings settings = s.settings();
-    LockResult r = s.store().acquire(settings.keys(), value, settings.ttl(), s.state().maxToken);
+    LockResult r =
+        s.store()
+            .acquire(
+                settings.keys(),
+                value,
+                settings.ttl(),
+                s.state().maxToken,
+                TokenReservations.known(s.lock(), s.state()));
     LockObserver.quorum(r.view());
     if (!r.ok() && TokenReservations.refused(r.view())) {
       reservations.reserve(s.lock(), s.state(), s.store(), settings.keys(), r.view());
-      r = s.store().acquire(settings.keys(), value, settings.ttl(), s.state().maxToken);
+      r =
+          s.store()
+              .acquire(
+                  settings.keys(),
+                  value,
+                  settings.ttl(),
+                  s.state().maxToken,
+                  TokenReservations.known(s.lock(), s.state()));
       LockObserver.quorum(r.view());
     }
     return r;

@@ -85,6 +85,15 @@ final class TokenReservations {
         ceiling);
   }
 
+  /**
+   * The highest reservation this operator knows was recorded: an instance whose own is lower
+   * refuses to issue (it may be a replaced master that has not learned it yet), so the operator
+   * reserves.
+   */
+  static long known(RedisLock lock, LockState state) {
+    return Math.max(state.reserved.upTo, reserved(lock.getStatus()));
+  }
+
   static long reserved(RedisLockStatus s) {
     return s == null || s.getReservedToken() == null ? 0 : s.getReservedToken();
   }

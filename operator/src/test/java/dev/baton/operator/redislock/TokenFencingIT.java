@@ -122,6 +122,45 @@ class TokenFencingIT {
     assertThat(third.token()).as(cluster.describeLock("jobs")).isGreaterThan(secondHold.token());
   }
 
+  /**
+   * Another operator replica reserved tokens up to 50,000 on another Redis process (a replica
+   * promoted while this Redis hung) and may have granted them there. This Redis's own reservation
+   * is still valid by its ids, but lower: the next granted token must start above 50,000.
+   */
+  @Test
+  void aReservationRecordedSinceOnAnotherRedisIsNeverUndercutByAGrant() {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("batch-" + i, "batch");
+    }
+    cluster.startOperator();
+    cluster.create(BatonCluster.grantedLock("nightly", "3s", "batch"));
+    String first = RedlockIT.awaitHolder(cluster, "nightly");
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () ->
+                cluster
+                        .client
+                        .resources(dev.baton.api.v1alpha1.RedisLock.class)
+                        .inNamespace(NS)
+                        .withName("nightly")
+                        .editStatus(
+                            l -> {
+                              l.getStatus().setReservedToken(50_000L);
+                              return l;
+                            })
+                    != null);
+    await().atMost(WAIT).until(() -> cluster.lockStatus("nightly").getReservedToken() >= 50_000L);
+
+    cluster.deletePod(first);
+    String second =
+        await().atMost(WAIT).until(() -> heldBy(cluster), p -> p != null && !p.equals(first));
+    assertThat(tokenOn(cluster.pod(second)))
+        .as(cluster.describeLock("nightly"))
+        .isGreaterThan(50_000L);
+  }
+
   private BatonLock appLock(Pod pod) {
     return BatonLocks.singleRedis(
             redisson, LockOwner.pod(NS, pod.getMetadata().getName(), pod.getMetadata().getUid()))
