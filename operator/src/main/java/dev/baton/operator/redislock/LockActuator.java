@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 /**
  * The act step of a RedisLock reconcile: carries out each {@link LockStep} in Redis and on the
@@ -245,25 +246,20 @@ final class LockActuator {
   /** Takes the lock; where Redis has no tokens reserved, reserves them and tries once more. */
   private LockResult acquire(Scope s, String value) {
     LockSettings settings = s.settings();
-    LockResult r =
-        s.store()
-            .acquire(
-                settings.keys(),
-                value,
-                settings.ttl(),
-                s.state().maxToken,
-                TokenReservations.known(s.lock(), s.state()));
+    Supplier<LockResult> take =
+        () ->
+            s.store()
+                .acquire(
+                    settings.keys(),
+                    value,
+                    settings.ttl(),
+                    s.state().maxToken,
+                    TokenReservations.known(s.lock(), s.state()));
+    LockResult r = take.get();
     LockObserver.quorum(r.view());
     if (!r.ok() && TokenReservations.refused(r.view())) {
       reservations.reserve(s.lock(), s.state(), s.store(), settings.keys(), r.view());
-      r =
-          s.store()
-              .acquire(
-                  settings.keys(),
-                  value,
-                  settings.ttl(),
-                  s.state().maxToken,
-                  TokenReservations.known(s.lock(), s.state()));
+      r = take.get();
       LockObserver.quorum(r.view());
     }
     return r;
