@@ -33,7 +33,8 @@ public record BenchConfig(
     int routingTrials,
     List<Integer> noisyPods,
     boolean redisCluster,
-    int processTrials) {
+    int processTrials,
+    String classArchive) {
 
   public static final Set<String> ALL =
       Set.of(
@@ -94,7 +95,8 @@ public record BenchConfig(
             .map(Integer::parseInt)
             .toList(),
         redisMode(or(get.apply("bench.redis"), "single")),
-        Integer.parseInt(or(get.apply("bench.processTrials"), quick ? "5" : "30")));
+        Integer.parseInt(or(get.apply("bench.processTrials"), quick ? "5" : "30")),
+        or(get.apply("bench.classArchive"), "train"));
   }
 
   private static boolean redisMode(String mode) {
@@ -112,6 +114,25 @@ public record BenchConfig(
     return redisCluster
         ? "a Redis Cluster of 3 masters and 3 replicas (redis-server processes)"
         : "one redis-server";
+  }
+
+  /**
+   * The JVM options of an operator process of this jar: {@link #operatorJvm()} and, unless {@code
+   * bench.classArchive=none}, the jar's class archive, as the image starts it.
+   */
+  public String operatorJvm(Path jar) {
+    return operatorJvm + ClassArchives.option(this, jar);
+  }
+
+  /** How the operator processes' JVM options end, for the reports. */
+  public String classArchiveNote() {
+    return switch (classArchive) {
+      case "none" -> "";
+      case "train" ->
+          " -XX:SharedArchiveFile=<the jar's class archive, written by the image build's training"
+              + " run on this JVM>";
+      default -> " -XX:SharedArchiveFile=" + classArchive;
+    };
   }
 
   public boolean runs(String benchmark) {

@@ -68,6 +68,14 @@ public final class Demo {
       out.println("cannot start the demo: " + e.getMessage());
       return 2;
     }
+    return run(out, sandbox);
+  }
+
+  /**
+   * Runs the script against this sandbox, whatever runs its operator, and closes the sandbox;
+   * returns the process exit code: 0 when every step converged.
+   */
+  static int run(PrintStream out, Sandbox sandbox) {
     // Ctrl-C: stop the operator, kill redis-server and close the API server's port.
     Thread cleanup = new Thread(sandbox::close, "baton-demo-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);

@@ -189,18 +189,24 @@ public final class BatonOperator implements AutoCloseable {
     // Informers for every replica; event processing only for the active one.
     ConfigurationService service = operator.getConfigurationService();
     service.getExecutorServiceManager().start(service);
-    // Both controllers' informers list at once: a cold start waits for the slower, not the sum.
+    // Redis connects while both controllers' informers list: a cold start waits for the slowest
+    // of the three, not the sum.
+    CompletableFuture<Void> redisConnected =
+        CompletableFuture.runAsync(this::warmUp, startThread("redis"));
     try {
       CompletableFuture.allOf(
               controllers.stream()
-                  .map(c -> CompletableFuture.runAsync(() -> c.start(false), startPool(c)))
+                  .map(
+                      c ->
+                          CompletableFuture.runAsync(
+                              () -> c.start(false), startThread(c.getConfiguration().getName())))
                   .toArray(CompletableFuture[]::new))
           .join();
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
     informersStarted = true;
-    warmUp();
+    redisConnected.join();
     role.start(this::becomeActive, this::noLongerActive);
     // Ready means able to take over: the endpoints answer once the role is in play.
     http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
@@ -240,10 +246,10 @@ public final class BatonOperator implements AutoCloseable {
             });
   }
 
-  /** A thread per controller start, named for thread dumps; gone once its controller started. */
-  private static Executor startPool(Controller<?> c) {
+  /** A thread per start-up task, named for thread dumps; gone once its task is done. */
+  private static Executor startThread(String name) {
     return task -> {
-      Thread t = new Thread(task, "baton-start-" + c.getConfiguration().getName());
+      Thread t = new Thread(task, "baton-start-" + name);
       t.setDaemon(true);
       t.start();
     };

@@ -65,6 +65,7 @@ public final class OperatorFailoverBench {
     s.note(
         "Two operator processes (java -jar, "
             + config.operatorJvm()
+            + config.classArchiveNote()
             + ") with leader election"
             + " on, against the mock API server in this JVM and a local redis-server; one LeaderGroup"
             + " of "
@@ -118,7 +119,7 @@ public final class OperatorFailoverBench {
       for (String name : List.of("op-a", "op-b")) {
         replicas.add(
             OperatorProcess.ofJar(
-                    name, kube, env, jar, config.operatorJvm(), logs.resolve(name + ".log"))
+                    name, kube, env, jar, config.operatorJvm(jar), logs.resolve(name + ".log"))
                 .start());
       }
       try {

@@ -89,6 +89,7 @@ public final class ShippedJarFailover {
     s.note(
         "The operator: java "
             + config.operatorJvm()
+            + config.classArchiveNote()
             + " -jar <jar>, a new process per operator, KUBERNETES_MASTER set to the mock API"
             + " server (CRUD mode) in the benchmark JVM, one LeaderGroup of 3 ready pods with the"
             + " default lease (ttl 10s, renew 3s). Trials start as soon as the first leader is"
@@ -147,7 +148,7 @@ public final class ShippedJarFailover {
                   kube,
                   Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
                   jar,
-                  config.operatorJvm(),
+                  config.operatorJvm(jar),
                   log)
               .start()) {
         Waits.require(() -> settled(admin, watcher), Duration.ofMinutes(2), "the first election");

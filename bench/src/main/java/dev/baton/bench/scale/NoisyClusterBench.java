@@ -109,7 +109,9 @@ public final class NoisyClusterBench {
         "Each unrelated pod: three containers with env and volume mounts, a volume, managedFields,"
             + " a 2 KB last-applied-configuration annotation and a container status (about 4 KB of"
             + " JSON), in the group's namespace. The operator is the shipped jar ("
-            + jvm()
+            + config.operatorJvm()
+            + " -XX:MaxRAM=512m -XX:+UseSerialGC"
+            + config.classArchiveNote()
             + ": the heap sizing and collector the JVM picks itself in the chart's 512Mi container) against the mock API server in this JVM and a local redis-server; RSS from"
             + " /proc/<pid>/status once the group has a leader, heap after a full GC through JMX.");
     s.note(
@@ -173,8 +175,8 @@ public final class NoisyClusterBench {
    * collector is the one the JVM picks in such a container (below 1,792 MB it is not a "server
    * class" machine): Serial.
    */
-  private String jvm() {
-    return config.operatorJvm() + " -XX:MaxRAM=512m -XX:+UseSerialGC";
+  private String jvm(Path jar) {
+    return config.operatorJvm(jar) + " -XX:MaxRAM=512m -XX:+UseSerialGC";
   }
 
   private int trials(String name) {
@@ -211,7 +213,7 @@ public final class NoisyClusterBench {
                     kube.embedded(),
                     Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
                     jar,
-                    jvm(),
+                    jvm(jar),
                     log)
                 .start()) {
           Waits.require(() -> roles.leaders().size() == 1, Duration.ofMinutes(3), "a leader");

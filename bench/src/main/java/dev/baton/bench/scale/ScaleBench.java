@@ -204,7 +204,7 @@ public final class ScaleBench {
             kube.embedded(),
             Map.of("BATON_REDIS_URL", redis.url(), "BATON_LEADER_ELECTION", "false"),
             config.operatorJar(),
-            config.operatorJvm(),
+            config.operatorJvm(config.operatorJar()),
             log)
         .start();
   }
@@ -495,6 +495,7 @@ public final class ScaleBench {
     s.note(
         "The operator runs as its own process: java "
             + config.operatorJvm()
+            + config.classArchiveNote()
             + " -jar "
             + shown(config.operatorJar())
             + ", with KUBERNETES_MASTER set to the mock API server (in the"

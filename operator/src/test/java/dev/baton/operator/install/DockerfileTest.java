@@ -20,45 +20,60 @@ class DockerfileTest {
   @Test
   void buildsWithMavenAndRunsTheJarOnAJre() throws IOException {
     List<String> lines = instructions();
+    List<String> stages = lines.stream().filter(l -> l.startsWith("FROM ")).toList();
 
-    assertThat(lines).filteredOn(l -> l.startsWith("FROM ")).hasSize(2);
-    assertThat(lines.stream().filter(l -> l.startsWith("FROM ")).findFirst().orElseThrow())
-        .contains("maven")
-        .contains("17")
-        .endsWith(" AS build");
-    assertThat(lines)
-        .anyMatch(
-            l -> l.startsWith("RUN ") && l.contains("mvn -B -DskipTests -pl operator -am package"));
-    assertThat(lines).contains("FROM eclipse-temurin:17-jre");
+    assertThat(stages).hasSize(3);
+    assertThat(stages.get(0)).contains("maven").contains("17").endsWith(" AS build");
     assertThat(lines)
         .anyMatch(
             l ->
-                l.startsWith("COPY --from=build ")
-                    && l.contains(
-                        "/src/operator/target/baton-operator.jar /app/baton-operator.jar"));
+                l.startsWith("RUN ")
+                    && l.contains("mvn -B -DskipTests -pl operator,demo -am package"));
+    // An archive is used only by the JVM that wrote it: the training runs on the runtime's image.
+    assertThat(stages.get(1)).isEqualTo("FROM eclipse-temurin:17-jre AS class-archive");
+    assertThat(stages.get(2)).isEqualTo("FROM eclipse-temurin:17-jre");
+    assertThat(lines)
+        .anyMatch(
+            l ->
+                l.startsWith(
+                        "RUN java -cp /tmp/baton-demo.jar dev.baton.demo.ClassArchiveTraining"
+                            + " /app/baton-operator.jar /app/baton-operator.jsa")
+                    // a failed training leaves an empty archive, which the JVM ignores
+                    && l.contains(": > /app/baton-operator.jsa"));
+    assertThat(lines)
+        .contains(
+            "COPY --from=build /src/operator/target/baton-operator.jar /app/baton-operator.jar")
+        .contains(
+            "COPY --from=class-archive --chown=0:0 /app/baton-operator.jar"
+                + " /app/baton-operator.jsa /app/");
     assertThat(lines.get(lines.size() - 1))
-        .isEqualTo("ENTRYPOINT [\"java\", \"-jar\", \"/app/baton-operator.jar\"]");
+        .isEqualTo(
+            "ENTRYPOINT [\"java\", \"-XX:SharedArchiveFile=/app/baton-operator.jsa\", \"-jar\","
+                + " \"/app/baton-operator.jar\"]");
   }
 
   @Test
-  void copiesTheOperatorAndEveryModuleItDependsOnIntoTheBuildContext() throws IOException {
+  void copiesTheOperatorTheDemoAndEveryModuleTheyDependOnIntoTheBuildContext() throws IOException {
     String rootPom = Files.readString(InstallFiles.ROOT.resolve("pom.xml"));
     String operatorPom = Files.readString(InstallFiles.ROOT.resolve("operator/pom.xml"));
+    String demoPom = Files.readString(InstallFiles.ROOT.resolve("demo/pom.xml"));
     String dockerfile = Files.readString(InstallFiles.DOCKERFILE);
     String ignore = Files.readString(InstallFiles.ROOT.resolve(".dockerignore"));
-    assertThat(dockerfile).contains("mvn -B -DskipTests -pl operator -am package");
+    assertThat(dockerfile).contains("mvn -B -DskipTests -pl operator,demo -am package");
     Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
     List<String> needed = new java.util.ArrayList<>();
     while (m.find()) {
       String module = m.group(1);
       String pom = Files.readString(InstallFiles.ROOT.resolve(module + "/pom.xml"));
       Matcher id = Pattern.compile("</parent>\\s*<artifactId>([^<]+)</artifactId>").matcher(pom);
+      String artifact = id.find() ? "<artifactId>" + id.group(1) + "</artifactId>" : null;
       if (module.equals("operator")
-          || id.find() && operatorPom.contains("<artifactId>" + id.group(1) + "</artifactId>")) {
+          || module.equals("demo")
+          || artifact != null && (operatorPom.contains(artifact) || demoPom.contains(artifact))) {
         needed.add(module);
       }
     }
-    assertThat(needed).contains("operator", "client");
+    assertThat(needed).contains("operator", "demo", "client", "testkit");
     for (String module : needed) {
       assertThat(dockerfile)
           .as("Dockerfile copies module %s", module)
@@ -127,7 +142,7 @@ class DockerfileTest {
    * The Dockerfile's instructions, one a line, with continuation lines joined and comments gone.
    */
   private static List<String> instructions() throws IOException {
-    String text = Files.readString(InstallFiles.DOCKERFILE).replaceAll("\\\\\\n\\s*", " ");
+    String text = Files.readString(InstallFiles.DOCKERFILE).replaceAll("\\s*\\\\\\n\\s*", " ");
     return text.lines()
         .map(String::strip)
         .filter(l -> !l.isEmpty() && !l.startsWith("#"))
