@@ -101,7 +101,13 @@ public final class SoleReplica implements ReplicaRole {
         }
         return;
       }
-      other = store.observe(keys).holder();
+      String holder = store.observe(keys).holder();
+      if (!anotherHolds(holder, identity)) {
+        // Redis changed between the claim and this read (restarted empty, failed over): nobody
+        // else is registered, and the next check claims the key.
+        return;
+      }
+      other = holder;
       conflict.accept(true);
       warn();
       if (active) {
@@ -121,6 +127,11 @@ public final class SoleReplica implements ReplicaRole {
     } catch (RuntimeException e) {
       log.warn("Operator replica {}: replica check failed: {}", identity, e.toString());
     }
+  }
+
+  /** Whether the registration read after a failed claim is another replica's. */
+  static boolean anotherHolds(String holder, String identity) {
+    return holder != null && !holder.equals(identity);
   }
 
   private void warn() {
