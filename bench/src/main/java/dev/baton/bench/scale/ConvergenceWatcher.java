@@ -191,6 +191,21 @@ final class ConvergenceWatcher implements AutoCloseable {
     return last;
   }
 
+  /**
+   * When the first {@code share} (0 to 1) of the expected groups had converged, or -1 before: the
+   * time each of them last became converged. Shows whether a cold start ends in a tail.
+   */
+  synchronized long convergedShareNanos(double share) {
+    long[] times =
+        groups.values().stream()
+            .filter(g -> g.converged)
+            .mapToLong(g -> g.convergedNanos)
+            .sorted()
+            .toArray();
+    int needed = Math.max(1, (int) Math.ceil(share * expectedGroups));
+    return times.length < needed ? -1 : times[needed - 1];
+  }
+
   synchronized int convergedGroups() {
     return converged;
   }

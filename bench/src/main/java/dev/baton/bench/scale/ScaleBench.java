@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -39,6 +40,10 @@ public final class ScaleBench {
   static final int PODS_PER_GROUP = 3;
   static final String ROLE = LeaderGroupSpec.DEFAULT_ROLE_LABEL;
   static final int TOP_THREADS = 5;
+
+  /** The shares of groups converged that the cold start's row reports the time of. */
+  private static final double[] SHARES = {0.5, 0.9, 0.99};
+
   static final String WARM_UP_NAMESPACE_PREFIX = "scale-warm-up-";
 
   private final BenchConfig config;
@@ -54,6 +59,7 @@ public final class ScaleBench {
     double coldStartSeconds;
     double readySeconds;
     double firstLeaderSeconds;
+    double[] convergedShareSeconds;
     CpuSample cold0;
     CpuSample cold1;
     Map<String, Long> coldThreads;
@@ -241,6 +247,8 @@ public final class ScaleBench {
     f.coldStartSeconds = (watcher.allConvergedNanos() - start) / 1e9;
     f.readySeconds = readyAt[0] < 0 ? Double.NaN : (readyAt[0] - start) / 1e9;
     f.firstLeaderSeconds = (watcher.firstLeaderNanos() - start) / 1e9;
+    f.convergedShareSeconds =
+        Arrays.stream(SHARES).map(q -> (watcher.convergedShareNanos(q) - start) / 1e9).toArray();
     BenchMain.progress(
         String.format(
             Locale.ROOT,
@@ -407,6 +415,11 @@ public final class ScaleBench {
         target ? "< 10 s" + verdict(f.coldStartSeconds < 10) : "");
     s.row("  process started -> /readyz answers (s)", f.readySeconds);
     s.row("  process started -> first leader label (s)", f.firstLeaderSeconds);
+    s.row(
+        "  process started -> 50% / 90% / 99% of groups converged (s)",
+        Arrays.stream(f.convergedShareSeconds)
+            .mapToObj(Report::format)
+            .collect(Collectors.joining(" / ")));
     s.row(
         "  operator CPU during cold start (% of one core)",
         CpuSample.percentOfCore(
