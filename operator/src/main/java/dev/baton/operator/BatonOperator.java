@@ -1,6 +1,7 @@
 package dev.baton.operator;
 
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.kube.PooledHttpClientFactory;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -16,7 +17,6 @@ import dev.baton.operator.replica.WriteFence;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ConfigurationService;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
@@ -275,7 +275,7 @@ public final class BatonOperator implements AutoCloseable {
             new ConfigBuilder(client.getConfiguration())
                 .withUserAgent("baton-operator/" + identity)
                 .build())
-        .withHttpClientFactory(new JdkHttpClientFactory())
+        .withHttpClientFactory(new PooledHttpClientFactory())
         .withHttpClientBuilderConsumer(
             b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
         .build();
