@@ -1,5 +1,6 @@
 package dev.baton.operator.kube;
 
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.net.http.HttpClient;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,6 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Idle threads end after a minute, so a closed client leaves none behind (Fabric8 shuts down
  * only its own pool).
+ *
+ * <p>An API server reached over plain HTTP is spoken to in HTTP/1.1. Otherwise the JDK client
+ * offers an upgrade to HTTP/2 in clear text (h2c) on its first requests, which no Kubernetes
+ * endpoint serves (the API server speaks HTTP/2 over TLS, {@code kubectl proxy} and the test kit's
+ * mock HTTP/1.1), and against the mock an informer's first list then failed now and then, reading
+ * the response's JSON as HTTP/2 frames ("Frame type(100) length(5006689) exceeds MAX_FRAME_SIZE").
  */
 public final class PooledHttpClientFactory extends JdkHttpClientFactory {
 
@@ -28,6 +35,19 @@ public final class PooledHttpClientFactory extends JdkHttpClientFactory {
 
   static int threads(int processors) {
     return Math.max(MINIMUM_THREADS, processors);
+  }
+
+  @Override
+  public io.fabric8.kubernetes.client.http.HttpClient.Builder newBuilder(Config config) {
+    io.fabric8.kubernetes.client.http.HttpClient.Builder builder = super.newBuilder(config);
+    if (plainHttp(config.getMasterUrl())) {
+      builder.preferHttp11();
+    }
+    return builder;
+  }
+
+  static boolean plainHttp(String masterUrl) {
+    return masterUrl != null && masterUrl.regionMatches(true, 0, "http://", 0, 7);
   }
 
   @Override
