@@ -65,38 +65,36 @@ What the operator does in each watched namespace: exactly the verbs it uses, nev
 The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the same table.
 */}}
 {{- define "baton.namespacedRules" -}}
+# Exactly what the operator does, checked by its tests against every request it makes
+# (ChartRbacAudit); README.md, "What the RBAC grants", says what each is for.
 # Candidate pods: watched, and their role label and annotations written (a JSON Patch of the keys
 # that change, guarded by the resourceVersion it was computed from, so a stale view never
 # overwrites someone else's labels).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch", "patch"]
+# The custom resources: watched; a patch adds or removes a finalizer (RedisLocks carry the
+# operator's; LeaderGroups only lose the one earlier releases added).
 - apiGroups: ["baton.dev"]
   resources: ["leadergroups", "redislocks"]
-  verbs: ["get", "list", "watch", "patch", "update"]
+  verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["baton.dev"]
   resources: ["leadergroups/status", "redislocks/status"]
-  verbs: ["get", "patch", "update"]
-- apiGroups: ["baton.dev"]
-  resources: ["leadergroups/finalizers", "redislocks/finalizers"]
   verbs: ["update"]
-# An Event on every leadership change.
+# An Event on every leadership change; a repeat is read and its count patched.
 - apiGroups: [""]
   resources: ["events"]
-  verbs: ["create", "patch", "get", "list"]
+  verbs: ["create", "get", "patch"]
 # Redis connection Secrets named by spec.redis.secretRef.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
-# Routing: the leader Services' endpoints are read for the Routed condition and the split-brain
-# check; with spec.service the operator owns a selector-less Service and writes its EndpointSlice.
+# Routing: the leader Services are watched for the Routed condition and the split-brain check; with
+# spec.service the operator owns a selector-less Service and writes its EndpointSlice.
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
-- apiGroups: [""]
-  resources: ["endpoints"]
-  verbs: ["get", "list", "watch"]
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
-  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+  verbs: ["list", "watch", "create", "patch", "delete"]
 {{- end -}}

@@ -14,6 +14,7 @@ import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -55,6 +56,7 @@ public final class BatonOperator implements AutoCloseable {
   private static final Path SERVICE_ACCOUNT_NAMESPACE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
   private static final String LEASE_NAME = "baton-operator";
+  private static final String USER_AGENT_PREFIX = "baton-operator/";
 
   private final OperatorConfig config;
   private final KubernetesClient client;
@@ -66,10 +68,12 @@ public final class BatonOperator implements AutoCloseable {
   private RedisConnections connections;
   private ReplicaRole role;
   private KubernetesClient fencedClient;
+  private KubernetesClient leaseClient;
   private Operator operator;
   private HttpEndpoints http;
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
+  private final Liveness liveness = new Liveness();
   private volatile boolean informersStarted;
   private boolean closed;
 
@@ -96,8 +100,13 @@ public final class BatonOperator implements AutoCloseable {
     if (args.length > 0 && args[0].equals("demo")) {
       System.exit(DemoLauncher.run());
     }
+    if (args.length > 0 && args[0].equals("version")) {
+      // Also the image build's proof that its class archive maps (java -Xshare:on ... version).
+      System.out.println("baton-operator " + version());
+      System.exit(0);
+    }
     if (args.length > 0) {
-      System.err.println("usage: java -jar baton-operator.jar [demo]");
+      System.err.println("usage: java -jar baton-operator.jar [demo|version]");
       System.exit(2);
     }
     boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
@@ -133,7 +142,7 @@ public final class BatonOperator implements AutoCloseable {
     role =
         config.leaderElection()
             ? new LeaseElection(
-                client,
+                leaseClient = named(client, identity),
                 leaseNamespace(),
                 LEASE_NAME,
                 identity,
@@ -155,7 +164,6 @@ public final class BatonOperator implements AutoCloseable {
                     // Per controller, not per resource: a label per group would grow without bound.
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
-    Liveness liveness = new Liveness();
     Clock clock = Clock.systemUTC();
     // One pod informer for both controllers.
     pods = new PodCatalog(fencedClient, config.namespaces());
@@ -271,13 +279,24 @@ public final class BatonOperator implements AutoCloseable {
   private static KubernetesClient fenced(
       KubernetesClient client, ReplicaRole role, String identity) {
     return new KubernetesClientBuilder()
-        .withConfig(
-            new ConfigBuilder(client.getConfiguration())
-                .withUserAgent("baton-operator/" + identity)
-                .build())
+        .withConfig(withUserAgent(client, identity))
         .withHttpClientFactory(new PooledHttpClientFactory())
         .withHttpClientBuilderConsumer(
             b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
+        .build();
+  }
+
+  /** The replica's unfenced client for its own Lease, with the same user agent. */
+  private static KubernetesClient named(KubernetesClient client, String identity) {
+    return new KubernetesClientBuilder()
+        .withConfig(withUserAgent(client, identity))
+        .withHttpClientFactory(new PooledHttpClientFactory())
+        .build();
+  }
+
+  private static Config withUserAgent(KubernetesClient client, String identity) {
+    return new ConfigBuilder(client.getConfiguration())
+        .withUserAgent(USER_AGENT_PREFIX + identity)
         .build();
   }
 
@@ -341,8 +360,19 @@ public final class BatonOperator implements AutoCloseable {
     }
   }
 
+  /** The version the jar was built as, from its manifest. */
+  static String version() {
+    String v = BatonOperator.class.getPackage().getImplementationVersion();
+    return v == null ? "(unknown: not run from the built jar)" : v;
+  }
+
   public int httpPort() {
     return http.port();
+  }
+
+  /** What /healthz answers from. */
+  public Liveness liveness() {
+    return liveness;
   }
 
   public PrometheusMeterRegistry registry() {
@@ -377,6 +407,9 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (fencedClient != null) {
       fencedClient.close();
+    }
+    if (leaseClient != null) {
+      leaseClient.close();
     }
     if (connections != null) {
       connections.close();

@@ -67,7 +67,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            wrap.apply(new ListPaging(crud)),
+            new RecordingDispatcher(wrap.apply(new ListPaging(crud))),
             false);
     server.init();
     EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud);

@@ -36,6 +36,8 @@ public class Sandbox implements AutoCloseable {
   private final OperatorLauncher launcher;
   private final Map<String, String> env = new HashMap<>();
   private AutoCloseable operator;
+  private static final java.util.concurrent.atomic.AtomicInteger STARTED =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   /** On the API the environment asks for (see {@link KubernetesUnderTest#fromEnvironment()}). */
   public Sandbox(OperatorLauncher launcher) {
@@ -61,6 +63,9 @@ public class Sandbox implements AutoCloseable {
   }
 
   public Sandbox startOperator() {
+    // A name of its own, so its requests to the API can be told apart (ApiRequestLog).
+    env.putIfAbsent(ApiRequestLog.IDENTITY, "sandbox-" + STARTED.incrementAndGet());
+    ApiRequestLog.operatorStarting(env);
     try {
       operator = launcher.start(Map.copyOf(env), kube.newClient());
     } catch (Exception e) {

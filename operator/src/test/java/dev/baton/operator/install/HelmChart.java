@@ -30,13 +30,18 @@ final class HelmChart {
 
   /** The rendered manifests for these values (YAML text, may be empty), as text. */
   static String renderText(String valuesYaml, Path... valuesFiles) {
+    return renderText(NAMESPACE, valuesYaml, valuesFiles);
+  }
+
+  /** The same, installed into another namespace. */
+  static String renderText(String namespace, String valuesYaml, Path... valuesFiles) {
     Path file = null;
     try {
       TemplateCommand template =
           helm()
               .template()
               .withName(RELEASE)
-              .withNamespace(NAMESPACE)
+              .withNamespace(namespace)
               .withKubeVersion(KUBE_VERSION);
       for (Path valuesFile : valuesFiles) {
         template = template.withValuesFile(valuesFile);
@@ -59,6 +64,12 @@ final class HelmChart {
   /** The rendered manifests for these values, parsed strictly into typed objects. */
   static List<HasMetadata> render(String valuesYaml, Path... valuesFiles) {
     return Manifests.parse(renderText(valuesYaml, valuesFiles), "rendered chart", UNTYPED_KINDS);
+  }
+
+  /** The same, installed into another namespace. */
+  static List<HasMetadata> render(String namespace, String valuesYaml) {
+    return Manifests.parse(
+        renderText(namespace, valuesYaml), "rendered chart in " + namespace, UNTYPED_KINDS);
   }
 
   static List<HasMetadata> renderDefaults() {

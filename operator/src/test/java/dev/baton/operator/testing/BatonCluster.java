@@ -10,6 +10,7 @@ import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.testkit.ApiRequestLog;
 import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -196,7 +197,9 @@ public final class BatonCluster extends Sandbox {
             OperatorConfig.REDIS_URL, redis.url(),
             OperatorConfig.HTTP_PORT, "0",
             OperatorConfig.LEADER_ELECTION, "false",
-            OperatorConfig.REDIS_TIMEOUT, "500ms");
+            OperatorConfig.REDIS_TIMEOUT, "500ms",
+            OperatorConfig.LEADER_ELECTION_IDENTITY, "another-" + System.nanoTime());
+    ApiRequestLog.operatorStarting(env);
     try {
       return BatonOperator.launch(env, kube.newClient());
     } catch (Exception e) {

@@ -1,0 +1,50 @@
+package dev.baton.operator.install;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The chart values that start the operator with a given environment: the namespaces it watches,
+ * whether it elects an active replica, and the release namespace (where its Lease is).
+ */
+record ChartInstall(List<String> watchNamespaces, boolean leaderElection, String namespace) {
+
+  static ChartInstall matching(Map<String, String> env) {
+    String namespaces = env.get("BATON_NAMESPACES");
+    List<String> watched =
+        namespaces == null || namespaces.isBlank()
+            ? List.of()
+            : Arrays.stream(namespaces.split(",")).map(String::trim).toList();
+    boolean election = Boolean.parseBoolean(env.getOrDefault("BATON_LEADER_ELECTION", "false"));
+    String namespace =
+        election
+            ? env.getOrDefault("BATON_LEADER_ELECTION_NAMESPACE", HelmChart.NAMESPACE)
+            : HelmChart.NAMESPACE;
+    return new ChartInstall(watched, election, namespace);
+  }
+
+  String values() {
+    StringBuilder v = new StringBuilder();
+    if (!watchNamespaces.isEmpty()) {
+      v.append("watchNamespaces: [").append(String.join(", ", watchNamespaces)).append("]\n");
+    }
+    if (!leaderElection) {
+      v.append("replicaCount: 1\nleaderElection: {enabled: false}\n");
+    }
+    return v.toString();
+  }
+
+  ChartRbac rbac() {
+    return ChartRbac.of(HelmChart.render(namespace, values()), HelmChart.fullname(), namespace);
+  }
+
+  @Override
+  public String toString() {
+    return "helm install --namespace "
+        + namespace
+        + (values().isEmpty()
+            ? " (default values)"
+            : " with values " + values().replace("\n", "; "));
+  }
+}
