@@ -286,13 +286,21 @@ final class GroupReporter {
     if (written != null) {
       r.state.reserved = Math.max(r.state.reserved, TermReservations.reserved(written.after()));
     }
-    liveness.progressed(next);
+    liveness.progressed(livenessKey(r.group), next);
     UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
     return next == null ? control : control.rescheduleAfter(next);
   }
 
+  private static String livenessKey(LeaderGroup group) {
+    return "LeaderGroup "
+        + group.getMetadata().getNamespace()
+        + "/"
+        + group.getMetadata().getName();
+  }
+
   void forget(LeaderGroup group) {
     statusWriter.forget(group.getMetadata().getUid());
+    liveness.forget(livenessKey(group));
     metrics.forgetGroup(group.getMetadata().getNamespace(), group.getMetadata().getName());
   }
 

@@ -261,8 +261,13 @@ final class LockReporter {
     return finish(r, s, next);
   }
 
+  private static String livenessKey(RedisLock lock) {
+    return "RedisLock " + lock.getMetadata().getNamespace() + "/" + lock.getMetadata().getName();
+  }
+
   void forget(RedisLock lock) {
     statusWriter.forget(lock.getMetadata().getUid());
+    liveness.forget(livenessKey(lock));
     metrics.forgetLock(lock.getMetadata().getNamespace(), lock.getMetadata().getName());
   }
 
@@ -317,7 +322,7 @@ final class LockReporter {
       r.state.reserved.upTo =
           Math.max(r.state.reserved.upTo, TokenReservations.reserved(written.after()));
     }
-    liveness.progressed(reschedule);
+    liveness.progressed(livenessKey(r.lock), reschedule);
     UpdateControl<RedisLock> control = UpdateControl.noUpdate();
     return reschedule == null ? control : control.rescheduleAfter(reschedule);
   }

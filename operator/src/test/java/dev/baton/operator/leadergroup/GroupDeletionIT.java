@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RespClient;
@@ -117,6 +118,34 @@ class GroupDeletionIT {
     assertThat(cluster.get("payments")).as("gone at once: nothing holds it").isNull();
     awaitUnmarked("payments");
     await().atMost(WAIT).until(() -> !leaseExists("payments"));
+  }
+
+  @Test
+  void anOperatorWhoseGroupsAndLocksWereDeletedIsStillAliveAnHourLater() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    cluster.create(BatonCluster.grantedLock("nightly", "5s", "payments"));
+    cluster.awaitLeader("payments", ROLE);
+    await().atMost(WAIT).until(() -> cluster.lockStatus("nightly").getHolder() != null);
+    var liveness = cluster.operator().liveness();
+    long anHourLater = System.nanoTime() + Duration.ofHours(1).toNanos();
+    assertThat(liveness.checkAt(anHourLater).ok())
+        .as("with a group and a lock to look after, an hour without a reconcile is stuck")
+        .isFalse();
+
+    delete("payments");
+    cluster.client.resources(RedisLock.class).inNamespace(NS).withName("nightly").delete();
+    awaitUnmarked("payments");
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(liveness.checkAt(System.nanoTime() + Duration.ofHours(1).toNanos()))
+                    .as("nothing left to do: alive however long it stays idle")
+                    .extracting(c -> c.ok())
+                    .isEqualTo(true));
   }
 
   @Test
