@@ -1,5 +1,6 @@
 package dev.baton.testkit;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -27,8 +28,10 @@ public final class OperatorProcess implements AutoCloseable {
   private static final String MAIN_CLASS = "dev.baton.operator.BatonOperator";
 
   private final String name;
+  private volatile boolean frozen;
   private final Map<String, String> env;
   private final Path jar;
+  private Path entrypoint;
   private final List<String> jvmOptions;
   private final Path log;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -71,13 +74,39 @@ public final class OperatorProcess implements AutoCloseable {
     return new OperatorProcess(name, kube, env, jar, jvmOptions, log);
   }
 
+  /**
+   * The jar in {@code home} started as the image starts it: through its entrypoint script, with the
+   * JVM options in BATON_JVM_OPTIONS.
+   */
+  public static OperatorProcess ofEntrypoint(
+      String name,
+      KubernetesUnderTest kube,
+      Map<String, String> env,
+      Path entrypoint,
+      Path home,
+      String jvmOptions,
+      Path log) {
+    Map<String, String> all = new HashMap<>(env);
+    all.put("BATON_HOME", home.toAbsolutePath().toString());
+    all.put("BATON_JVM_OPTIONS", jvmOptions);
+    OperatorProcess p = ofJar(name, kube, all, home.resolve("baton-operator.jar"), "", log);
+    p.entrypoint = entrypoint;
+    return p;
+  }
+
   public OperatorProcess start() {
     List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(jvmOptions);
-    if (jar == null) {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    if (entrypoint != null) {
+      // The script names the jar and the options.
+      cmd.addAll(List.of("sh", entrypoint.toAbsolutePath().toString()));
+    } else if (jar == null) {
+      cmd.add(java);
+      cmd.addAll(jvmOptions);
       cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MAIN_CLASS));
     } else {
+      cmd.add(java);
+      cmd.addAll(jvmOptions);
       cmd.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
     }
     ProcessBuilder pb =
@@ -95,6 +124,12 @@ public final class OperatorProcess implements AutoCloseable {
                     || k.equals("JDK_JAVA_OPTIONS")
                     || k.equals("JAVA_TOOL_OPTIONS"));
     processEnv.putAll(env);
+    if (entrypoint != null) {
+      // This JVM's java, as the image's is the one on its PATH.
+      processEnv.put(
+          "PATH", Path.of(java).getParent() + File.pathSeparator + processEnv.get("PATH"));
+    }
+    ApiRequestLog.operatorStarting(env);
     httpPort =
         env.containsKey("BATON_HTTP_PORT") && !"0".equals(env.get("BATON_HTTP_PORT"))
             ? Integer.parseInt(env.get("BATON_HTTP_PORT"))
@@ -136,12 +171,14 @@ public final class OperatorProcess implements AutoCloseable {
 
   /** SIGSTOP: the process stays, frozen, as under a partition or a stalled VM. */
   public void freeze() {
+    frozen = true;
     Signals.send(process, "STOP");
   }
 
   /** SIGCONT: a frozen process runs on from where it stopped. */
   public void thaw() {
     Signals.send(process, "CONT");
+    frozen = false;
   }
 
   /** User plus system CPU time of the whole process so far. */
@@ -179,7 +216,11 @@ public final class OperatorProcess implements AutoCloseable {
   @Override
   public void close() {
     if (process != null && process.isAlive()) {
-      thaw();
+      // Only a frozen process needs SIGCONT, which takes the kill program: a run that never froze
+      // one (the image's class archive training) needs nothing but java.
+      if (frozen) {
+        thaw();
+      }
       kill();
     }
   }

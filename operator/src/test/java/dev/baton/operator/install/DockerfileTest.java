@@ -32,24 +32,36 @@ class DockerfileTest {
     // An archive is used only by the JVM that wrote it: the training runs on the runtime's image.
     assertThat(stages.get(1)).isEqualTo("FROM eclipse-temurin:17-jre AS class-archive");
     assertThat(stages.get(2)).isEqualTo("FROM eclipse-temurin:17-jre");
-    assertThat(lines)
-        .anyMatch(
-            l ->
-                l.startsWith(
-                        "RUN java -cp /tmp/baton-demo.jar dev.baton.demo.ClassArchiveTraining"
-                            + " /app/baton-operator.jar /app/baton-operator.jsa")
-                    // a failed training leaves an empty archive, which the JVM ignores
-                    && l.contains(": > /app/baton-operator.jsa"));
+    String training =
+        lines.stream()
+            .filter(l -> l.startsWith("RUN java -cp /tmp/baton-demo.jar"))
+            .findFirst()
+            .orElseThrow(() -> new AssertionError("no training step"));
+    assertThat(training)
+        .startsWith(
+            "RUN java -cp /tmp/baton-demo.jar dev.baton.demo.ClassArchiveTraining"
+                + " /app/baton-operator.jar /app/baton-operator.jsa")
+        // a failed training fails the build, and the archive must map with sharing required
+        .contains(
+            "&& java -Xshare:on -XX:SharedArchiveFile=/app/baton-operator.jsa -jar"
+                + " /app/baton-operator.jar version")
+        .doesNotContain("||")
+        .doesNotContain(": >");
     assertThat(lines)
         .contains(
             "COPY --from=build /src/operator/target/baton-operator.jar /app/baton-operator.jar")
         .contains(
             "COPY --from=class-archive --chown=0:0 /app/baton-operator.jar"
-                + " /app/baton-operator.jsa /app/");
-    assertThat(lines.get(lines.size() - 1))
-        .isEqualTo(
-            "ENTRYPOINT [\"java\", \"-XX:SharedArchiveFile=/app/baton-operator.jsa\", \"-jar\","
-                + " \"/app/baton-operator.jar\"]");
+                + " /app/baton-operator.jsa /app/")
+        .contains(
+            "COPY --chown=0:0 --chmod=0755 operator/src/main/image/baton-operator"
+                + " /app/baton-operator");
+    assertThat(lines).noneMatch(l -> l.contains("JDK_JAVA_OPTIONS"));
+    assertThat(lines.get(lines.size() - 1)).isEqualTo("ENTRYPOINT [\"/app/baton-operator\"]");
+    assertThat(
+            Files.isExecutable(InstallFiles.ROOT.resolve("operator/src/main/image/baton-operator")))
+        .as("the entrypoint is executable in the repository too")
+        .isTrue();
   }
 
   @Test
@@ -127,9 +139,9 @@ class DockerfileTest {
   @Test
   void chartDocumentsTheImageJvmOptions() throws IOException {
     Matcher env =
-        Pattern.compile("ENV JDK_JAVA_OPTIONS=\"([^\"]+)\"")
+        Pattern.compile("ENV BATON_JVM_OPTIONS=\"([^\"]+)\"")
             .matcher(String.join("\n", instructions()));
-    assertThat(env.find()).as("the Dockerfile sets JDK_JAVA_OPTIONS").isTrue();
+    assertThat(env.find()).as("the Dockerfile sets BATON_JVM_OPTIONS").isTrue();
     assertThat(env.group(1)).contains("MaxRAMPercentage");
 
     String values = Files.readString(InstallFiles.CHART.resolve("values.yaml"));

@@ -98,7 +98,10 @@ class HelmChartTest {
         .containsEntry("BATON_LOG_LEVEL", "info")
         .containsEntry("BATON_LOG_FORMAT", "text")
         .doesNotContainKeys(
-            "BATON_NAMESPACES", "BATON_REDIS_USERNAME", "BATON_REDIS_PASSWORD", "JDK_JAVA_OPTIONS");
+            "BATON_NAMESPACES",
+            "BATON_REDIS_USERNAME",
+            "BATON_REDIS_PASSWORD",
+            "BATON_JVM_OPTIONS");
     assertThat(
             env.get("BATON_LEADER_ELECTION_NAMESPACE").getValueFrom().getFieldRef().getFieldPath())
         .isEqualTo("metadata.namespace");
@@ -186,7 +189,7 @@ class HelmChartTest {
         .containsEntry("BATON_REDIS_TIMEOUT", "500ms")
         .containsEntry("BATON_LOG_LEVEL", "debug")
         .containsEntry("BATON_LOG_FORMAT", "json")
-        .containsEntry("JDK_JAVA_OPTIONS", "-XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError")
+        .containsEntry("BATON_JVM_OPTIONS", "-XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError")
         .containsEntry("TZ", "UTC");
     assertThat(operator.getPorts().get(0).getContainerPort()).isEqualTo(9090);
     assertThat(operator.getLivenessProbe().getFailureThreshold()).isEqualTo(4);
