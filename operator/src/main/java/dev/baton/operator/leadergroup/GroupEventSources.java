@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.pods.NodeReadiness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.routing.LeaderEndpoints;
@@ -58,7 +59,7 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
   /** The selector each group had when its compact pods were last reconsidered. */
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
-  private volatile InformerEventSource<Node, LeaderGroup> nodes;
+  private final NodeReadiness<LeaderGroup> nodes = new NodeReadiness<>();
   private volatile InformerEventSource<Service, LeaderGroup> services;
   private volatile InformerEventSource<EndpointSlice, LeaderGroup> endpointSlices;
 
@@ -80,16 +81,8 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
     groups.addIndexer(BY_SELECTOR, g -> List.of(selectorIndexKey(g)));
     this.groups = groups;
     PodEvents<LeaderGroup> podEvents = new PodEvents<>("pods", pods, pod -> groupsOf(pod, groups));
-    // Only readiness changes of a node matter; its heartbeats are filtered out.
-    nodes =
-        new InformerEventSource<>(
-            InformerEventSourceConfiguration.from(Node.class, LeaderGroup.class)
-                .withName("nodes")
-                .withSecondaryToPrimaryMapper(node -> groupsOnNode(node, groups))
-                .withOnUpdateFilter((now, before) -> nodeLost(now) != nodeLost(before))
-                .withWatchAllNamespaces()
-                .build(),
-            context);
+    var nodeEvents =
+        nodes.eventSource(LeaderGroup.class, context, node -> groupsOnNode(node, groups));
     services =
         new InformerEventSource<>(
             InformerEventSourceConfiguration.from(Service.class, LeaderGroup.class)
@@ -118,7 +111,7 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
                 .withNamespacesInheritedFromController()
                 .build(),
             context);
-    return List.of(podEvents, nodes, services, endpointSlices, leases);
+    return List.of(podEvents, nodeEvents, services, endpointSlices, leases);
   }
 
   private static String labelIndexKey(String ns, String key, String value) {
@@ -428,18 +421,8 @@ final class GroupEventSources implements LeaderEndpoints.Cache {
     return services == null ? List.of() : services.byIndex(BY_OWNER, namespace + "/" + groupUid);
   }
 
-  /** A node that exists and whose Ready condition is False or Unknown. */
-  static boolean nodeLost(Node node) {
-    if (node == null || node.getStatus() == null || node.getStatus().getConditions() == null) {
-      return false;
-    }
-    return node.getStatus().getConditions().stream()
-        .anyMatch(c -> "Ready".equals(c.getType()) && !"True".equals(c.getStatus()));
-  }
-
   boolean nodeLost(String nodeName) {
-    return nodes != null
-        && nodes.get(new ResourceID(nodeName)).map(GroupEventSources::nodeLost).orElse(false);
+    return nodes.lost(nodeName);
   }
 
   private static boolean selects(LeaderGroup g, Pod pod) {

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The observe step of a RedisLock reconcile: the lock on every Redis instance, the pods its holder
@@ -41,17 +42,23 @@ final class LockObserver {
   private final KubernetesClient client;
   private final String clusterId;
   private final TokenReservations reservations;
+  private final Predicate<String> nodeLost;
   private final PodCatalog pods;
 
   /** The holder selector each lock had when its compact pods were last reconsidered. */
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
   LockObserver(
-      KubernetesClient client, String clusterId, TokenReservations reservations, PodCatalog pods) {
+      KubernetesClient client,
+      String clusterId,
+      TokenReservations reservations,
+      PodCatalog pods,
+      Predicate<String> nodeLost) {
     this.client = client;
     this.clusterId = clusterId;
     this.reservations = reservations;
     this.pods = pods;
+    this.nodeLost = nodeLost;
   }
 
   /**
@@ -177,7 +184,7 @@ final class LockObserver {
         .map(
             p ->
                 new LockWorld.LockCandidate(
-                    Candidate.of(p, settings.labelKey()),
+                    Candidate.of(p, settings.labelKey(), nodeLost),
                     ns,
                     HolderLabels.carries(p, settings.labelKey())))
         .toList();

@@ -10,6 +10,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.pods.NodeReadiness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.replica.ReplicaRole;
@@ -36,6 +37,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +70,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final ReplicaRole role;
   private final PodCatalog pods;
   private volatile IndexerResourceCache<RedisLock> locks;
+  private final NodeReadiness<RedisLock> nodes = new NodeReadiness<>();
 
   public RedisLockReconciler(
       KubernetesClient client,
@@ -85,7 +88,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
     this.labels = new HolderLabels(client);
-    this.observer = new LockObserver(client, clusterId, reservations, pods);
+    this.observer = new LockObserver(client, clusterId, reservations, pods, nodes::lost);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
         pod -> {
@@ -126,7 +129,19 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     IndexerResourceCache<RedisLock> locks = context.getPrimaryCache();
     this.locks = locks;
     PodEvents<RedisLock> podEvents = new PodEvents<>("lock-pods", pods, pod -> locksOf(pod, locks));
-    return List.of(podEvents, lockEvents);
+    // A node turning lost or back: every lock granted by selector looks again (rare, and cheap
+    // beside the move it can cause).
+    var nodeEvents =
+        nodes.eventSource(
+            RedisLock.class,
+            context,
+            node ->
+                locks
+                    .list()
+                    .filter(l -> l.getSpec() != null && l.getSpec().getHolderSelector() != null)
+                    .map(ResourceID::fromResource)
+                    .collect(Collectors.toSet()));
+    return List.of(podEvents, nodeEvents, lockEvents);
   }
 
   /**
