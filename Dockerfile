@@ -16,6 +16,7 @@ COPY demo/pom.xml demo/
 # The other modules' poms only: Maven reads every module of the reactor, and builds none of them.
 COPY bench/pom.xml bench/
 COPY examples/worker/pom.xml examples/worker/
+COPY kubectl/pom.xml kubectl/
 COPY client/src client/src
 COPY api/src api/src
 COPY testkit/src testkit/src

@@ -1,0 +1,2 @@
+#!/bin/sh
+exec java -XX:TieredStopAtLevel=1 -Xshare:auto -jar "$0" "$@"
