@@ -79,7 +79,14 @@ class BatonLeadershipTest {
     start(BatonLeadership.Options.defaults().withStayLeaderWhenUnconfirmed(true));
     source.tell(true, 3, 200);
     awaitHeard(1);
+    // Well past the deadline, which is checked every 25 ms on the leadership thread...
     Thread.sleep(500);
+    // ...and that thread, live and still leading, tells a new listener so.
+    List<Long> probe = new CopyOnWriteArrayList<>();
+    leadership.addListener(recording(probe));
+    awaitNonEmpty(probe);
+    assertThat(probe).containsExactly(3L);
+    assertThat(heard).containsExactly("granted 3");
     assertThat(leadership.isLeader()).isTrue();
     source.tell(false, 0, 0);
     awaitHeard(2);
@@ -90,9 +97,10 @@ class BatonLeadershipTest {
   void aConfirmationAlreadyRunOutGrantsNothing() throws Exception {
     start(BatonLeadership.Options.defaults());
     source.tell(true, 3, 50, System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(60));
-    source.tell(false, 0, 0);
-    Thread.sleep(100);
-    assertThat(heard).isEmpty();
+    // A later, valid confirmation is heard only after the run-out one was handled: in order.
+    source.tell(true, 5, 10_000);
+    awaitHeard(1);
+    assertThat(heard).containsExactly("granted 5");
   }
 
   @Test
@@ -102,9 +110,10 @@ class BatonLeadershipTest {
     long newer = older + 1;
     source.tell(false, 0, 0, newer);
     source.tell(true, 4, 10_000, older);
-    Thread.sleep(100);
-    assertThat(heard).isEmpty();
-    assertThat(leadership.isLeader()).isFalse();
+    // Answers are handled in order: once the newest is heard, the overtaken one was ignored.
+    source.tell(true, 8, 10_000, newer + 1);
+    awaitHeard(1);
+    assertThat(heard).containsExactly("granted 8");
   }
 
   @Test
@@ -123,20 +132,8 @@ class BatonLeadershipTest {
     source.tell(true, 9, 10_000);
     awaitHeard(1);
     List<Long> late = new CopyOnWriteArrayList<>();
-    leadership.addListener(
-        new LeadershipListener() {
-          @Override
-          public void granted(long term) {
-            late.add(term);
-          }
-
-          @Override
-          public void revoked(String reason) {}
-        });
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (late.isEmpty() && System.nanoTime() < until) {
-      Thread.sleep(5);
-    }
+    leadership.addListener(recording(late));
+    awaitNonEmpty(late);
     assertThat(late).containsExactly(9L);
   }
 
@@ -167,6 +164,26 @@ class BatonLeadershipTest {
     assertThat(fence.admit(5)).isTrue();
     assertThat(fence.admit(4)).as("an old leader's late write").isFalse();
     assertThat(fence.highest()).isEqualTo(5);
+  }
+
+  private static LeadershipListener recording(List<Long> granted) {
+    return new LeadershipListener() {
+      @Override
+      public void granted(long term) {
+        granted.add(term);
+      }
+
+      @Override
+      public void revoked(String reason) {}
+    };
+  }
+
+  private static void awaitNonEmpty(List<Long> list) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (list.isEmpty() && System.nanoTime() < until) {
+      Thread.sleep(5);
+    }
+    assertThat(list).isNotEmpty();
   }
 
   private void awaitHeard(int n) throws InterruptedException {
