@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -135,17 +136,30 @@ public class Sandbox implements AutoCloseable {
     return client.pods().resource(created).updateStatus();
   }
 
-  /** Flips a pod's Ready condition, as a failing or recovering readiness probe would. */
+  /**
+   * Flips a pod's Ready condition, as a failing or recovering readiness probe would. The write is
+   * guarded by the version read, so it is tried again when the operator's label patch came in
+   * between (409), as a kubelet does.
+   */
   public void setReady(String name, boolean ready) {
-    client
-        .pods()
-        .inNamespace(NS)
-        .withName(name)
-        .editStatus(
-            p -> {
-              p.getStatus().setConditions(List.of(readyCondition(ready)));
-              return p;
-            });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        client
+            .pods()
+            .inNamespace(NS)
+            .withName(name)
+            .editStatus(
+                p -> {
+                  p.getStatus().setConditions(List.of(readyCondition(ready)));
+                  return p;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   public void deletePod(String name) {

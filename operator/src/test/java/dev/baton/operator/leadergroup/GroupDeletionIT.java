@@ -9,15 +9,15 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RespClient;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Deleting a LeaderGroup without a finalizer (docs/design.md, "Deleting a group"): the deletion is
@@ -29,17 +29,8 @@ class GroupDeletionIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String CUSTOM_ROLE = "example.com/role";
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   private void threePods(String app) {
     for (int i = 0; i < 3; i++) {

@@ -7,13 +7,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pod events reach the groups that select the pod through the group index (docs/design.md, "A cache
@@ -24,17 +24,8 @@ class GroupSelectionIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   private void pod(String name, Map<String, String> labels) {
     cluster.createPod(Sandbox.readyPod(NS, name, labels));

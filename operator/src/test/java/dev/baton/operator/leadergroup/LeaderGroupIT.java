@@ -9,6 +9,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -17,9 +18,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The LeaderGroup behaviours of docs/design.md, against real Redis and the mock API server. */
 class LeaderGroupIT {
@@ -29,17 +29,8 @@ class LeaderGroupIT {
   /** Failover times seen by the label watcher, printed for the closing note. */
   static final List<Long> failoverMillis = new ArrayList<>();
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   private void threePods(String app) {
     for (int i = 0; i < 3; i++) {

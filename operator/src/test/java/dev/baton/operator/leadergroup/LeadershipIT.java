@@ -9,6 +9,7 @@ import dev.baton.client.BatonLeadership;
 import dev.baton.client.LeadershipListener;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.PausableProxy;
 import java.net.URI;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
@@ -45,6 +47,7 @@ class LeadershipIT {
     REDIS
   }
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
   private final Believers believers = new Believers();
   private final Map<String, BatonLeadership> apps = new LinkedHashMap<>();
@@ -52,7 +55,6 @@ class LeadershipIT {
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster();
     for (int i = 0; i < 3; i++) {
       cluster.createPod("worker-" + i, "worker");
     }
@@ -65,7 +67,6 @@ class LeadershipIT {
     for (int i = closing.size() - 1; i >= 0; i--) {
       closing.get(i).close();
     }
-    cluster.close();
   }
 
   @ParameterizedTest

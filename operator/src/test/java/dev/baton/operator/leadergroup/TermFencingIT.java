@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
@@ -16,9 +17,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The interleaving the chaos run found (seed 2394008703375): a new leader's term is shown on its
@@ -31,23 +31,18 @@ class TermFencingIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
+
+  @RegisterExtension
+  final BatonClusterExtension baton =
+      BatonClusterExtension.on(
+          () ->
+              EmbeddedKubernetes.start(
+                  real -> {
+                    faults.set(new FaultInjector(real, 1));
+                    return faults.get();
+                  }));
+
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster =
-        new BatonCluster(
-            EmbeddedKubernetes.start(
-                real -> {
-                  faults.set(new FaultInjector(real, 1));
-                  return faults.get();
-                }));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   @Test
   void aTermShownOnAPodIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {

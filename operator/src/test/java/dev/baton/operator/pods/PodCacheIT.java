@@ -7,15 +7,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RealisticPods;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator caches a skeleton of each pod a group or lock selects and a compact copy of every
@@ -26,17 +26,8 @@ import org.junit.jupiter.api.Test;
 class PodCacheIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   @Test
   void podsBeforeTheGroupAndPodsThatComeToMatchItAreSeenAndKeepTheirFields() {

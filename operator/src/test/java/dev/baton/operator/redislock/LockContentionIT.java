@@ -13,6 +13,7 @@ import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.LocalRedis;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -31,8 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -49,20 +50,15 @@ class LockContentionIT {
 
   private static final Duration DEADLINE = Duration.ofSeconds(60);
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
   private final List<RedissonClient> clients = new ArrayList<>();
   private final List<LocalRedis> extra = new ArrayList<>();
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
 
   @AfterEach
   void stop() {
     clients.forEach(RedissonClient::shutdown);
     extra.forEach(LocalRedis::close);
-    cluster.close();
   }
 
   @Test

@@ -9,6 +9,7 @@ import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -29,25 +31,28 @@ class TokenFencingIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
+
+  @RegisterExtension
+  final BatonClusterExtension baton =
+      BatonClusterExtension.on(
+          () ->
+              EmbeddedKubernetes.start(
+                  real -> {
+                    faults.set(new FaultInjector(real, 1));
+                    return faults.get();
+                  }));
+
   private BatonCluster cluster;
   private RedissonClient redisson;
 
   @BeforeEach
   void start() {
-    cluster =
-        new BatonCluster(
-            EmbeddedKubernetes.start(
-                real -> {
-                  faults.set(new FaultInjector(real, 1));
-                  return faults.get();
-                }));
     redisson = TestRedisson.connect(cluster.redis);
   }
 
   @AfterEach
   void stop() {
     redisson.shutdown();
-    cluster.close();
   }
 
   @Test

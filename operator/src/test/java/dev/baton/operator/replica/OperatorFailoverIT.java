@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
@@ -20,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator's own failover, with two operator processes electing the active one through the
@@ -32,19 +34,23 @@ class OperatorFailoverIT {
   private static final String ROLE = BatonCluster.ROLE;
 
   private final AtomicReference<FaultInjector> recorder = new AtomicReference<>();
+
+  @RegisterExtension
+  final BatonClusterExtension baton =
+      BatonClusterExtension.on(
+          () ->
+              EmbeddedKubernetes.start(
+                  real -> {
+                    recorder.set(new FaultInjector(real, 1));
+                    return recorder.get();
+                  }));
+
   private BatonCluster cluster;
   private InvariantChecker checker;
   private List<OperatorProcess> operators;
 
   @BeforeEach
   void start() {
-    cluster =
-        new BatonCluster(
-            EmbeddedKubernetes.start(
-                real -> {
-                  recorder.set(new FaultInjector(real, 1));
-                  return recorder.get();
-                }));
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");
     }
@@ -58,7 +64,6 @@ class OperatorFailoverIT {
     if (operators != null) {
       operators.forEach(OperatorProcess::close);
     }
-    cluster.close();
   }
 
   private void twoReplicas(String lease) {

@@ -10,6 +10,7 @@ import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -38,6 +39,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Traffic follows the leader (docs/design.md, "Routing"): the Routed condition and status.routing
@@ -47,19 +49,18 @@ import org.junit.jupiter.api.Test;
 class RoutingIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
   private EndpointsController endpoints;
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster();
     endpoints = new EndpointsController(cluster.client, NS);
   }
 
   @AfterEach
   void stop() {
     endpoints.close();
-    cluster.close();
   }
 
   /** A ready pod with an IP and a container port named http, as a kubelet would report it. */

@@ -1,0 +1,79 @@
+package dev.baton.operator.testing;
+
+import dev.baton.testkit.KubernetesUnderTest;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * One {@link BatonCluster} per test, owned by JUnit: created before the test class's own
+ * {@code @BeforeEach} methods run (and set into its {@code BatonCluster} field), closed after its
+ * {@code @AfterEach} methods, whatever the test did. Optionally with the operator started.
+ *
+ * <pre>{@code
+ * @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
+ * private BatonCluster cluster; // set before each test
+ * }</pre>
+ */
+public final class BatonClusterExtension implements BeforeEachCallback, AfterEachCallback {
+
+  private final Supplier<BatonCluster> factory;
+  private final boolean startOperator;
+  private BatonCluster cluster;
+
+  private BatonClusterExtension(Supplier<BatonCluster> factory, boolean startOperator) {
+    this.factory = factory;
+    this.startOperator = startOperator;
+  }
+
+  /** On the API the environment asks for (embedded, or BATON_TEST_KUBECONFIG's cluster). */
+  public static BatonClusterExtension embedded() {
+    return new BatonClusterExtension(BatonCluster::new, false);
+  }
+
+  /** On an API the test starts itself, say with fault injection. */
+  public static BatonClusterExtension on(Supplier<KubernetesUnderTest> kube) {
+    return new BatonClusterExtension(() -> new BatonCluster(kube.get()), false);
+  }
+
+  /** The same, with the operator started before the test's {@code @BeforeEach} methods. */
+  public BatonClusterExtension withOperator() {
+    return new BatonClusterExtension(factory, true);
+  }
+
+  /** The current test's cluster. */
+  public BatonCluster cluster() {
+    if (cluster == null) {
+      throw new IllegalStateException("no cluster outside a test");
+    }
+    return cluster;
+  }
+
+  @Override
+  public void beforeEach(ExtensionContext context) throws IllegalAccessException {
+    cluster = factory.get();
+    if (startOperator) {
+      cluster.startOperator();
+    }
+    Object test = context.getRequiredTestInstance();
+    for (Class<?> c = test.getClass(); c != Object.class; c = c.getSuperclass()) {
+      for (Field f : c.getDeclaredFields()) {
+        if (f.getType() == BatonCluster.class && !Modifier.isStatic(f.getModifiers())) {
+          f.setAccessible(true);
+          f.set(test, cluster);
+        }
+      }
+    }
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    if (cluster != null) {
+      cluster.close();
+      cluster = null;
+    }
+  }
+}
