@@ -6,6 +6,7 @@ import dev.baton.agent.gate.Gate;
 import dev.baton.agent.http.AgentHttp;
 import dev.baton.agent.kube.KubeAccess;
 import dev.baton.agent.leadership.AgentLeadership;
+import dev.baton.agent.leadership.Exclusive;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.redis.RedisConnection;
@@ -33,6 +34,14 @@ public final class BatonAgent implements AutoCloseable {
 
   /** Starts an agent for {@code config}, reaching the API through {@code api}. */
   public BatonAgent(AgentConfig config, KubernetesApi api) {
+    this(config, api, List.of());
+  }
+
+  /**
+   * The same, telling {@code observers} of every opening before the gates open and of every closing
+   * once the gates are closed (tests and benchmarks record them).
+   */
+  public BatonAgent(AgentConfig config, KubernetesApi api, List<Exclusive> observers) {
     AgentMetrics metrics = new AgentMetrics();
     redisson =
         config
@@ -52,6 +61,7 @@ public final class BatonAgent implements AutoCloseable {
       leadership =
           new AgentLeadership(
               config.podNamespace(), config.podName(), config.confirmWithin(), redisson);
+      observers.forEach(leadership::add);
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
       LockService locks =

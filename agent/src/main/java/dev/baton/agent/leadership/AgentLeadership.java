@@ -285,9 +285,11 @@ public final class AgentLeadership implements AutoCloseable {
       return;
     }
     open = false;
-    for (Exclusive e : exclusives) {
+    // In reverse: whoever was told first of the opening (an observer) hears last of the closing.
+    List<Exclusive> all = List.copyOf(exclusives);
+    for (int i = all.size() - 1; i >= 0; i--) {
       try {
-        e.closed(reason);
+        all.get(i).closed(reason);
       } catch (RuntimeException ex) {
         log.warn("closing failed", ex);
       }
