@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A singleton worker in any language: it follows its leadership through the Baton agent beside it.
 
-Standard library only (urllib, json, http.server). It serves a tiny HTTP app on 127.0.0.1:8081,
+Standard library only (urllib, json, http.server). It serves a tiny HTTP app on 127.0.0.1:8081 (APP_PORT),
 which the agent's gate exposes on :8080 only while this pod leads; it runs its job only while the
 agent answers leader=true, passes the term with every write, and takes a fenced lock through the
 agent for its nightly report.
@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 AGENT = os.environ.get("BATON_AGENT", "http://127.0.0.1:4040")
 LOCK = os.environ.get("LOCK_NAME", "orders-report")  # the RedisLock's name, in this namespace
+APP_PORT = int(os.environ.get("APP_PORT", "8081"))  # the gate's target
 
 
 def call(method, path):
@@ -80,7 +81,7 @@ class App(BaseHTTPRequestHandler):
 def main():
     # Loopback only: nothing but the agent's gate reaches the app.
     threading.Thread(
-        target=ThreadingHTTPServer(("127.0.0.1", 8081), App).serve_forever, daemon=True
+        target=ThreadingHTTPServer(("127.0.0.1", APP_PORT), App).serve_forever, daemon=True
     ).start()
     open("/tmp/ready", "w").close()
     state = call("GET", "/v1/leadership")[1]
