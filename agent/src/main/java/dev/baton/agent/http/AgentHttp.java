@@ -102,6 +102,8 @@ public final class AgentHttp implements AutoCloseable {
         } else {
           json(ex, 404, error("no such endpoint: " + path));
         }
+      } catch (org.redisson.client.RedisException e) {
+        json(ex, 503, error("Redis did not answer: " + e.getClass().getSimpleName()));
       } catch (Query.BadRequest e) {
         json(ex, 400, error(e.getMessage()));
       } catch (MethodNotAllowed e) {

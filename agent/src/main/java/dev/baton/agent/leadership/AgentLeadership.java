@@ -47,7 +47,7 @@ public final class AgentLeadership implements AutoCloseable {
   private final ScheduledExecutorService deadlineThread = daemon("baton-agent-gate-deadline");
   private final Object lock = new Object();
   private BatonLeadership leadership;
-  private RTopic topic;
+  private volatile RTopic topic;
   private volatile PodFacts facts;
 
   // Guarded by lock.
@@ -105,9 +105,38 @@ public final class AgentLeadership implements AutoCloseable {
     deadlineThread.scheduleWithFixedDelay(
         this::checkDeadline, TICK_MILLIS, TICK_MILLIS / 2, TimeUnit.MILLISECONDS);
     if (gateKey != null) {
-      topic = redisson.getTopic(GateKey.CHANNEL, StringCodec.INSTANCE);
-      topic.addListenerAsync(String.class, (channel, key) -> keyThread.execute(this::tick));
       keyThread.scheduleWithFixedDelay(this::tick, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
+      keyThread.execute(this::subscribe);
+    }
+  }
+
+  /**
+   * Listens for predecessors letting go. Until Redis answers (it may be down when the agent starts)
+   * the 20 ms poll alone finds the key free; the subscription is tried again every second.
+   */
+  private void subscribe() {
+    RTopic t = redisson.getTopic(GateKey.CHANNEL, StringCodec.INSTANCE);
+    try {
+      t.addListenerAsync(String.class, (channel, key) -> keyThread.execute(this::tick))
+          .whenComplete(
+              (id, error) -> {
+                if (error == null) {
+                  topic = t;
+                } else {
+                  retrySubscribe(error);
+                }
+              });
+    } catch (RuntimeException e) {
+      retrySubscribe(e);
+    }
+  }
+
+  private void retrySubscribe(Throwable error) {
+    log.debug("cannot subscribe to {} yet: {}", GateKey.CHANNEL, error.toString());
+    try {
+      keyThread.schedule(this::subscribe, 1, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // closed meanwhile
     }
   }
 
