@@ -126,6 +126,30 @@ class AgentJarIT {
     }
   }
 
+  @Test
+  void anAgentStartsWhileRedisIsDownAndAnswersLocksWith503() throws Exception {
+    sandbox = new AgentSandbox().pods(1);
+    Map<String, String> env = new HashMap<>(sandbox.env("worker-0", CONFIRM_WITHIN, false));
+    int port = AgentSandbox.freePort();
+    env.put(AgentConfig.LISTEN, "127.0.0.1:" + port);
+    env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + AgentSandbox.freePort());
+    env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
+    AgentProcess p = AgentProcess.start(env, dir.resolve("redis-down.log"));
+    processes.add(p);
+    await().atMost(Duration.ofSeconds(20)).until(p::ready);
+    assertThat(p.get("/v1/leadership").body()).contains("\"leader\":false");
+    var lock =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/v1/locks/shop/x?ttl=1s"))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(lock.statusCode()).isEqualTo(503);
+    assertThat(p.log()).doesNotContain("Exception");
+  }
+
   private static Socket connect(int port) throws IOException {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
     s.setSoTimeout(2000);
