@@ -133,14 +133,27 @@ class GateIT {
   }
 
   @Test
-  void stoppingTheLeadersAgentCutsItsConnections() throws IOException {
+  void stoppingTheLeadersAgentCutsItsConnectionsAndLetsGoAtOnce() throws IOException {
     startWithAgents(2, true);
     String leader = awaitOpenLeader();
+    String other = leader.equals("worker-0") ? "worker-1" : "worker-0";
+    long stopped;
     try (Socket held = sandbox.connectThroughGate(leader)) {
       assertEchoes(held, "before");
-      sandbox.stopAgent(leader);
+      stopped = System.nanoTime();
+      sandbox.stopAgent(leader); // what SIGTERM does
       assertCut(held);
     }
+    // Its pod goes too (a rolling update): the next gate need not wait for the key to run out.
+    sandbox.cluster.deletePod(leader);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> sandbox.agent(other).leadership().view().leader());
+    assertThat(
+            TimeUnit.NANOSECONDS.toMillis(
+                sandbox.recorder.lastOpened(other).orElseThrow() - stopped))
+        .as("the stopped agent let go of its key")
+        .isLessThan(CONFIRM_WITHIN.toMillis() / 2);
   }
 
   @Test
