@@ -40,6 +40,28 @@ class KubeAccessTest {
   }
 
   @Test
+  void aClientCertificateAndACaFromFilesMakeATlsContext() throws Exception {
+    for (String f : new String[] {"ec.key", "ec.crt", "rsa.crt"}) {
+      try (var in = KubeAccessTest.class.getResourceAsStream("/pem/" + f)) {
+        Files.write(dir.resolve(f), in.readAllBytes());
+      }
+    }
+    Path config = dir.resolve("config");
+    Files.writeString(
+        config,
+        """
+        current-context: a
+        clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443", certificate-authority: rsa.crt}}]
+        contexts: [{name: a, context: {cluster: c, user: u}}]
+        users: [{name: u, user: {client-certificate: ec.crt, client-key: ec.key}}]
+        """);
+    KubernetesApi api = KubeAccess.resolve(Map.of("KUBECONFIG", config.toString()), dir);
+    assertThat(api.server().getPort()).isEqualTo(6443);
+    assertThat(api.tls()).isNotNull();
+    assertThat(api.token()).isNull();
+  }
+
+  @Test
   void aPluginLoginIsRefusedWithAReason() throws Exception {
     Path config = dir.resolve("config");
     Files.writeString(
