@@ -15,6 +15,7 @@ COPY operator/pom.xml operator/
 COPY demo/pom.xml demo/
 # The other modules' poms only: Maven reads every module of the reactor, and builds none of them.
 COPY bench/pom.xml bench/
+COPY agent/pom.xml agent/
 COPY examples/worker/pom.xml examples/worker/
 COPY kubectl/pom.xml kubectl/
 COPY client/src client/src

@@ -45,7 +45,8 @@ public record BenchConfig(
           "routing",
           "locks",
           "scale",
-          "noisy");
+          "noisy",
+          "agent");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =

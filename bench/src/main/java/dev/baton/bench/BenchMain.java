@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.bench.agent.AgentBench;
 import dev.baton.bench.failover.FailoverBench;
 import dev.baton.bench.failover.OperatorFailoverBench;
 import dev.baton.bench.failover.ShippedJarFailover;
@@ -50,6 +51,9 @@ public final class BenchMain {
     }
     if (config.runs("noisy")) {
       ok &= run("noisy", () -> new NoisyClusterBench(config).run(report), report);
+    }
+    if (config.runs("agent")) {
+      ok &= run("agent", () -> new AgentBench(config).run(report), report);
     }
     report.write(config.out());
     System.out.println();

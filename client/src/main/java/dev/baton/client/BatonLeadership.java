@@ -100,6 +100,21 @@ public final class BatonLeadership implements AutoCloseable {
     }
   }
 
+  /** When a promotion seen on the pod's labels is acted on. */
+  public enum Promotion {
+    /**
+     * Once it has been seen for {@code confirmWithin}: by then the predecessor has seen its
+     * demotion or revoked itself for want of confirmation. Safe on its own.
+     */
+    AFTER_CONFIRM_WITHIN,
+    /**
+     * As soon as a read confirms it. Only for a process that keeps its predecessor out by other
+     * means, as the Baton agent does with its gate key in Redis: on its own, two processes could
+     * both believe they lead for up to {@code confirmWithin}.
+     */
+    AT_ONCE
+  }
+
   /** A source's news: whether this pod leads, and for how long that answer holds. */
   record Confirmation(boolean leader, long term, long validForMillis, long askedAtNanos) {}
 
@@ -160,6 +175,23 @@ public final class BatonLeadership implements AutoCloseable {
   public static BatonLeadership watchingPod(
       URI apiServer, String namespace, String pod, Options options) {
     return watchingPod(new PodWatch.Target(apiServer, namespace, pod, null, null), options);
+  }
+
+  /**
+   * Follows a named pod through the given API (a kubeconfig's server and credentials, say), acting
+   * on a promotion as {@code promotion} says, and telling {@code podSeen} what every read and watch
+   * event showed of the pod (on the watch's threads, not the leadership thread).
+   */
+  public static BatonLeadership watchingPod(
+      KubernetesApi api,
+      String namespace,
+      String pod,
+      Options options,
+      Promotion promotion,
+      java.util.function.Consumer<PodFacts> podSeen) {
+    return new BatonLeadership(
+        new PodWatch(PodWatch.Target.of(api, namespace, pod), options, promotion, podSeen),
+        options);
   }
 
   static BatonLeadership watchingPod(PodWatch.Target target, Options options) {

@@ -47,6 +47,11 @@ public final class LockLease implements AutoCloseable {
     return keys.key();
   }
 
+  /** How long each acquire or renew holds the lock. */
+  public Duration ttl() {
+    return ttl;
+  }
+
   /**
    * Whether the hold is still safe to use by this process's monotonic clock: the time of the last
    * successful acquire or renew plus its validity. False once released.

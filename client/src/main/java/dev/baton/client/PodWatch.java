@@ -3,7 +3,6 @@ package dev.baton.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -11,11 +10,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -25,7 +19,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Leadership from the pod's own labels. A watch on that one pod (a field selector on its name)
@@ -44,21 +37,21 @@ import javax.net.ssl.TrustManagerFactory;
 final class PodWatch implements BatonLeadership.Source {
 
   static final String TERM = "baton.dev/term";
-  private static final Path SERVICE_ACCOUNT =
-      Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Which API server, which pod, and the credentials (none outside a cluster). */
   record Target(
       URI apiServer, String namespace, String pod, Supplier<String> token, SSLContext tls) {
 
+    static Target of(KubernetesApi api, String namespace, String pod) {
+      return new Target(api.server(), namespace, pod, api.token(), api.tls());
+    }
+
     /** In a pod: the API server's Service, the service account, POD_NAMESPACE and POD_NAME. */
     static Target fromEnvironment(Map<String, String> env) {
-      String host = env.get("KUBERNETES_SERVICE_HOST");
-      String port = env.getOrDefault("KUBERNETES_SERVICE_PORT", "443");
       String ns = env.get(LockOwner.POD_NAMESPACE);
       String pod = env.get(LockOwner.POD_NAME);
-      if (host == null || ns == null || pod == null) {
+      if (!KubernetesApi.inCluster(env) || ns == null || pod == null) {
         throw new IllegalStateException(
             "not in a pod: KUBERNETES_SERVICE_HOST, "
                 + LockOwner.POD_NAMESPACE
@@ -66,18 +59,14 @@ final class PodWatch implements BatonLeadership.Source {
                 + LockOwner.POD_NAME
                 + " must be set");
       }
-      String h = host.contains(":") ? "[" + host + "]" : host;
-      return new Target(
-          URI.create("https://" + h + ":" + port),
-          ns,
-          pod,
-          () -> read(SERVICE_ACCOUNT.resolve("token")),
-          trusting(SERVICE_ACCOUNT.resolve("ca.crt")));
+      return of(KubernetesApi.fromServiceAccount(env), ns, pod);
     }
   }
 
   private final Target target;
   private final BatonLeadership.Options options;
+  private final BatonLeadership.Promotion promotion;
+  private final Consumer<PodFacts> podSeen;
   private final long confirmWithinNanos;
   private final HttpClient http;
   private final ScheduledExecutorService threads;
@@ -92,10 +81,24 @@ final class PodWatch implements BatonLeadership.Source {
   private long lastAsked;
 
   PodWatch(Target target, BatonLeadership.Options options) {
+    this(target, options, BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN, facts -> {});
+  }
+
+  PodWatch(
+      Target target,
+      BatonLeadership.Options options,
+      BatonLeadership.Promotion promotion,
+      Consumer<PodFacts> podSeen) {
     this.target = target;
     this.options = options;
+    this.promotion = promotion;
+    this.podSeen = podSeen;
     this.confirmWithinNanos = options.confirmWithin().toNanos();
     HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(options.confirmEvery());
+    if ("http".equals(target.apiServer().getScheme())) {
+      // No h2c upgrade over plain HTTP: some servers (the mock API server) mishandle it.
+      b.version(HttpClient.Version.HTTP_1_1);
+    }
     if (target.tls() != null) {
       b.sslContext(target.tls());
     }
@@ -135,6 +138,7 @@ final class PodWatch implements BatonLeadership.Source {
               request(podPath()).timeout(options.confirmEvery()).build(),
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() == 404) {
+        podSeen.accept(PodFacts.GONE);
         notLeader(asked);
         return;
       }
@@ -142,7 +146,9 @@ final class PodWatch implements BatonLeadership.Source {
         unreachable.accept("reading the pod was answered " + r.statusCode());
         return;
       }
-      observed(JSON.readTree(r.body()).path("metadata"), asked);
+      JsonNode meta = JSON.readTree(r.body()).path("metadata");
+      podSeen.accept(facts(meta));
+      observed(meta, asked);
     } catch (IOException e) {
       unreachable.accept("the API server did not answer: " + e.getClass().getSimpleName());
     } catch (InterruptedException e) {
@@ -167,7 +173,8 @@ final class PodWatch implements BatonLeadership.Source {
       promotedSeenAt = now;
       later(this::confirm, confirmWithinNanos);
     }
-    if (now - promotedSeenAt >= confirmWithinNanos) {
+    if (promotion == BatonLeadership.Promotion.AT_ONCE
+        || now - promotedSeenAt >= confirmWithinNanos) {
       sink.accept(
           new BatonLeadership.Confirmation(true, term, options.confirmWithin().toMillis(), asked));
     } else {
@@ -182,6 +189,20 @@ final class PodWatch implements BatonLeadership.Source {
     }
     promotedTerm = -1;
     sink.accept(new BatonLeadership.Confirmation(false, 0, 0, at));
+  }
+
+  private static PodFacts facts(JsonNode meta) {
+    return new PodFacts(
+        true,
+        meta.path("uid").asText(null),
+        strings(meta.path("labels")),
+        strings(meta.path("annotations")));
+  }
+
+  private static Map<String, String> strings(JsonNode object) {
+    Map<String, String> out = new java.util.HashMap<>();
+    object.fields().forEachRemaining(f -> out.put(f.getKey(), f.getValue().asText()));
+    return out;
   }
 
   /** The term this pod leads with by its labels, or -1. */
@@ -286,13 +307,17 @@ final class PodWatch implements BatonLeadership.Source {
         JsonNode e = JSON.readTree(text);
         switch (e.path("type").asText()) {
           case "ADDED", "MODIFIED" -> {
+            podSeen.accept(facts(e.path("object").path("metadata")));
             if (termOf(e.path("object").path("metadata")) < 0) {
               notLeader(received);
             } else {
               later(PodWatch.this::confirm, 0);
             }
           }
-          case "DELETED" -> notLeader(received);
+          case "DELETED" -> {
+            podSeen.accept(PodFacts.GONE);
+            notLeader(received);
+          }
           default -> {
             // BOOKMARK, or ERROR (e.g. the version expired): the reads go on either way
           }
@@ -323,34 +348,6 @@ final class PodWatch implements BatonLeadership.Source {
 
   private static String enc(String s) {
     return URLEncoder.encode(s, StandardCharsets.UTF_8);
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.readString(file).trim();
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot read " + file + ": " + e.getMessage());
-    }
-  }
-
-  private static SSLContext trusting(Path caFile) {
-    try (InputStream in = Files.newInputStream(caFile)) {
-      KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
-      store.load(null, null);
-      int i = 0;
-      for (var cert : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
-        store.setCertificateEntry("ca-" + i++, (X509Certificate) cert);
-      }
-      TrustManagerFactory tmf =
-          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-      tmf.init(store);
-      SSLContext ctx = SSLContext.getInstance("TLS");
-      ctx.init(null, tmf.getTrustManagers(), null);
-      return ctx;
-    } catch (Exception e) {
-      throw new IllegalStateException(
-          "cannot trust the API server's CA " + caFile + ": " + e.getMessage(), e);
-    }
   }
 
   @Override

@@ -1,0 +1,141 @@
+package dev.baton.agent;
+
+import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.config.GateRoute;
+import dev.baton.agent.gate.Gate;
+import dev.baton.agent.http.AgentHttp;
+import dev.baton.agent.kube.KubeAccess;
+import dev.baton.agent.leadership.AgentLeadership;
+import dev.baton.agent.leadership.Exclusive;
+import dev.baton.agent.locks.LockService;
+import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.redis.RedisConnection;
+import dev.baton.client.BatonLeadership;
+import dev.baton.client.KubernetesApi;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.redisson.api.RedissonClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Baton agent's main: configuration, Redis, the gates, leadership, the HTTP API; wiring only.
+ */
+public final class BatonAgent implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(BatonAgent.class);
+
+  private final RedissonClient redisson;
+  private final List<Gate> gates = new ArrayList<>();
+  private final AgentLeadership leadership;
+  private final AgentHttp http;
+
+  /** Starts an agent for {@code config}, reaching the API through {@code api}. */
+  public BatonAgent(AgentConfig config, KubernetesApi api) {
+    this(config, api, List.of());
+  }
+
+  /**
+   * The same, telling {@code observers} of every opening before the gates open and of every closing
+   * once the gates are closed (tests and benchmarks record them).
+   */
+  public BatonAgent(AgentConfig config, KubernetesApi api, List<Exclusive> observers) {
+    AgentMetrics metrics = new AgentMetrics();
+    redisson =
+        config
+            .redisUrl()
+            .map(
+                url ->
+                    RedisConnection.open(
+                        url,
+                        config.redisUsername().orElse(null),
+                        config.redisPassword().orElse(null)))
+            .orElse(null);
+    try {
+      // Bound first: a gate port in use stops the agent before it follows anything.
+      for (GateRoute route : config.gates()) {
+        gates.add(new Gate(route, metrics));
+      }
+      leadership =
+          new AgentLeadership(
+              config.podNamespace(), config.podName(), config.confirmWithin(), redisson);
+      observers.forEach(leadership::add);
+      gates.forEach(leadership::add);
+      metrics.leadership(leadership::view);
+      LockService locks =
+          redisson == null
+              ? null
+              : new LockService(
+                  redisson,
+                  config.podNamespace(),
+                  config.podName(),
+                  () -> config.podUid().or(leadership::podUid));
+      http = new AgentHttp(config.listen(), leadership, locks, metrics);
+      leadership.start(
+          api,
+          BatonLeadership.Options.defaults()
+              .withConfirmWithin(config.confirmWithin())
+              .withConfirmEvery(config.confirmEvery())
+              .withRoleLabel(config.roleLabel()));
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    if (!config.listensOnLoopback()) {
+      log.warn(
+          "the HTTP API listens on {}, not on loopback: anything that reaches this address can"
+              + " take this pod's locks",
+          config.listen());
+    }
+    log.info(
+        "agent started: {}; Redis {}",
+        config,
+        config.redisUrl().map(RedisConnection::describe).orElse("none"));
+  }
+
+  /** The HTTP API's port (useful when it was configured as 0). */
+  public int httpPort() {
+    return http.port();
+  }
+
+  public AgentLeadership leadership() {
+    return leadership;
+  }
+
+  public List<Gate> gates() {
+    return List.copyOf(gates);
+  }
+
+  /** Closes the gates (connections reset), lets go of the gate key, and stops. */
+  @Override
+  public void close() {
+    if (leadership != null) {
+      leadership.close();
+    }
+    gates.forEach(Gate::close);
+    if (http != null) {
+      http.close();
+    }
+    if (redisson != null) {
+      redisson.shutdown();
+    }
+  }
+
+  public static void main(String[] args) {
+    Map<String, String> env = System.getenv();
+    BatonAgent agent;
+    try {
+      AgentConfig config = AgentConfig.fromEnvironment(env);
+      agent =
+          new BatonAgent(config, KubeAccess.resolve(env, Path.of(System.getProperty("user.home"))));
+    } catch (RuntimeException e) {
+      System.err.println("baton-agent: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    // SIGTERM: the gates close and the key is let go before the JVM ends.
+    Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "baton-agent-shutdown"));
+  }
+}

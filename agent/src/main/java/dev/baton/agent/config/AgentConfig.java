@@ -1,0 +1,181 @@
+package dev.baton.agent.config;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The agent's settings, read from a map of environment variables through one table of (name,
+ * parser, default), so that tests pass a map and never touch the process's environment.
+ *
+ * @param redisUrl absent: no locks, and the gate waits {@code confirmWithin} after a promotion
+ */
+public record AgentConfig(
+    String podName,
+    String podNamespace,
+    Optional<String> podUid,
+    InetSocketAddress listen,
+    List<GateRoute> gates,
+    String roleLabel,
+    Duration confirmWithin,
+    Optional<String> redisUrl,
+    Optional<String> redisUsername,
+    Optional<String> redisPassword,
+    Optional<String> kubeconfig) {
+
+  public static final String POD_NAME = "POD_NAME";
+  public static final String POD_NAMESPACE = "POD_NAMESPACE";
+  public static final String POD_UID = "POD_UID";
+  public static final String LISTEN = "BATON_AGENT_LISTEN";
+  public static final String GATE = "BATON_AGENT_GATE";
+  public static final String ROLE_LABEL = "BATON_AGENT_ROLE_LABEL";
+  public static final String CONFIRM_WITHIN = "BATON_AGENT_CONFIRM_WITHIN";
+  public static final String REDIS_URL = "BATON_REDIS_URL";
+  public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
+  public static final String REDIS_PASSWORD = "BATON_REDIS_PASSWORD";
+  public static final String KUBECONFIG = "KUBECONFIG";
+
+  /** One variable: its parser and its default (null: optional without a default). */
+  private record Setting<T>(String name, Function<String, T> parser, String defaultValue) {
+
+    T read(Map<String, String> env, List<String> problems) {
+      String raw = env.get(name);
+      if (raw == null || raw.isBlank()) {
+        raw = defaultValue;
+      }
+      if (raw == null) {
+        return null;
+      }
+      try {
+        return parser.apply(raw.trim());
+      } catch (IllegalArgumentException e) {
+        problems.add(name + ": " + e.getMessage());
+        return null;
+      }
+    }
+  }
+
+  private static final Setting<String> S_POD_NAME = new Setting<>(POD_NAME, s -> s, null);
+  private static final Setting<String> S_POD_NAMESPACE = new Setting<>(POD_NAMESPACE, s -> s, null);
+  private static final Setting<String> S_POD_UID = new Setting<>(POD_UID, s -> s, null);
+  private static final Setting<InetSocketAddress> S_LISTEN =
+      new Setting<>(LISTEN, AgentConfig::address, "127.0.0.1:4040");
+  private static final Setting<List<GateRoute>> S_GATE =
+      new Setting<>(GATE, GateRoute::parseList, "");
+  private static final Setting<String> S_ROLE_LABEL =
+      new Setting<>(ROLE_LABEL, s -> s, "baton.dev/role");
+  private static final Setting<Duration> S_CONFIRM_WITHIN =
+      new Setting<>(CONFIRM_WITHIN, AgentConfig::confirmWithin, "2s");
+  private static final Setting<String> S_REDIS_URL = new Setting<>(REDIS_URL, s -> s, null);
+  private static final Setting<String> S_REDIS_USERNAME =
+      new Setting<>(REDIS_USERNAME, s -> s, null);
+  private static final Setting<String> S_REDIS_PASSWORD =
+      new Setting<>(REDIS_PASSWORD, s -> s, null);
+  private static final Setting<String> S_KUBECONFIG = new Setting<>(KUBECONFIG, s -> s, null);
+
+  /**
+   * Reads every setting and reports every problem at once.
+   *
+   * @throws IllegalArgumentException listing what is missing or malformed, by variable name
+   */
+  public static AgentConfig fromEnvironment(Map<String, String> env) {
+    List<String> problems = new ArrayList<>();
+    String name = S_POD_NAME.read(env, problems);
+    String namespace = S_POD_NAMESPACE.read(env, problems);
+    if (name == null || namespace == null) {
+      problems.add(
+          0,
+          POD_NAME
+              + " and "
+              + POD_NAMESPACE
+              + " must be set (downward API: metadata.name, metadata.namespace); missing: "
+              + (name == null ? POD_NAME : "")
+              + (name == null && namespace == null ? ", " : "")
+              + (namespace == null ? POD_NAMESPACE : ""));
+    }
+    AgentConfig c =
+        new AgentConfig(
+            name,
+            namespace,
+            Optional.ofNullable(S_POD_UID.read(env, problems)),
+            S_LISTEN.read(env, problems),
+            S_GATE.read(env, problems),
+            S_ROLE_LABEL.read(env, problems),
+            S_CONFIRM_WITHIN.read(env, problems),
+            Optional.ofNullable(S_REDIS_URL.read(env, problems)),
+            Optional.ofNullable(S_REDIS_USERNAME.read(env, problems)),
+            Optional.ofNullable(S_REDIS_PASSWORD.read(env, problems)),
+            Optional.ofNullable(S_KUBECONFIG.read(env, problems)));
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          "the agent's configuration is invalid:\n  " + String.join("\n  ", problems));
+    }
+    return c;
+  }
+
+  /** How often the pod is read again, besides its watch: a quarter of confirmWithin. */
+  public Duration confirmEvery() {
+    return confirmWithin.dividedBy(4);
+  }
+
+  public boolean listensOnLoopback() {
+    return listen.getAddress() != null && listen.getAddress().isLoopbackAddress();
+  }
+
+  static InetSocketAddress address(String text) {
+    int colon = text.lastIndexOf(':');
+    if (colon < 0) {
+      throw new IllegalArgumentException("'" + text + "' must be <host>:<port>");
+    }
+    String host = text.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      host = host.substring(1, host.length() - 1);
+    }
+    int port;
+    try {
+      port = Integer.parseInt(text.substring(colon + 1));
+    } catch (NumberFormatException e) {
+      port = -1;
+    }
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("'" + text + "' has no valid port (0 to 65535)");
+    }
+    InetSocketAddress a =
+        host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
+    if (a.isUnresolved()) {
+      throw new IllegalArgumentException("host '" + host + "' cannot be resolved");
+    }
+    return a;
+  }
+
+  static Duration confirmWithin(String text) {
+    Duration d = GoDuration.parse(text);
+    if (d.toMillis() < 100) {
+      throw new IllegalArgumentException("'" + text + "' is too short: at least 100ms");
+    }
+    return d;
+  }
+
+  /** Never shows the Redis password. */
+  @Override
+  public String toString() {
+    return "pod "
+        + podNamespace
+        + "/"
+        + podName
+        + ", HTTP "
+        + listen
+        + ", gates "
+        + gates
+        + ", role label "
+        + roleLabel
+        + ", confirmWithin "
+        + confirmWithin.toMillis()
+        + "ms, Redis "
+        + (redisUrl.isPresent() ? "configured" : "none");
+  }
+}

@@ -1,0 +1,240 @@
+package dev.baton.agent.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.baton.agent.leadership.AgentLeadership;
+import dev.baton.agent.leadership.LeadershipView;
+import dev.baton.agent.locks.LockService;
+import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.client.LockKeys;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's local HTTP API (API.md, "Names added with the issues of 2026-12-01"): leadership, its
+ * long poll and its events, fenced locks, health, readiness and metrics. Errors answer JSON {@code
+ * {"error": reason}}.
+ */
+public final class AgentHttp implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentHttp.class);
+  private static final ObjectMapper JSON =
+      new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  static final Duration MAX_WAIT = Duration.ofMinutes(10);
+  private static final String LOCKS = "/v1/locks/";
+
+  private final AgentLeadership leadership;
+  private final LockService locks;
+  private final AgentMetrics metrics;
+  private final HttpServer server;
+  private final ExecutorService threads;
+  private final LeadershipEvents events;
+
+  /**
+   * @param locks null without Redis: the lock endpoints answer 503
+   */
+  public AgentHttp(
+      InetSocketAddress listen,
+      AgentLeadership leadership,
+      LockService locks,
+      AgentMetrics metrics) {
+    this.leadership = leadership;
+    this.locks = locks;
+    this.metrics = metrics;
+    this.events = new LeadershipEvents(leadership, JSON);
+    try {
+      server = HttpServer.create(listen, 64);
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "the HTTP API cannot listen on " + listen + ": " + e.getMessage(), e);
+    }
+    // Long polls and event streams each hold a thread for as long as they last.
+    threads =
+        Executors.newCachedThreadPool(
+            r -> {
+              Thread t = new Thread(r, "baton-agent-http");
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(threads);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      String path = ex.getRequestURI().getRawPath();
+      String method = ex.getRequestMethod();
+      try {
+        if (path.equals("/healthz")) {
+          text(ex, 200, "ok\n");
+        } else if (path.equals("/readyz")) {
+          boolean ready = leadership.ready();
+          text(ex, ready ? 200 : 503, ready ? "ok\n" : "the pod has not been read yet\n");
+        } else if (path.equals("/metrics")) {
+          ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+          send(ex, 200, metrics.scrape().getBytes(StandardCharsets.UTF_8));
+        } else if (path.equals("/v1/leadership")) {
+          requireMethod(method, "GET");
+          leadership(ex);
+        } else if (path.equals("/v1/leadership/events")) {
+          requireMethod(method, "GET");
+          new Query(ex.getRequestURI().getRawQuery()).only();
+          events.stream(ex);
+        } else if (path.startsWith(LOCKS) && path.length() > LOCKS.length()) {
+          lock(ex, method, path.substring(LOCKS.length()));
+        } else {
+          json(ex, 404, error("no such endpoint: " + path));
+        }
+      } catch (org.redisson.client.RedisException e) {
+        json(ex, 503, error("Redis did not answer: " + e.getClass().getSimpleName()));
+      } catch (Query.BadRequest e) {
+        json(ex, 400, error(e.getMessage()));
+      } catch (MethodNotAllowed e) {
+        ex.getResponseHeaders().set("Allow", e.getMessage());
+        json(ex, 405, error("use " + e.getMessage()));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (IOException e) {
+        log.debug("a client went away: {}", e.toString());
+      } catch (RuntimeException e) {
+        log.warn("request {} {} failed", method, path, e);
+        json(ex, 500, error("internal error: " + e.getClass().getSimpleName()));
+      }
+    }
+  }
+
+  private void leadership(HttpExchange ex) throws IOException, InterruptedException {
+    Query q = new Query(ex.getRequestURI().getRawQuery());
+    q.only("wait", "leader");
+    var wait = q.duration("wait", MAX_WAIT);
+    var leader = q.bool("leader");
+    if (leader.isPresent() && wait.isEmpty()) {
+      throw new Query.BadRequest("parameter 'leader' needs 'wait' (the long poll's limit)");
+    }
+    LeadershipView v =
+        wait.isPresent()
+            ? leadership.awaitLeaderOtherThan(leader.orElse(leadership.view().leader()), wait.get())
+            : leadership.view();
+    json(ex, 200, v);
+  }
+
+  private void lock(HttpExchange ex, String method, String rest) throws IOException {
+    String operation;
+    String rawKey;
+    if (method.equals("POST") && rest.endsWith("/renew")) {
+      operation = "renew";
+      rawKey = rest.substring(0, rest.length() - "/renew".length());
+    } else if (method.equals("POST")) {
+      operation = "acquire";
+      rawKey = rest;
+    } else if (method.equals("DELETE")) {
+      operation = "release";
+      rawKey = rest;
+    } else {
+      throw new MethodNotAllowed("POST, DELETE");
+    }
+    String key = key(rawKey);
+    Query q = new Query(ex.getRequestURI().getRawQuery());
+    LockService.Outcome out;
+    if (locks == null) {
+      out =
+          new LockService.Outcome(
+              503, error("locks need Redis: BATON_REDIS_URL is not set for the agent"));
+    } else {
+      switch (operation) {
+        case "acquire" -> {
+          q.only("ttl", "wait");
+          Duration ttl = q.duration("ttl", Duration.ofDays(1)).orElse(Duration.ofSeconds(30));
+          if (ttl.toMillis() < 10) {
+            throw new Query.BadRequest("parameter 'ttl' must be at least 10ms");
+          }
+          out = locks.acquire(key, ttl, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
+        }
+        case "renew" -> {
+          q.only();
+          out = locks.renew(key);
+        }
+        default -> {
+          q.only();
+          out = locks.release(key);
+        }
+      }
+    }
+    metrics.lockRequest(operation, out.status());
+    json(ex, out.status(), out.body());
+  }
+
+  private static String key(String raw) {
+    String key;
+    try {
+      key = URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new Query.BadRequest("malformed percent-encoding in the lock key");
+    }
+    try {
+      return new LockKeys(key).key();
+    } catch (IllegalArgumentException e) {
+      throw new Query.BadRequest(e.getMessage());
+    }
+  }
+
+  private static void requireMethod(String method, String allowed) {
+    if (!method.equals(allowed)) {
+      throw new MethodNotAllowed(allowed);
+    }
+  }
+
+  static Map<String, Object> error(String message) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("error", message);
+    return body;
+  }
+
+  private static void json(HttpExchange ex, int status, Object body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    send(ex, status, JSON.writeValueAsBytes(body));
+  }
+
+  private static void text(HttpExchange ex, int status, String body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+    send(ex, status, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
+    ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(body);
+    }
+  }
+
+  /** A 405, with the methods allowed as its message. */
+  private static final class MethodNotAllowed extends RuntimeException {
+    MethodNotAllowed(String allowed) {
+      super(allowed);
+    }
+  }
+
+  @Override
+  public void close() {
+    events.close();
+    server.stop(0);
+    threads.shutdownNow();
+  }
+}

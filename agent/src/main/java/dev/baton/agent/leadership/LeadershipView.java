@@ -1,0 +1,11 @@
+package dev.baton.agent.leadership;
+
+/**
+ * What {@code GET /v1/leadership} answers: whether this pod leads by the gate's rule, with which
+ * term, in which group, since when.
+ *
+ * @param term while leading, else null
+ * @param group the pod's {@code baton.dev/leader-group} annotation, or null
+ * @param since while leading, the pod's {@code baton.dev/leader-since} annotation, else null
+ */
+public record LeadershipView(boolean leader, Long term, String pod, String group, String since) {}

@@ -1,0 +1,99 @@
+package dev.baton.agent.metrics;
+
+import dev.baton.agent.leadership.LeadershipView;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The agent's meters, all under {@code baton_agent_}, in the Prometheus text format. Labels carry
+ * ports, operations and outcomes only: never a key's holder value, never a credential.
+ */
+public final class AgentMetrics {
+
+  public static final String PREFIX = "baton_agent_";
+
+  private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+  private final Map<Integer, LongAdder> openConnections = new ConcurrentHashMap<>();
+  private volatile Supplier<LeadershipView> leadership = () -> null;
+
+  public void leadership(Supplier<LeadershipView> view) {
+    this.leadership = view;
+  }
+
+  public void gateAccepted(int port) {
+    count("gate_connections_total{port=\"" + port + "\"}", 1);
+    openConnections.computeIfAbsent(port, p -> new LongAdder()).increment();
+  }
+
+  public void gateRefused(int port) {
+    count("gate_refused_total{port=\"" + port + "\"}", 1);
+  }
+
+  public void gateCut(int port, int connections) {
+    count("gate_cut_total{port=\"" + port + "\"}", connections);
+  }
+
+  public void gateEnded(int port) {
+    openConnections.computeIfAbsent(port, p -> new LongAdder()).decrement();
+  }
+
+  /** One lock request: acquire, renew or release, and its HTTP status. */
+  public void lockRequest(String operation, int status) {
+    count("lock_requests_total{operation=\"" + operation + "\",status=\"" + status + "\"}", 1);
+  }
+
+  private void count(String series, long n) {
+    counters.computeIfAbsent(series, s -> new LongAdder()).add(n);
+  }
+
+  /** The text for {@code /metrics}. */
+  public String scrape() {
+    StringBuilder out = new StringBuilder();
+    LeadershipView v = leadership.get();
+    gauge(
+        out,
+        "leader",
+        "1 while this pod leads and its gates are open",
+        v != null && v.leader() ? 1 : 0);
+    gauge(
+        out,
+        "term",
+        "the term this pod leads with, 0 while it does not lead",
+        v == null || v.term() == null ? 0 : v.term());
+    out.append("# HELP ")
+        .append(PREFIX)
+        .append("gate_connections_open connections forwarded now\n# TYPE ")
+        .append(PREFIX)
+        .append("gate_connections_open gauge\n");
+    new TreeMap<>(openConnections)
+        .forEach(
+            (port, n) ->
+                out.append(PREFIX)
+                    .append("gate_connections_open{port=\"")
+                    .append(port)
+                    .append("\"} ")
+                    .append(Math.max(0, n.sum()))
+                    .append('\n'));
+    Map<String, Long> sorted = new TreeMap<>();
+    counters.forEach((k, a) -> sorted.put(k, a.sum()));
+    String lastName = null;
+    for (var e : sorted.entrySet()) {
+      String name = e.getKey().substring(0, e.getKey().indexOf('{'));
+      if (!name.equals(lastName)) {
+        out.append("# TYPE ").append(PREFIX).append(name).append(" counter\n");
+        lastName = name;
+      }
+      out.append(PREFIX).append(e.getKey()).append(' ').append(e.getValue()).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static void gauge(StringBuilder out, String name, String help, long value) {
+    out.append("# HELP ").append(PREFIX).append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(PREFIX).append(name).append(" gauge\n");
+    out.append(PREFIX).append(name).append(' ').append(value).append('\n');
+  }
+}

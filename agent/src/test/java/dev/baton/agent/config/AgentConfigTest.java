@@ -1,0 +1,102 @@
+package dev.baton.agent.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class AgentConfigTest {
+
+  private static final Map<String, String> POD =
+      Map.of("POD_NAME", "payments-0", "POD_NAMESPACE", "shop");
+
+  @Test
+  void defaultsFollowTheContract() {
+    AgentConfig c = AgentConfig.fromEnvironment(POD);
+    assertThat(c.podName()).isEqualTo("payments-0");
+    assertThat(c.podNamespace()).isEqualTo("shop");
+    assertThat(c.listen().getPort()).isEqualTo(4040);
+    assertThat(c.listensOnLoopback()).isTrue();
+    assertThat(c.gates()).isEmpty();
+    assertThat(c.roleLabel()).isEqualTo("baton.dev/role");
+    assertThat(c.confirmWithin()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(c.confirmEvery()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.redisUrl()).isEmpty();
+  }
+
+  @Test
+  void everySettingIsRead() {
+    AgentConfig c =
+        AgentConfig.fromEnvironment(
+            Map.of(
+                "POD_NAME", "p",
+                "POD_NAMESPACE", "ns",
+                "BATON_AGENT_LISTEN", "0.0.0.0:9000",
+                "BATON_AGENT_GATE", "5432:127.0.0.1:15432, 8080:localhost:80",
+                "BATON_AGENT_ROLE_LABEL", "example.com/role",
+                "BATON_AGENT_CONFIRM_WITHIN", "1m1.5s",
+                "BATON_REDIS_URL", "redis://redis:6379",
+                "BATON_REDIS_PASSWORD", "s3cret"));
+    assertThat(c.listen().getPort()).isEqualTo(9000);
+    assertThat(c.listensOnLoopback()).isFalse();
+    assertThat(c.gates())
+        .containsExactly(
+            new GateRoute(5432, "127.0.0.1", 15432), new GateRoute(8080, "localhost", 80));
+    assertThat(c.roleLabel()).isEqualTo("example.com/role");
+    assertThat(c.confirmWithin()).isEqualTo(Duration.ofMillis(61_500));
+    assertThat(c.redisUrl()).hasValue("redis://redis:6379");
+    assertThat(c.toString()).doesNotContain("s3cret");
+  }
+
+  @Test
+  void aMissingPodNameOrNamespaceIsNamed() {
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(Map.of("POD_NAMESPACE", "shop")))
+        .hasMessageContaining("missing: POD_NAME")
+        .hasMessageNotContaining("missing: POD_NAME, POD_NAMESPACE");
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(Map.of()))
+        .hasMessageContaining("missing: POD_NAME, POD_NAMESPACE");
+  }
+
+  @Test
+  void everyMalformedSettingIsReportedAtOnce() {
+    Map<String, String> env =
+        Map.of(
+            "POD_NAME", "p",
+            "POD_NAMESPACE", "ns",
+            "BATON_AGENT_LISTEN", "localhost:http",
+            "BATON_AGENT_GATE", "5432:127.0.0.1",
+            "BATON_AGENT_CONFIRM_WITHIN", "10ms");
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(env))
+        .hasMessageContaining("BATON_AGENT_LISTEN")
+        .hasMessageContaining("BATON_AGENT_GATE")
+        .hasMessageContaining("BATON_AGENT_CONFIRM_WITHIN: '10ms' is too short");
+  }
+
+  @Test
+  void gatesAreParsedStrictly() {
+    assertThat(GateRoute.parseList("1:[::1]:2")).containsExactly(new GateRoute(1, "::1", 2));
+    assertThat(GateRoute.parseList("")).isEmpty();
+    for (String bad : List.of("0:a:1", "1::2", "1:a:70000", "x:a:1", "1:a:2,1:b:3")) {
+      assertThatThrownBy(() -> GateRoute.parseList(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void durationsAreGoStyle() {
+    assertThat(GoDuration.parse("0")).isZero();
+    assertThat(GoDuration.parse("250ms")).isEqualTo(Duration.ofMillis(250));
+    assertThat(GoDuration.parse("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
+    assertThat(GoDuration.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(GoDuration.parse("10us")).isEqualTo(Duration.ofNanos(10_000));
+    for (String bad : List.of("", "5", "1x", "s", "-1s", "1s 2s", "1.s.s")) {
+      assertThatThrownBy(() -> GoDuration.parse(bad))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+}

@@ -1,0 +1,271 @@
+package dev.baton.agent.http;
+
+import static dev.baton.agent.testing.AgentSandbox.ROLE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.baton.agent.BatonAgent;
+import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockSpec;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The agent's HTTP API through real sockets, against the real operator: leadership, its long poll
+ * and its events, fenced locks taken, renewed, refused, reaped and released, and the answers to bad
+ * requests.
+ */
+@Timeout(60)
+class HttpApiIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
+
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private AgentSandbox sandbox;
+  private BatonAgent a0;
+  private BatonAgent a1;
+
+  @BeforeEach
+  void start() {
+    sandbox = new AgentSandbox().pods(2).startOperator();
+    a0 = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
+    a1 = sandbox.startAgent("worker-1", CONFIRM_WITHIN, true);
+  }
+
+  @AfterEach
+  void stop() {
+    sandbox.close();
+  }
+
+  @Test
+  void leadershipIsAnsweredAndTheLongPollAnswersOnAChange() throws Exception {
+    JsonNode before = getJson(a0, "/v1/leadership").body;
+    assertThat(before.get("leader").asBoolean()).isFalse();
+    assertThat(before.get("term").isNull()).isTrue();
+    assertThat(before.get("pod").asText()).isEqualTo("worker-0");
+    assertThat(before.has("group")).isTrue();
+    assertThat(before.has("since")).isTrue();
+
+    CompletableFuture<HttpResponse<String>> poll0 = longPoll(a0, "30s", false);
+    CompletableFuture<HttpResponse<String>> poll1 = longPoll(a1, "30s", false);
+    sandbox.group();
+    String leader = sandbox.awaitLeader();
+    BatonAgent leaderAgent = leader.equals("worker-0") ? a0 : a1;
+    var answered = (leader.equals("worker-0") ? poll0 : poll1).get(10, TimeUnit.SECONDS);
+    assertThat(answered.statusCode()).isEqualTo(200);
+    JsonNode body = JSON.readTree(answered.body());
+    assertThat(body.get("leader").asBoolean()).isTrue();
+    assertThat(body.get("term").asLong())
+        .isEqualTo(
+            Long.parseLong(
+                sandbox.pod(leader).getMetadata().getAnnotations().get("baton.dev/term")));
+    assertThat(body.get("group").asText()).isEqualTo(AgentSandbox.GROUP);
+    assertThat(body.get("since").asText()).isNotBlank();
+
+    // The follower's poll is still waiting; a short one answers at its limit, unchanged.
+    assertThat((leader.equals("worker-0") ? poll1 : poll0).isDone()).isFalse();
+    var timedOut = getJson(leaderAgent, "/v1/leadership?wait=200ms&leader=false").body;
+    assertThat(timedOut.get("leader").asBoolean()).isTrue();
+    var atLimit = getJson(leaderAgent, "/v1/leadership?wait=100ms&leader=true").body;
+    assertThat(atLimit.get("leader").asBoolean()).isTrue();
+
+    // Demotion: a poll for "still leader" answers with leader false.
+    CompletableFuture<HttpResponse<String>> demoted = longPoll(leaderAgent, "30s", true);
+    sandbox.cluster.setReady(leader, false);
+    JsonNode after = JSON.readTree(demoted.get(10, TimeUnit.SECONDS).body());
+    assertThat(after.get("leader").asBoolean()).isFalse();
+  }
+
+  @Test
+  void theEventStreamDeliversAnEventPerChange() throws Exception {
+    HttpResponse<java.io.InputStream> stream =
+        http.send(
+            HttpRequest.newBuilder(uri(a0, "/v1/leadership/events")).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(stream.statusCode()).isEqualTo(200);
+    assertThat(stream.headers().firstValue("Content-Type")).hasValue("text/event-stream");
+    try (BufferedReader events =
+        new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
+      JsonNode first = nextEvent(events);
+      assertThat(first.get("leader").asBoolean()).isFalse();
+      sandbox.group();
+      // worker-0 is the older pod, so the operator elects it; events follow until it leads.
+      JsonNode leading;
+      do {
+        leading = nextEvent(events);
+      } while (!leading.get("leader").asBoolean());
+      assertThat(leading.get("term").asLong()).isPositive();
+      assertThat(sandbox.cluster.leaders(ROLE)).containsExactly("worker-0");
+    }
+  }
+
+  @Test
+  void aLockIsTakenRenewedRefusedToAnotherPodReapedWithItsPodAndReleased() throws Exception {
+    createLock("migration");
+    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    long token = taken.body.get("token").asLong();
+    assertThat(token).isPositive();
+    assertThat(taken.body.get("expiresAt").asText()).isNotBlank();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> "shop/worker-0".equals(lockStatus("migration").getHolder()));
+
+    Reply renewed = post(a0, "/v1/locks/shop/migration/renew");
+    assertThat(renewed.status).isEqualTo(200);
+    assertThat(renewed.body.get("token").asLong()).isEqualTo(token);
+
+    Reply refused = post(a1, "/v1/locks/shop/migration?ttl=30s&wait=100ms");
+    assertThat(refused.status).isEqualTo(409);
+    assertThat(refused.body.get("holder").asText()).isEqualTo("shop/worker-0");
+    assertThat(delete(a1, "/v1/locks/shop/migration").status).isEqualTo(409);
+
+    // By the RedisLock's name alone, in the pod's namespace, after the holder released it.
+    Reply released = delete(a0, "/v1/locks/migration");
+    assertThat(released.status).isEqualTo(200);
+    Reply second = post(a1, "/v1/locks/migration?ttl=30s");
+    assertThat(second.status).isEqualTo(200);
+    assertThat(second.body.get("token").asLong()).isGreaterThan(token);
+    assertThat(post(a0, "/v1/locks/migration/renew").status).isEqualTo(409);
+
+    // The holder's pod goes: the operator deletes the lock at once, well before its 30 s ttl.
+    sandbox.cluster.deletePod("worker-1");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                sandbox
+                    .cluster
+                    .redis
+                    .command("EXISTS", "baton:{shop/migration}:lock")
+                    .equals(":0"));
+    Reply afterReap = post(a0, "/v1/locks/migration?ttl=10s");
+    assertThat(afterReap.status).isEqualTo(200);
+    assertThat(afterReap.body.get("token").asLong())
+        .isGreaterThan(second.body.get("token").asLong());
+  }
+
+  @Test
+  void anUnknownKeyIs404AndMalformedParametersAre400() throws Exception {
+    Reply unknown = post(a0, "/v1/locks/shop/no-such-lock?ttl=10s");
+    assertThat(unknown.status).isEqualTo(404);
+    assertThat(unknown.body.get("error").asText()).contains("shop/no-such-lock");
+
+    for (String bad :
+        new String[] {
+          "/v1/leadership?wait=soon",
+          "/v1/leadership?wait=1s&leader=maybe",
+          "/v1/leadership?leader=true",
+          "/v1/leadership?wait=1h",
+          "/v1/leadership?color=blue"
+        }) {
+      Reply r = getJson(a0, bad);
+      assertThat(r.status).as(bad).isEqualTo(400);
+      assertThat(r.body.get("error").asText()).as(bad).isNotBlank();
+    }
+    assertThat(post(a0, "/v1/locks/shop/x?ttl=forever").status).isEqualTo(400);
+    assertThat(post(a0, "/v1/locks/shop/x?ttl=1ms").status).isEqualTo(400);
+    assertThat(post(a0, "/v1/locks/%7Bbraces%7D?ttl=1s").status).isEqualTo(400);
+    assertThat(getJson(a0, "/v1/nothing").status).isEqualTo(404);
+
+    var ready =
+        http.send(
+            HttpRequest.newBuilder(uri(a0, "/readyz")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(ready.statusCode()).isEqualTo(200);
+    var metrics =
+        http.send(
+            HttpRequest.newBuilder(uri(a0, "/metrics")).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(metrics.body())
+        .contains("baton_agent_leader 0")
+        .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
+        .doesNotContain(sandbox.cluster.redis.url());
+  }
+
+  private void createLock(String name) {
+    RedisLock l = new RedisLock();
+    l.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(Sandbox.NS).build());
+    RedisLockSpec spec = new RedisLockSpec();
+    spec.setTtl("30s");
+    l.setSpec(spec);
+    sandbox.cluster.client.resource(l).create();
+  }
+
+  private dev.baton.api.v1alpha1.RedisLockStatus lockStatus(String name) {
+    RedisLock l =
+        sandbox
+            .cluster
+            .client
+            .resources(RedisLock.class)
+            .inNamespace(Sandbox.NS)
+            .withName(name)
+            .get();
+    return l == null || l.getStatus() == null
+        ? new dev.baton.api.v1alpha1.RedisLockStatus()
+        : l.getStatus();
+  }
+
+  private static JsonNode nextEvent(BufferedReader events) throws Exception {
+    String line;
+    String event = null;
+    while ((line = events.readLine()) != null) {
+      if (line.startsWith("event: ")) {
+        event = line.substring(7);
+      } else if (line.startsWith("data: ")) {
+        assertThat(event).isEqualTo("leadership");
+        return JSON.readTree(line.substring(6));
+      }
+    }
+    throw new AssertionError("the event stream ended");
+  }
+
+  private CompletableFuture<HttpResponse<String>> longPoll(
+      BatonAgent a, String wait, boolean leader) {
+    return http.sendAsync(
+        HttpRequest.newBuilder(uri(a, "/v1/leadership?wait=" + wait + "&leader=" + leader)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private record Reply(int status, JsonNode body) {}
+
+  private Reply getJson(BatonAgent a, String path) throws Exception {
+    return send(a, HttpRequest.newBuilder(uri(a, path)).GET());
+  }
+
+  private Reply post(BatonAgent a, String path) throws Exception {
+    return send(a, HttpRequest.newBuilder(uri(a, path)).POST(HttpRequest.BodyPublishers.noBody()));
+  }
+
+  private Reply delete(BatonAgent a, String path) throws Exception {
+    return send(a, HttpRequest.newBuilder(uri(a, path)).DELETE());
+  }
+
+  private Reply send(BatonAgent a, HttpRequest.Builder b) throws Exception {
+    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    return new Reply(r.statusCode(), JSON.readTree(r.body()));
+  }
+
+  private static URI uri(BatonAgent a, String path) {
+    return URI.create("http://127.0.0.1:" + a.httpPort() + path);
+  }
+}

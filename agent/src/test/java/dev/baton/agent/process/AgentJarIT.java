@@ -1,0 +1,169 @@
+package dev.baton.agent.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.testing.AgentProcess;
+import dev.baton.agent.testing.AgentSandbox;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shipped jar, one process per simulated pod, reaching the mock API server through a kubeconfig
+ * (KUBECONFIG) as it would outside a cluster: leadership over HTTP, an old agent that is SIGKILLed
+ * (its gate key runs out before the next gate opens), and the errors it exits with.
+ */
+@Timeout(90)
+class AgentJarIT {
+
+  private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
+
+  @TempDir Path dir;
+  private AgentSandbox sandbox;
+  private final List<AgentProcess> processes = new java.util.ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    processes.forEach(AgentProcess::close);
+    if (sandbox != null) {
+      sandbox.close();
+    }
+  }
+
+  private AgentProcess startAgent(String pod) throws IOException {
+    Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
+    env.put(AgentConfig.LISTEN, "127.0.0.1:" + AgentSandbox.freePort());
+    env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
+    AgentProcess p = AgentProcess.start(env, dir.resolve(pod + ".log"));
+    processes.add(p);
+    return p;
+  }
+
+  @Test
+  void aKilledLeadersAgentKeepsTheNextGateShutUntilItsKeyRunsOut() throws Exception {
+    sandbox = new AgentSandbox().pods(2).startOperator();
+    AgentProcess p0 = startAgent("worker-0");
+    AgentProcess p1 = startAgent("worker-1");
+    await().atMost(Duration.ofSeconds(20)).until(() -> p0.ready() && p1.ready());
+    sandbox.group();
+    String leader = sandbox.awaitLeader();
+    String next = leader.equals("worker-0") ? "worker-1" : "worker-0";
+    AgentProcess old = leader.equals("worker-0") ? p0 : p1;
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> old.get("/v1/leadership").body().contains("\"leader\":true"));
+    assertThat(old.get("/v1/leadership").body())
+        .contains("\"pod\":\"" + leader + "\"")
+        .contains("\"group\":\"workers\"");
+    try (Socket s = connect(sandbox.gatePort(leader))) {
+      assertThat(echoes(s)).isTrue();
+    }
+
+    old.kill();
+    String gateKey = "baton:{gate:shop/workers}";
+    long pttl = Long.parseLong(sandbox.cluster.redis.command("PTTL", gateKey).substring(1));
+    long keyExpires = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pttl);
+    assertThat(pttl).as("the dead agent's key is still there").isPositive();
+    sandbox.cluster.deletePod(leader);
+    assertThat(sandbox.awaitLeaderOtherThan(leader)).isEqualTo(next);
+
+    // Poll the new leader's gate: it opens once the key ran out, never before.
+    long[] opened = new long[1];
+    await()
+        .atMost(CONFIRM_WITHIN.plusSeconds(3))
+        .pollInterval(Duration.ofMillis(10))
+        .until(
+            () -> {
+              try (Socket s = connect(sandbox.gatePort(next))) {
+                if (echoes(s)) {
+                  opened[0] = System.nanoTime();
+                  return true;
+                }
+              }
+              return false;
+            });
+    assertThat(opened[0]).as("opened after the dead agent's key expired").isGreaterThan(keyExpires);
+    assertThat(TimeUnit.NANOSECONDS.toMillis(opened[0] - keyExpires)).isLessThan(1000);
+  }
+
+  @Test
+  void aMissingPodNameEndsTheAgentWithAnErrorNamingIt() throws Exception {
+    sandbox = new AgentSandbox();
+    Map<String, String> env =
+        Map.of("POD_NAMESPACE", "shop", "KUBECONFIG", sandbox.kubeconfig(dir).toString());
+    AgentProcess p = AgentProcess.start(env, dir.resolve("no-name.log"));
+    processes.add(p);
+    assertThat(p.awaitExit(Duration.ofSeconds(20))).isNotZero();
+    assertThat(p.log()).contains("POD_NAME");
+  }
+
+  @Test
+  void aGatePortInUseEndsTheAgentWithAnErrorNamingThePort() throws Exception {
+    sandbox = new AgentSandbox().pods(1);
+    try (ServerSocket taken = new ServerSocket(0)) {
+      Map<String, String> env = new HashMap<>(sandbox.env("worker-0", CONFIRM_WITHIN, false));
+      env.put(AgentConfig.GATE, taken.getLocalPort() + ":127.0.0.1:9");
+      env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
+      AgentProcess p = AgentProcess.start(env, dir.resolve("port.log"));
+      processes.add(p);
+      assertThat(p.awaitExit(Duration.ofSeconds(20))).isNotZero();
+      assertThat(p.log()).contains("gate port " + taken.getLocalPort());
+    }
+  }
+
+  @Test
+  void anAgentStartsWhileRedisIsDownAndAnswersLocksWith503() throws Exception {
+    sandbox = new AgentSandbox().pods(1);
+    Map<String, String> env = new HashMap<>(sandbox.env("worker-0", CONFIRM_WITHIN, false));
+    int port = AgentSandbox.freePort();
+    env.put(AgentConfig.LISTEN, "127.0.0.1:" + port);
+    env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + AgentSandbox.freePort());
+    env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
+    AgentProcess p = AgentProcess.start(env, dir.resolve("redis-down.log"));
+    processes.add(p);
+    await().atMost(Duration.ofSeconds(20)).until(p::ready);
+    assertThat(p.get("/v1/leadership").body()).contains("\"leader\":false");
+    var lock =
+        java.net.http.HttpClient.newHttpClient()
+            .send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/v1/locks/shop/x?ttl=1s"))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(lock.statusCode()).isEqualTo(503);
+    assertThat(p.log()).doesNotContain("Exception");
+  }
+
+  private static Socket connect(int port) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+    s.setSoTimeout(2000);
+    return s;
+  }
+
+  /** Whether a round trip through the gate came back; false when the gate reset it. */
+  private static boolean echoes(Socket s) {
+    try {
+      s.getOutputStream().write("ping".getBytes(StandardCharsets.UTF_8));
+      InputStream in = s.getInputStream();
+      return "ping".equals(new String(in.readNBytes(4), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,113 @@
+package dev.baton.agent.testing;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** The shipped {@code baton-agent.jar} in a JVM of its own, started as the README says. */
+public final class AgentProcess implements AutoCloseable {
+
+  public static final Path JAR = Path.of("target", "baton-agent.jar");
+
+  private final Process process;
+  private final Path log;
+  private final int httpPort;
+  private final HttpClient http =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  private AgentProcess(Process process, Path log, int httpPort) {
+    this.process = process;
+    this.log = log;
+    this.httpPort = httpPort;
+  }
+
+  /** Starts {@code java -jar baton-agent.jar} with exactly {@code env} (plus PATH and HOME). */
+  public static AgentProcess start(Map<String, String> env, Path log) {
+    if (!Files.isRegularFile(JAR)) {
+      throw new IllegalStateException(
+          JAR.toAbsolutePath() + " is missing: package the agent first");
+    }
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of("-jar", JAR.toAbsolutePath().toString()));
+    ProcessBuilder pb =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    Map<String, String> processEnv = pb.environment();
+    processEnv.keySet().removeIf(k -> !k.equals("PATH") && !k.equals("HOME"));
+    processEnv.putAll(env);
+    String listen = env.getOrDefault("BATON_AGENT_LISTEN", "127.0.0.1:4040");
+    int port = Integer.parseInt(listen.substring(listen.lastIndexOf(':') + 1));
+    try {
+      return new AgentProcess(pb.start(), log, port);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start the agent", e);
+    }
+  }
+
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  /** Waits for the process to end; its exit code. */
+  public int awaitExit(Duration within) throws InterruptedException {
+    if (!process.waitFor(within.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("the agent did not exit within " + within + "; log:\n" + log());
+    }
+    return process.exitValue();
+  }
+
+  /** SIGKILL: no shutdown hook, nothing let go. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor();
+  }
+
+  /** A GET on the agent's HTTP API: status and body, or status -1 while it does not answer. */
+  public HttpResponse<String> get(String path) {
+    try {
+      return http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+              .timeout(Duration.ofSeconds(2))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+
+  public boolean ready() {
+    HttpResponse<String> r = get("/readyz");
+    return r != null && r.statusCode() == 200;
+  }
+
+  public String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e.getMessage() + ")";
+    }
+  }
+
+  @Override
+  public void close() {
+    process.destroy();
+    try {
+      if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

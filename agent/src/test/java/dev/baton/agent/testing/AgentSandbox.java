@@ -1,0 +1,171 @@
+package dev.baton.agent.testing;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.agent.BatonAgent;
+import dev.baton.agent.config.AgentConfig;
+import dev.baton.client.KubernetesApi;
+import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The real operator on the mock API server with a real redis-server ({@link Sandbox}), candidate
+ * pods, and one agent per pod in this JVM, each with a gate in front of an {@link EchoServer}.
+ */
+public final class AgentSandbox implements AutoCloseable {
+
+  public static final String ROLE = "baton.dev/role";
+  public static final String GROUP = "workers";
+  public static final String APP = "worker";
+
+  public final Sandbox cluster = new Sandbox(BatonOperator::launch);
+  public final GateRecorder recorder = new GateRecorder();
+  private final Map<String, BatonAgent> agents = new LinkedHashMap<>();
+  private final Map<String, EchoServer> apps = new HashMap<>();
+  private final Map<String, Integer> gatePorts = new HashMap<>();
+
+  public AgentSandbox pods(int n) {
+    for (int i = 0; i < n; i++) {
+      cluster.createPod("worker-" + i, APP);
+    }
+    return this;
+  }
+
+  public AgentSandbox startOperator() {
+    cluster.startOperator();
+    return this;
+  }
+
+  public AgentSandbox group() {
+    cluster.create(Sandbox.group(GROUP, APP));
+    return this;
+  }
+
+  public URI api() {
+    return URI.create(cluster.client.getMasterUrl().toString());
+  }
+
+  /** The environment an agent of {@code pod} gets: its gate, the sandbox's Redis (or none). */
+  public Map<String, String> env(String pod, Duration confirmWithin, boolean redis) {
+    EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
+    int gate = gatePorts.computeIfAbsent(pod, p -> freePort());
+    Map<String, String> env = new HashMap<>();
+    env.put(AgentConfig.POD_NAME, pod);
+    env.put(AgentConfig.POD_NAMESPACE, Sandbox.NS);
+    env.put(AgentConfig.LISTEN, "127.0.0.1:0");
+    env.put(AgentConfig.GATE, gate + ":127.0.0.1:" + app.port());
+    env.put(AgentConfig.CONFIRM_WITHIN, confirmWithin.toMillis() + "ms");
+    if (redis) {
+      env.put(AgentConfig.REDIS_URL, cluster.redis.url());
+    }
+    return env;
+  }
+
+  public BatonAgent startAgent(String pod, Duration confirmWithin, boolean redis) {
+    BatonAgent agent =
+        new BatonAgent(
+            AgentConfig.fromEnvironment(env(pod, confirmWithin, redis)),
+            KubernetesApi.withoutCredentials(api()),
+            List.of(recorder.forPod(pod)));
+    agents.put(pod, agent);
+    await().atMost(Duration.ofSeconds(10)).until(agent.leadership()::ready);
+    return agent;
+  }
+
+  public BatonAgent agent(String pod) {
+    return agents.get(pod);
+  }
+
+  /** Stops an agent as SIGTERM would: gates closed, key let go. */
+  public void stopAgent(String pod) {
+    BatonAgent a = agents.remove(pod);
+    if (a != null) {
+      a.close();
+    }
+  }
+
+  public int gatePort(String pod) {
+    return gatePorts.get(pod);
+  }
+
+  /** A client connection through {@code pod}'s gate. */
+  public Socket connectThroughGate(String pod) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), gatePort(pod));
+    s.setSoTimeout(5000);
+    return s;
+  }
+
+  public String awaitLeader() {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(10))
+        .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1));
+    return cluster.leaders(ROLE).get(0);
+  }
+
+  /** Waits for a leader other than {@code old}. */
+  public String awaitLeaderOtherThan(String old) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(5))
+        .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(old));
+    return cluster.leaders(ROLE).get(0);
+  }
+
+  public Pod pod(String name) {
+    return cluster.pod(name);
+  }
+
+  /** A kubeconfig for an agent in its own process (KUBECONFIG), with a token it ignores. */
+  public Path kubeconfig(Path dir) throws IOException {
+    Path file = dir.resolve("kubeconfig");
+    Files.writeString(
+        file,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: embedded
+          cluster: {server: "%s"}
+        contexts:
+        - name: embedded
+          context: {cluster: embedded, user: tester, namespace: shop}
+        users:
+        - name: tester
+          user: {token: not-checked-by-the-mock}
+        current-context: embedded
+        """
+            .formatted(api()));
+    return file;
+  }
+
+  public static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    agents.values().forEach(BatonAgent::close);
+    agents.clear();
+    apps.values().forEach(EchoServer::close);
+    cluster.close();
+  }
+}

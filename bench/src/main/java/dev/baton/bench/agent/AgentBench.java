@@ -1,0 +1,220 @@
+package dev.baton.bench.agent;
+
+import dev.baton.bench.BenchConfig;
+import dev.baton.bench.BenchMain;
+import dev.baton.bench.Percentiles;
+import dev.baton.bench.Report;
+import dev.baton.bench.Waits;
+import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.Sandbox;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent's gate, the shipped jar in processes of its own (one per simulated pod, a kubeconfig on
+ * the mock API server), the operator in this JVM: how soon a connection through the old leader's
+ * gate is cut, how soon the new leader's gate accepts, what the gate costs per round trip, and the
+ * agent's footprint.
+ */
+public final class AgentBench {
+
+  static final String APP = "agent-bench";
+  static final String GROUP = "agent-bench";
+  static final String ROLE = "baton.dev/role";
+  static final int PODS = 3;
+  static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
+
+  enum Kind {
+    DELETED("leader pod deleted"),
+    NOT_READY("leader turned not ready");
+
+    final String description;
+
+    Kind(String description) {
+      this.description = description;
+    }
+  }
+
+  private final BenchConfig config;
+  private final Path jar;
+
+  public AgentBench(BenchConfig config) {
+    this.config = config;
+    this.jar = Path.of(System.getProperty("bench.agentJar", "agent/target/baton-agent.jar"));
+  }
+
+  public void run(Report report) throws Exception {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");
+    }
+    Path dir = Files.createDirectories(config.out().resolve("agent"));
+    try (Sandbox cluster = new Sandbox(BatonOperator::launch);
+        AgentFleet fleet = new AgentFleet(cluster, jar, dir, CONFIRM_WITHIN)) {
+      for (int i = 0; i < PODS; i++) {
+        cluster.createPod(pod(i), APP);
+      }
+      cluster.startOperator();
+      List<Double> startToReady = new ArrayList<>();
+      for (int i = 0; i < PODS; i++) {
+        startToReady.add(fleet.start(pod(i)));
+      }
+      cluster.create(Sandbox.group(GROUP, APP));
+      int trials = config.processTrials();
+      Report.Section cut =
+          report.section(
+              "agent-gate",
+              "The agent's gate: from the API call to the client of the old leader's gate seeing"
+                  + " its connection closed, and to the new leader's gate accepting (ms)",
+              "step",
+              "trials",
+              "p50",
+              "p90",
+              "p99",
+              "max");
+      int directCut = 0;
+      int directTrials = 0;
+      int openedBeforeCut = 0;
+      for (Kind kind : Kind.values()) {
+        List<Double> cuts = new ArrayList<>();
+        List<Double> opens = new ArrayList<>();
+        for (int t = 0; t < trials; t++) {
+          FailoverTrial.Outcome o = new FailoverTrial(cluster, fleet, kind).run();
+          cuts.add(o.cutMillis());
+          opens.add(o.openMillis());
+          directTrials++;
+          directCut += o.directCut() ? 1 : 0;
+          openedBeforeCut += o.openMillis() < o.cutMillis() ? 1 : 0;
+          BenchMain.progress("agent " + kind + " " + (t + 1) + "/" + trials + ": " + o);
+        }
+        row(cut, kind.description + ": connection through the old gate closed", cuts);
+        row(cut, kind.description + ": new leader's gate accepting (old agent alive)", opens);
+      }
+      int killedTrials = Math.max(3, trials / 3);
+      List<Double> killedOpens = new ArrayList<>();
+      for (int t = 0; t < killedTrials; t++) {
+        FailoverTrial.Outcome o = new FailoverTrial(cluster, fleet, Kind.DELETED).killFirst().run();
+        killedOpens.add(o.openMillis());
+        BenchMain.progress("agent killed " + (t + 1) + "/" + killedTrials + ": " + o);
+      }
+      row(cut, "old agent SIGKILLed, then leader pod deleted: new gate accepting", killedOpens);
+      cut.note(
+          "Three simulated pods, each with the shipped baton-agent.jar in its own JVM (java -jar,"
+              + " no options, KUBECONFIG on the mock API server, BATON_REDIS_URL on the sandbox's"
+              + " redis-server, confirmWithin 2 s) and an echo server behind its gate; the operator"
+              + " in the benchmark JVM. Each trial: a connection through the leader's gate and one"
+              + " straight to the leader's echo server, both answering; then one API call (delete"
+              + " the pod, or set its Ready condition False). Closed: a blocked read on the gate"
+              + " connection returns end of stream or a reset. Accepting: a new connection through"
+              + " another pod's gate echoes a byte (polled every few ms).");
+      cut.note(
+          "The same client connected straight to the old pod (the label route): cut in "
+              + directCut
+              + " of "
+              + directTrials
+              + " trials. The new gate accepted before the old gate's connection was seen closed in "
+              + openedBeforeCut
+              + " trials (the check is black-box: both times are taken in the benchmark JVM).");
+      cut.note(
+          "SIGKILLed: the old agent gets no chance to let go; its gate key runs out at most"
+              + " confirmWithin after its last renewal, and only then does the new gate open"
+              + " (target: under confirmWithin + 100 ms).");
+
+      Report.Section o =
+          report.section(
+              "agent-overhead",
+              "The gate's cost: 1 KiB request, 1 KiB response, on loopback",
+              "connections and path",
+              "round trips/s",
+              "p50 µs",
+              "p99 µs");
+      for (int connections : new int[] {1, 64}) {
+        Overhead.Result direct = new Overhead(fleet.appPortOfLeader(cluster), connections).run();
+        Overhead.Result through = new Overhead(fleet.gatePortOfLeader(cluster), connections).run();
+        o.row(
+            connections + ", straight to the target",
+            direct.perSecond(),
+            direct.p50Micros(),
+            direct.p99Micros());
+        o.row(
+            connections + ", through the gate",
+            through.perSecond(),
+            through.p50Micros(),
+            through.p99Micros());
+        o.note(
+            connections
+                + " connection(s): added p50 "
+                + Math.round(through.p50Micros() - direct.p50Micros())
+                + " µs; throughput through the gate "
+                + Math.round(100 * through.perSecond() / direct.perSecond())
+                + "% of straight.");
+      }
+      o.note(Overhead.describe());
+
+      Report.Section f =
+          report.section(
+              "agent-footprint",
+              "The agent's footprint (shipped jar, java -jar, no JVM options)",
+              "measure",
+              "value");
+      Percentiles ready = Percentiles.of(startToReady);
+      f.row("start to /readyz, p50 of " + PODS + " (ms)", ready.p50());
+      f.row("start to /readyz, max (ms)", ready.max());
+      Map<String, Long> rss = fleet.rssKib();
+      rss.forEach((pod, kib) -> f.row("RSS of " + pod + " after the trials (MiB)", kib / 1024.0));
+      f.note(
+          "RSS from /proc/<pid>/status (VmRSS) once the trials and the overhead runs are done. The"
+              + " JVM's defaults size the heap from the machine's memory; the example manifests"
+              + " start it with -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m -Xss256k.");
+      List<Double> small = fleet.footprintWithSmallJvm(cluster);
+      f.row("RSS with the example's JVM options, idle follower (MiB)", small.get(0));
+      f.row("start to /readyz with those options (ms)", small.get(1));
+    }
+  }
+
+  static String pod(int i) {
+    return "agent-" + i;
+  }
+
+  private static void row(Report.Section s, String step, List<Double> samples) {
+    Percentiles p = Percentiles.of(samples);
+    s.row(step, p.count(), p.p50(), p.p90(), p.p99(), p.max());
+  }
+
+  /** Reads from {@code s} until it ends; completes with the instant it ended (nanoTime). */
+  static CompletableFuture<Long> endOf(Socket s) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            s.setSoTimeout(10_000);
+            while (s.getInputStream().read() >= 0) {
+              // the echo of nothing: keep reading until the end
+            }
+          } catch (java.net.SocketTimeoutException e) {
+            return -1L;
+          } catch (java.io.IOException e) {
+            // reset: an end too
+          }
+          return System.nanoTime();
+        });
+  }
+
+  static double millisSince(long start, long end) {
+    return TimeUnit.NANOSECONDS.toMicros(end - start) / 1000.0;
+  }
+
+  static Map<String, String> env(Map<String, String> base) {
+    return new LinkedHashMap<>(base);
+  }
+
+  static void await(java.util.function.BooleanSupplier c, Duration timeout, String what) {
+    Waits.require(c, timeout, what);
+  }
+}
