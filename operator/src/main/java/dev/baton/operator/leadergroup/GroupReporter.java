@@ -282,7 +282,9 @@ final class GroupReporter {
 
   /** Writes the status when it changed and says when to reconcile next. */
   UpdateControl<LeaderGroup> finish(Report r, Integer ready, Duration next) {
-    var written = statusWriter.write(r.group, status(r, ready), TermReservations::keep);
+    LeaderGroupStatus status = status(r, ready);
+    metrics.conditions(r.ns(), r.name(), status.getConditions());
+    var written = statusWriter.write(r.group, status, TermReservations::keep);
     if (written != null) {
       r.state.reserved = Math.max(r.state.reserved, TermReservations.reserved(written.after()));
     }

@@ -114,7 +114,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             sources::holdsPod,
             clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
-    this.splitBrain = new SplitBrainCheck(sources, events, metrics, clock);
+    this.splitBrain = new SplitBrainCheck(sources, events, clock);
     this.routing = new GroupRouting(sources, new LeaderEndpoints(client, sources), events, metrics);
   }
 

@@ -1,11 +1,13 @@
 package dev.baton.operator.metrics;
 
 import dev.baton.operator.lease.RedisLeaseStore;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +22,7 @@ public class BatonMetrics {
   public static final String ROUTING_CONVERGENCE = PREFIX + "routing_convergence";
   public static final String TERM = PREFIX + "leadergroup_term";
   public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
-  public static final String SPLIT_BRAIN = PREFIX + "leadergroup_split_brain_suspected";
+  public static final String CONDITION = PREFIX + "leadergroup_condition";
   public static final String LOCK_ACQUISITIONS = PREFIX + "lock_acquisitions";
   public static final String LOCK_RELEASES = PREFIX + "lock_releases";
   public static final String LOCK_REAPS = PREFIX + "lock_reaps";
@@ -30,6 +32,40 @@ public class BatonMetrics {
   public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
   public static final String OTHER_ACTIVE_REPLICA = PREFIX + "operator_other_active_replica";
   public static final String CACHED_PODS = PREFIX + "cached_pods";
+
+  /**
+   * The buckets of every histogram without a group label: what Baton does spans a Redis round trip
+   * (a few ms) to a slow failover or Redis timeout (seconds). Micrometer's percentile histogram
+   * would publish about 70 buckets per series instead.
+   */
+  static final Duration[] BUCKETS = {
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30)
+  };
+
+  /**
+   * The buckets of the one histogram per group, routing convergence: few, because every bucket is a
+   * series for each of a thousand groups. They answer what on-call asks: converged within 100 ms
+   * (one-write routing, a healthy EndpointSlice controller), within 1 s, within 10 s (past which
+   * the operator warns), or later (+Inf).
+   */
+  static final Duration[] ROUTING_BUCKETS = {
+    Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(10)
+  };
+
+  /** The conditions exported as {@link #CONDITION}: what an alert needs, nothing more. */
+  static final List<String> EXPORTED_CONDITIONS =
+      List.of("Ready", "Routed", "RedisAvailable", "SplitBrainSuspected");
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -50,14 +86,16 @@ public class BatonMetrics {
         .increment();
   }
 
-  /** From the moment the operator learned the leader was gone to the new leader labeled. */
+  /**
+   * From the moment the operator learned the leader was gone to the new leader labeled. By
+   * namespace, not by group: a group fails over rarely, so a per-group distribution would be
+   * buckets of zeros; which group failed over is in {@link #LEADER_CHANGES}.
+   */
   public void failover(String namespace, String group, Duration took) {
     Timer.builder(FAILOVER)
         .description("Time from learning the leader was gone to the new leader labeled")
-        .tags(Tags.of("namespace", namespace, "group", group))
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofSeconds(30))
+        .tags(Tags.of("namespace", namespace))
+        .serviceLevelObjectives(BUCKETS)
         .register(registry)
         .record(took);
   }
@@ -71,9 +109,7 @@ public class BatonMetrics {
         .description(
             "Time from a leader change to every leader Service listing exactly the new leader")
         .tags(Tags.of("namespace", namespace, "group", group))
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofSeconds(60))
+        .serviceLevelObjectives(ROUTING_BUCKETS)
         .register(registry)
         .record(took);
   }
@@ -151,29 +187,63 @@ public class BatonMetrics {
     }
   }
 
-  /** 1 while Redis, the labels and the leader Service endpoints disagree past a renew interval. */
-  public void splitBrain(String namespace, String group, boolean suspected) {
-    gauge(SPLIT_BRAIN, namespace, group, "1 while the three views of the leader disagree")
-        .set(suspected ? 1 : 0);
+  /**
+   * A group's conditions as {@link #CONDITION}{type}: 1 True, 0 False; absent while Unknown (such
+   * as Routed when no Service routes to the leader), so that an alert on 0 never fires for it.
+   */
+  public void conditions(String namespace, String group, List<Condition> conditions) {
+    for (String type : EXPORTED_CONDITIONS) {
+      String status =
+          conditions == null
+              ? null
+              : conditions.stream()
+                  .filter(c -> type.equals(c.getType()))
+                  .map(Condition::getStatus)
+                  .findFirst()
+                  .orElse(null);
+      String key = CONDITION + "|" + namespace + "|" + group + "|" + type;
+      if ("True".equals(status) || "False".equals(status)) {
+        gauges
+            .computeIfAbsent(
+                key,
+                k -> {
+                  AtomicLong value = new AtomicLong();
+                  io.micrometer.core.instrument.Gauge.builder(
+                          CONDITION, value, AtomicLong::doubleValue)
+                      .description(
+                          "A LeaderGroup's condition: 1 True, 0 False, absent while Unknown")
+                      .tags("namespace", namespace, "group", group, "type", type)
+                      .register(registry);
+                  return value;
+                })
+            .set("True".equals(status) ? 1 : 0);
+      } else if (gauges.remove(key) != null) {
+        registry
+            .find(CONDITION)
+            .tags("namespace", namespace, "group", group, "type", type)
+            .meters()
+            .forEach(registry::remove);
+      }
+    }
   }
 
+  /** Removes a deleted group's series, so they do not pile up with every group ever made. */
   public void forgetGroup(String namespace, String group) {
-    for (String name : new String[] {FAILOVER, ROUTING_CONVERGENCE}) {
+    for (String name : new String[] {LEADER_CHANGES, ROUTING_CONVERGENCE}) {
       registry
           .find(name)
           .tags("namespace", namespace, "group", group)
           .meters()
           .forEach(registry::remove);
     }
-    for (String name : new String[] {TERM, CANDIDATES, SPLIT_BRAIN}) {
-      AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
-      if (g != null) {
-        registry
-            .find(name)
-            .tags("namespace", namespace, "group", group)
-            .meters()
-            .forEach(registry::remove);
-      }
+    String ofGroup = "|" + namespace + "|" + group;
+    gauges.keySet().removeIf(k -> k.endsWith(ofGroup) || k.contains(ofGroup + "|"));
+    for (String name : new String[] {TERM, CANDIDATES, CONDITION}) {
+      registry
+          .find(name)
+          .tags("namespace", namespace, "group", group)
+          .meters()
+          .forEach(registry::remove);
     }
   }
 
@@ -199,9 +269,7 @@ public class BatonMetrics {
       Timer.builder(REDIS_SCRIPT)
           .description("Latency of each Redis Lua script call, one round trip")
           .tag("script", script)
-          .publishPercentileHistogram()
-          .minimumExpectedValue(Duration.ofMillis(1))
-          .maximumExpectedValue(Duration.ofSeconds(5))
+          .serviceLevelObjectives(BUCKETS)
           .register(registry)
           .record(Duration.ofNanos(nanos));
     };
