@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The committed CRDs in crds/ must be exactly what the Fabric8 generator makes from the Java model,
- * with the printer columns in reading order ({@link CrdShape}). To refresh them after changing the
- * model: {@code ./mvnw -pl api test -Dtest=CrdDriftTest -Dbaton.updateCrds=true}, then {@code cp
- * crds/*.yml helm/baton-operator/files/crds/} for the chart's copy (HelmCrdsTest).
+ * finished by {@link CrdShape}. To refresh them after changing the model: {@code ./mvnw -pl api
+ * test -Dtest=CrdDriftTest -Dbaton.updateCrds=true}, which writes the chart's copy in
+ * helm/baton-operator/files/crds/ too (HelmCrdsTest holds it to crds/).
  */
 class CrdDriftTest {
 
@@ -26,6 +26,7 @@ class CrdDriftTest {
   private static final Path GENERATED = Path.of("target/crds");
 
   private static final Path COMMITTED = Path.of("../crds");
+  private static final Path CHART_COPY = Path.of("../helm/baton-operator/files/crds");
 
   @BeforeAll
   static void generate() throws IOException {
@@ -44,8 +45,10 @@ class CrdDriftTest {
     assertThat(generated).as("CRDs generated from the model").hasSize(2);
     if (Boolean.getBoolean("baton.updateCrds")) {
       Files.createDirectories(COMMITTED);
+      Files.createDirectories(CHART_COPY);
       for (Path g : generated) {
         Files.copy(g, COMMITTED.resolve(g.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(g, CHART_COPY.resolve(g.getFileName()), StandardCopyOption.REPLACE_EXISTING);
       }
     }
     for (Path g : generated) {
