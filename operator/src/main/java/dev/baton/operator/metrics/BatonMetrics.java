@@ -27,6 +27,8 @@ public class BatonMetrics {
   public static final String LOCK_RELEASES = PREFIX + "lock_releases";
   public static final String LOCK_REAPS = PREFIX + "lock_reaps";
   public static final String LOCK_CONTENTION = PREFIX + "lock_contention";
+  public static final String LOCK_TTL = PREFIX + "lock_ttl_seconds";
+  public static final String LOCK_DEAD_HOLDER = PREFIX + "lock_dead_holder_seconds";
   public static final String REDIS_SCRIPT = PREFIX + "redis_script_duration";
   public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
   public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
@@ -175,10 +177,40 @@ public class BatonMetrics {
         });
   }
 
-  /** Removes a deleted lock's counters, so series do not pile up with every lock ever made. */
+  /**
+   * A lock's ttl, and how long its holder has been known dead while still holding it (0 while the
+   * holder lives, or the lock is free): an alert compares the two.
+   */
+  public void lockHolder(String namespace, String lock, Duration ttl, Duration deadHolder) {
+    lockGauge(LOCK_TTL, namespace, lock, "The lock's spec.ttl").set(ttl.toMillis());
+    lockGauge(
+            LOCK_DEAD_HOLDER,
+            namespace,
+            lock,
+            "How long the lock's holder has been known dead (its pod gone) while still holding it")
+        .set(deadHolder.toMillis());
+  }
+
+  private AtomicLong lockGauge(String name, String namespace, String lock, String description) {
+    return gauges.computeIfAbsent(
+        name + "|" + namespace + "|lock|" + lock,
+        k -> {
+          AtomicLong millis = new AtomicLong();
+          io.micrometer.core.instrument.Gauge.builder(name, millis, m -> m.get() / 1000.0)
+              .description(description)
+              .tags("namespace", namespace, "lock", lock)
+              .register(registry);
+          return millis;
+        });
+  }
+
+  /** Removes a deleted lock's series, so they do not pile up with every lock ever made. */
   public void forgetLock(String namespace, String lock) {
+    gauges.keySet().removeIf(k -> k.endsWith("|" + namespace + "|lock|" + lock));
     for (String name :
-        new String[] {LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION}) {
+        new String[] {
+          LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION, LOCK_TTL, LOCK_DEAD_HOLDER
+        }) {
       registry
           .find(name)
           .tags("namespace", namespace, "lock", lock)

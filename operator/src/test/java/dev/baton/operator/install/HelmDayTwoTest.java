@@ -235,10 +235,16 @@ class HelmDayTwoTest {
             "BatonSplitBrainSuspected",
             "BatonRoutingNotConverged",
             "BatonRedisUnavailable",
-            "BatonNoActiveOperator");
+            "BatonNoActiveOperator",
+            "BatonLockHeldByDeadHolder");
 
     String readme = Files.readString(InstallFiles.CHART.resolve(README));
-    Set<String> exported = Set.of(BatonMetrics.CONDITION, BatonMetrics.ACTIVE_REPLICA);
+    Set<String> exported =
+        Set.of(
+            BatonMetrics.CONDITION,
+            BatonMetrics.ACTIVE_REPLICA,
+            BatonMetrics.LOCK_DEAD_HOLDER,
+            BatonMetrics.LOCK_TTL);
     Set<String> used = new TreeSet<>();
     byName.forEach(
         (name, r) -> {
@@ -260,6 +266,8 @@ class HelmDayTwoTest {
             assertThat(expr)
                 .contains("namespace=\"" + HelmChart.NAMESPACE + "\"")
                 .contains("service=\"" + HelmChart.fullname() + "-metrics\"");
+          } else if (name.startsWith("BatonLock")) {
+            assertThat(String.valueOf(annotations.get("summary"))).contains("{{ $labels.lock }}");
           } else {
             assertThat(String.valueOf(annotations.get("summary")))
                 .as("Prometheus fills in the group")
