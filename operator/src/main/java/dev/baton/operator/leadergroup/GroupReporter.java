@@ -355,6 +355,7 @@ final class GroupReporter {
       case LeaderNotReady -> " (" + previous + " is not ready)";
       case LeaderTerminating -> " (" + previous + " is terminating)";
       case LeaderNodeLost -> " (the node of " + previous + " is not ready)";
+      case LeaderOptedOut -> " (" + previous + " is annotated baton.dev/candidate=false)";
       case Switchover -> " (switchover from " + previous + ")";
       case LeaseExpired -> " (the lease of " + previous + " expired)";
       default -> "";
