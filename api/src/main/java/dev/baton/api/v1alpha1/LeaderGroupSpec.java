@@ -70,7 +70,10 @@ public class LeaderGroupSpec {
   private RedisConnectionRef redis;
 
   @Default("false")
-  @JsonPropertyDescription("true: keep labels as they are, elect nobody, renew nothing.")
+  @JsonPropertyDescription(
+      "true: leadership is frozen for maintenance: nobody is elected and labels are left as they"
+          + " are, but the current leader's lease is still renewed while its pod exists."
+          + " Condition Paused=True says so; Ready keeps meaning 'has a leader'.")
   private Boolean paused = false;
 
   @Default("true")

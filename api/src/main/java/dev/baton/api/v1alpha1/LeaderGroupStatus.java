@@ -53,7 +53,8 @@ public class LeaderGroupStatus {
   private PendingFailover pendingFailover;
 
   @JsonPropertyDescription(
-      "Ready, RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected (metav1.Condition).")
+      "Ready (has a leader), RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected,"
+          + " Paused (metav1.Condition).")
   private List<Condition> conditions = new ArrayList<>();
 
   public String getLeader() {

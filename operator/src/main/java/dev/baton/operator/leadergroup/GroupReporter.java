@@ -107,18 +107,39 @@ final class GroupReporter {
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
   }
 
-  UpdateControl<LeaderGroup> paused(Report r) {
+  /**
+   * Paused: Paused=True, and Ready keeps meaning "has a leader" (the one whose lease is kept), so a
+   * maintenance window pages nobody. Looked at again each renew interval, as the renewer does.
+   */
+  UpdateControl<LeaderGroup> paused(Report r, String leader, int ready, Duration renewInterval) {
+    r.conditions.set(
+        ConditionType.Paused,
+        true,
+        "Paused",
+        "spec.paused: leadership is frozen (nobody is elected, labels are left as they are); the"
+            + " current leader's lease is still renewed while its pod exists");
+    if (leader != null) {
+      long term = r.state.holder == null ? 0 : r.state.holder.term();
+      r.conditions.set(
+          ConditionType.Ready,
+          true,
+          "LeaderElected",
+          leader + " leads with term " + term + " (paused)");
+    } else {
+      r.conditions
+          .set(
+              ConditionType.Ready,
+              false,
+              "Paused",
+              "paused without a leader: nobody is elected until spec.paused is false")
+          .keep(ConditionType.RedisAvailable);
+    }
     r.conditions
-        .set(
-            ConditionType.Ready,
-            false,
-            "Paused",
-            "paused: labels are left as they are, nobody is elected, nothing is renewed")
-        .keep(ConditionType.RedisAvailable)
         .keep(ConditionType.Conflict)
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    return finish(r, r.old.getCandidates(), null);
+    metrics.groupState(r.ns(), r.name(), r.state.maxTerm, ready);
+    return finish(r, ready, renewInterval);
   }
 
   /** Pods claimed by an older group with the same role label are reported, once as an Event. */
