@@ -193,7 +193,7 @@ public class BatonMetrics {
 
   private AtomicLong lockGauge(String name, String namespace, String lock, String description) {
     return gauges.computeIfAbsent(
-        name + "|" + namespace + "|lock|" + lock,
+        "lock|" + name + "|" + namespace + "|" + lock,
         k -> {
           AtomicLong millis = new AtomicLong();
           io.micrometer.core.instrument.Gauge.builder(name, millis, m -> m.get() / 1000.0)
@@ -206,7 +206,9 @@ public class BatonMetrics {
 
   /** Removes a deleted lock's series, so they do not pile up with every lock ever made. */
   public void forgetLock(String namespace, String lock) {
-    gauges.keySet().removeIf(k -> k.endsWith("|" + namespace + "|lock|" + lock));
+    gauges
+        .keySet()
+        .removeIf(k -> k.startsWith("lock|") && k.endsWith("|" + namespace + "|" + lock));
     for (String name :
         new String[] {
           LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION, LOCK_TTL, LOCK_DEAD_HOLDER
@@ -269,7 +271,11 @@ public class BatonMetrics {
           .forEach(registry::remove);
     }
     String ofGroup = "|" + namespace + "|" + group;
-    gauges.keySet().removeIf(k -> k.endsWith(ofGroup) || k.contains(ofGroup + "|"));
+    // Lock gauges have keys of their own: a group and a lock may share a name.
+    gauges
+        .keySet()
+        .removeIf(
+            k -> !k.startsWith("lock|") && (k.endsWith(ofGroup) || k.contains(ofGroup + "|")));
     for (String name : new String[] {TERM, CANDIDATES, CONDITION}) {
       registry
           .find(name)

@@ -112,6 +112,14 @@ class BatonMetricsTest {
     assertThat(registry.find(BatonMetrics.LOCK_DEAD_HOLDER).tags("lock", "nightly").gauge().value())
         .isEqualTo(45.0);
 
+    metrics.forgetGroup("shop", "lock");
+    assertThat(registry.find(BatonMetrics.LOCK_TTL).tags("lock", "nightly").gauge())
+        .as("a group named lock is another thing")
+        .isNotNull();
+    metrics.lockHolder("shop", "nightly", Duration.ofSeconds(30), Duration.ofSeconds(50));
+    assertThat(registry.find(BatonMetrics.LOCK_DEAD_HOLDER).tags("lock", "nightly").gauge().value())
+        .isEqualTo(50.0);
+
     metrics.forgetLock("shop", "nightly");
     assertThat(registry.getMeters())
         .extracting(Meter::getId)
