@@ -1,5 +1,6 @@
 package dev.baton.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -11,6 +12,7 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 
 /** What a LeaderGroup asks for: which pods run for leader, and how the lease behaves. */
+@JsonClassDescription("Which pods run for leader, how the Redis lease behaves, and which Redis.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value =
@@ -19,6 +21,15 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
     message =
         "roleLabel must not be a label the selector matches on: labeling the pods would change"
             + " which pods are selected")
+// A rule on spec, not on the optional field: a transition rule on a field runs only when the old
+// and the new object both have it, so adding or removing the key would go unchecked.
+@ValidationRule(
+    value =
+        "has(self.electionKey) == has(oldSelf.electionKey)"
+            + " && (!has(self.electionKey) || self.electionKey == oldSelf.electionKey)",
+    message =
+        "electionKey is immutable: a new key would start a second election beside the running"
+            + " one; delete the LeaderGroup and create it again to change it")
 public class LeaderGroupSpec {
 
   public static final String DEFAULT_ROLE_LABEL = "baton.dev/role";
@@ -39,22 +50,30 @@ public class LeaderGroupSpec {
   @Default(DEFAULT_ROLE_LABEL)
   @Size(max = 317)
   @Pattern(LabelKeys.QUALIFIED_NAME_PATTERN)
+  @ValidationRule(
+      value = "self == oldSelf",
+      message =
+          "roleLabel is immutable: the pods keep the old label, which Services may still select;"
+              + " delete the LeaderGroup and create it again to change it")
   @JsonPropertyDescription(
-      "Label key put on every candidate pod, with the value 'leader' or 'follower'.")
+      "Label key put on every candidate pod, with the value 'leader' or 'follower'. Immutable.")
   private String roleLabel = DEFAULT_ROLE_LABEL;
 
   @Size(min = 1, max = 253)
   @Pattern("^[^{}]+$")
   @JsonPropertyDescription(
       "The election's key in Redis; default <namespace>/<name>. Groups in several clusters that"
-          + " share one Redis and one key run one election together.")
+          + " share one Redis and one key run one election together. Immutable.")
   private String electionKey;
 
   @JsonPropertyDescription("The Redis to use; default: the operator's own connection.")
   private RedisConnectionRef redis;
 
   @Default("false")
-  @JsonPropertyDescription("true: keep labels as they are, elect nobody, renew nothing.")
+  @JsonPropertyDescription(
+      "true: leadership is frozen for maintenance: nobody is elected and labels are left as they"
+          + " are, but the current leader's lease is still renewed while its pod exists."
+          + " Condition Paused=True says so; Ready keeps meaning 'has a leader'.")
   private Boolean paused = false;
 
   @Default("true")

@@ -1,5 +1,6 @@
 package dev.baton.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.PrinterColumn;
@@ -9,6 +10,9 @@ import java.util.List;
 import java.util.Objects;
 
 /** What the operator observed and did: the current leader, its term, and conditions. */
+@JsonClassDescription(
+    "What the operator observed and did: the leader, its fencing term, the routing and the"
+        + " conditions.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class LeaderGroupStatus {
 
@@ -49,7 +53,8 @@ public class LeaderGroupStatus {
   private PendingFailover pendingFailover;
 
   @JsonPropertyDescription(
-      "Ready, RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected (metav1.Condition).")
+      "Ready (has a leader), RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected,"
+          + " Paused (metav1.Condition).")
   private List<Condition> conditions = new ArrayList<>();
 
   public String getLeader() {

@@ -1,5 +1,6 @@
 package dev.baton.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -10,10 +11,17 @@ import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 
 /** What a RedisLock asks for: its key, its time-to-live, who may hold it, and where it lives. */
+@JsonClassDescription("The lock's key and time-to-live, who may hold it, and which Redis.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(
     value = "!(has(self.redis) && has(self.redlock))",
     message = "set spec.redis or spec.redlock, not both")
+// On spec, not on the optional field: a field's transition rule misses adding or removing it.
+@ValidationRule(
+    value = "has(self.key) == has(oldSelf.key) && (!has(self.key) || self.key == oldSelf.key)",
+    message =
+        "key is immutable: a new key would be a second lock beside the one held; delete the"
+            + " RedisLock and create it again to change it")
 public class RedisLockSpec {
 
   public static final String DEFAULT_TTL = "30s";
@@ -22,7 +30,7 @@ public class RedisLockSpec {
   @Pattern("^[^{}]+$")
   @JsonPropertyDescription(
       "The lock's key in Redis (kept in the hash tag of baton:{key}:lock and baton:{key}:token);"
-          + " default <namespace>/<name>. No braces.")
+          + " default <namespace>/<name>. No braces. Immutable.")
   private String key;
 
   @Default(DEFAULT_TTL)

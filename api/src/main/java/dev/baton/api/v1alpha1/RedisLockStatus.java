@@ -1,5 +1,6 @@
 package dev.baton.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -8,6 +9,9 @@ import java.util.List;
 import java.util.Objects;
 
 /** What the operator observed in Redis: who holds the lock, its token and expiry, conditions. */
+@JsonClassDescription(
+    "What the operator observed in Redis: the holder, its fencing token, the expiry and the"
+        + " conditions.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class RedisLockStatus {
 

@@ -76,6 +76,7 @@ public final class ScaleBench {
     long steadyTermChanges;
     JvmMemory memory;
     Deletions deletions;
+    SeriesPerGroup series;
     Burst burst;
     Path log;
   }
@@ -153,6 +154,7 @@ public final class ScaleBench {
                   groupKeys,
                   deletions,
                   () -> CountingKubernetes.minus(kube.requests(), requests2));
+          f.series = SeriesPerGroup.scrape(operator.httpPort());
 
           BenchMain.progress("scale: creating " + BURST_GROUPS + " groups at once");
           Waits.sleep(Duration.ofSeconds(3));
@@ -467,6 +469,14 @@ public final class ScaleBench {
             + Report.format(d.perGroup().max())
             + (d.missing() > 0 ? " (" + d.missing() + " without a new leader after 60 s)" : ""));
     s.row("  Kubernetes API requests until then", CountingKubernetes.total(d.requests()));
+    s.row(
+        "/metrics series per group after that: max / mean over "
+            + f.series.groups()
+            + " groups ("
+            + d.count()
+            + " failed over once, no leader Service)",
+        f.series.max() + " / " + Report.format(f.series.mean()),
+        target ? "<= 15" + verdict(f.series.max() <= 15) : "");
     Burst b = f.burst;
     s.row(
         b.groups()

@@ -25,6 +25,9 @@ public final class BatonNames {
   public static final String PRIORITY_ANNOTATION = "baton.dev/priority";
   public static final String SWITCHOVER_ANNOTATION = "baton.dev/switchover-to";
 
+  /** "false" on a pod: never elected, and switched away from while it leads. */
+  public static final String CANDIDATE_ANNOTATION = "baton.dev/candidate";
+
   /** A key in Baton's domain: baton.dev/... or a subdomain such as locks.baton.dev/... */
   public static boolean isBatonKey(String key) {
     int slash = key.indexOf('/');

@@ -8,5 +8,6 @@ public enum ConditionType {
   Invalid,
   SplitBrainSuspected,
   Routed,
-  QuorumLost
+  QuorumLost,
+  Paused
 }

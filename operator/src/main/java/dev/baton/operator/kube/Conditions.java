@@ -47,7 +47,8 @@ public final class Conditions {
             .withType(type.name())
             .withStatus(s)
             .withReason(reason)
-            .withMessage(message)
+            // The CRDs require a message, as metav1.Condition does: an absent one fails the write.
+            .withMessage(message == null ? "" : message)
             .withObservedGeneration(generation)
             .withLastTransitionTime(since)
             .build());

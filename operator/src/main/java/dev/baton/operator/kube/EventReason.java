@@ -7,6 +7,7 @@ public enum EventReason {
   LeaderNotReady(false),
   LeaderTerminating(false),
   LeaderNodeLost(false),
+  LeaderOptedOut(false),
   LeaseExpired(false),
   Switchover(false),
   SwitchoverRefused(true),

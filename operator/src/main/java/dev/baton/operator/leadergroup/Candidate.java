@@ -29,7 +29,9 @@ public record Candidate(
     NOT_READY,
     TERMINATING,
     /** Its node is NotReady or Unknown: the pod's own Ready condition may not have caught up. */
-    NODE_LOST
+    NODE_LOST,
+    /** Annotated baton.dev/candidate: "false": drained from leadership without being deleted. */
+    OPTED_OUT
   }
 
   /**
@@ -41,19 +43,36 @@ public record Candidate(
           .thenComparing(Candidate::created)
           .thenComparing(Candidate::name);
 
-  /** A candidate whose node's readiness is not known (no node informer). */
+  /**
+   * A pod that may hold a lock: its node's readiness is not known (no node informer), and the
+   * candidate annotation, which is about elections, does not apply.
+   */
   public static Candidate of(Pod pod, String roleLabel) {
-    return of(pod, roleLabel, node -> false);
+    return of(pod, roleLabel, node -> false, false);
   }
 
   /**
+   * A LeaderGroup's candidate.
+   *
    * @param nodeLost tells whether a node is known and NotReady or Unknown
    */
   public static Candidate of(Pod pod, String roleLabel, Predicate<String> nodeLost) {
+    return of(pod, roleLabel, nodeLost, true);
+  }
+
+  private static Candidate of(
+      Pod pod, String roleLabel, Predicate<String> nodeLost, boolean honorOptOut) {
     Ineligibility why = Ineligibility.NONE;
     String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+    Map<String, String> annotations = pod.getMetadata().getAnnotations();
     if (pod.getMetadata().getDeletionTimestamp() != null) {
       why = Ineligibility.TERMINATING;
+    } else if (honorOptOut
+        && annotations != null
+        && "false"
+            .equalsIgnoreCase(
+                String.valueOf(annotations.get(BatonNames.CANDIDATE_ANNOTATION)).trim())) {
+      why = Ineligibility.OPTED_OUT;
     } else if (node != null && nodeLost.test(node)) {
       why = Ineligibility.NODE_LOST;
     } else if (!isReady(pod)) {

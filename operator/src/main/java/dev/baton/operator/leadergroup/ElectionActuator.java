@@ -79,6 +79,38 @@ final class ElectionActuator {
     this.clock = clock;
   }
 
+  /**
+   * Paused: leadership is frozen (nobody elected, no label touched), but the current leader's lease
+   * is kept renewed while its pod exists, ready or not, so that applications watching the lease
+   * keep their leader. Its pod gone, or the lease lost to someone else, nothing is renewed.
+   *
+   * @return the leader whose lease is kept, or null when there is none
+   * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
+   */
+  String holdWhilePaused(
+      LeaderGroup group,
+      GroupSettings settings,
+      ElectionState state,
+      List<Candidate> candidates,
+      LeaseStore store) {
+    ResourceID id = ResourceID.fromResource(group);
+    HolderRecord holder = state.holder;
+    if (holder == null || candidates.stream().noneMatch(c -> c.uid().equals(holder.uid()))) {
+      renewer.forget(id);
+      return null;
+    }
+    String record = holder.encode();
+    if (renewer.fresh(id, record)) {
+      return holder.pod();
+    }
+    if (!store.renew(settings.keys(), record, settings.ttl().toMillis()).renewed()) {
+      renewer.forget(id);
+      return null;
+    }
+    renewer.hold(id, store, settings.keys(), record, settings.ttl(), settings.renewInterval());
+    return holder.pod();
+  }
+
   /** Strips the marks of this group from pods that left it. */
   void clearStrays(Membership membership, GroupSettings settings) {
     for (Pod stray : membership.strays()) {

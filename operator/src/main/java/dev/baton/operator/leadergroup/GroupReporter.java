@@ -107,18 +107,39 @@ final class GroupReporter {
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
   }
 
-  UpdateControl<LeaderGroup> paused(Report r) {
+  /**
+   * Paused: Paused=True, and Ready keeps meaning "has a leader" (the one whose lease is kept), so a
+   * maintenance window pages nobody. Looked at again each renew interval, as the renewer does.
+   */
+  UpdateControl<LeaderGroup> paused(Report r, String leader, int ready, Duration renewInterval) {
+    r.conditions.set(
+        ConditionType.Paused,
+        true,
+        "Paused",
+        "spec.paused: leadership is frozen (nobody is elected, labels are left as they are); the"
+            + " current leader's lease is still renewed while its pod exists");
+    if (leader != null) {
+      long term = r.state.holder == null ? 0 : r.state.holder.term();
+      r.conditions.set(
+          ConditionType.Ready,
+          true,
+          "LeaderElected",
+          leader + " leads with term " + term + " (paused)");
+    } else {
+      r.conditions
+          .set(
+              ConditionType.Ready,
+              false,
+              "Paused",
+              "paused without a leader: nobody is elected until spec.paused is false")
+          .keep(ConditionType.RedisAvailable);
+    }
     r.conditions
-        .set(
-            ConditionType.Ready,
-            false,
-            "Paused",
-            "paused: labels are left as they are, nobody is elected, nothing is renewed")
-        .keep(ConditionType.RedisAvailable)
         .keep(ConditionType.Conflict)
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    return finish(r, r.old.getCandidates(), null);
+    metrics.groupState(r.ns(), r.name(), r.state.maxTerm, ready);
+    return finish(r, ready, renewInterval);
   }
 
   /** Pods claimed by an older group with the same role label are reported, once as an Event. */
@@ -282,7 +303,9 @@ final class GroupReporter {
 
   /** Writes the status when it changed and says when to reconcile next. */
   UpdateControl<LeaderGroup> finish(Report r, Integer ready, Duration next) {
-    var written = statusWriter.write(r.group, status(r, ready), TermReservations::keep);
+    LeaderGroupStatus status = status(r, ready);
+    metrics.conditions(r.ns(), r.name(), status.getConditions());
+    var written = statusWriter.write(r.group, status, TermReservations::keep);
     if (written != null) {
       r.state.reserved = Math.max(r.state.reserved, TermReservations.reserved(written.after()));
     }
@@ -361,6 +384,7 @@ final class GroupReporter {
       case LeaderNotReady -> " (" + previous + " is not ready)";
       case LeaderTerminating -> " (" + previous + " is terminating)";
       case LeaderNodeLost -> " (the node of " + previous + " is not ready)";
+      case LeaderOptedOut -> " (" + previous + " is annotated baton.dev/candidate=false)";
       case Switchover -> " (switchover from " + previous + ")";
       case LeaseExpired -> " (the lease of " + previous + " expired)";
       default -> "";

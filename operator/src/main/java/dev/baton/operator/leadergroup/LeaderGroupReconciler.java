@@ -114,7 +114,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             sources::holdsPod,
             clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
-    this.splitBrain = new SplitBrainCheck(sources, events, metrics, clock);
+    this.splitBrain = new SplitBrainCheck(sources, events, clock);
     this.routing = new GroupRouting(sources, new LeaderEndpoints(client, sources), events, metrics);
   }
 
@@ -148,11 +148,23 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return reporter.invalid(report, e.getMessage());
     }
     reporter.valid(report);
-    if (settings.paused()) {
-      return reporter.paused(report);
-    }
     String ns = group.getMetadata().getNamespace();
     GroupObserver.PodView pods = observer.pods(group, settings);
+    if (settings.paused()) {
+      try {
+        String leader =
+            actuator.holdWhilePaused(
+                group, settings, state, pods.candidates(), observer.store(group));
+        if (leader != null) {
+          reporter.redisAnswered(report);
+        }
+        return reporter.paused(report, leader, pods.ready(), settings.renewInterval());
+      } catch (RedisSecrets.SecretProblem e) {
+        return reporter.secretProblem(report, e, pods.ready());
+      } catch (RedisUnavailableException e) {
+        return reporter.failStatic(report, e, pods.ready(), settings.renewInterval());
+      }
+    }
     reporter.membership(report, pods.membership(), settings.roleLabel());
     actuator.clearStrays(pods.membership(), settings);
     ElectionActuator.Outcome outcome;

@@ -7,7 +7,6 @@ import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.Metadata;
-import dev.baton.operator.metrics.BatonMetrics;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Duration;
@@ -28,14 +27,11 @@ final class SplitBrainCheck {
 
   private final GroupEventSources sources;
   private final EventRecorder events;
-  private final BatonMetrics metrics;
   private final Clock clock;
 
-  SplitBrainCheck(
-      GroupEventSources sources, EventRecorder events, BatonMetrics metrics, Clock clock) {
+  SplitBrainCheck(GroupEventSources sources, EventRecorder events, Clock clock) {
     this.sources = sources;
     this.events = events;
-    this.metrics = metrics;
     this.clock = clock;
   }
 
@@ -69,7 +65,6 @@ final class SplitBrainCheck {
     if (disagreement == null) {
       state.viewsDisagreeSinceMillis = 0;
       notSuspected(conditions);
-      metrics.splitBrain(ns, name, false);
       return resync(settings);
     }
     if (state.viewsDisagreeSinceMillis == 0) {
@@ -85,7 +80,6 @@ final class SplitBrainCheck {
         events.record(group, EventReason.SplitBrainSuspected, message);
       }
       conditions.set(ConditionType.SplitBrainSuspected, true, "ViewsDisagree", message);
-      metrics.splitBrain(ns, name, true);
     } else if (Conditions.find(
             group.getStatus() == null ? null : group.getStatus().getConditions(),
             ConditionType.SplitBrainSuspected)

@@ -1,11 +1,13 @@
 package dev.baton.operator.metrics;
 
 import dev.baton.operator.lease.RedisLeaseStore;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,16 +22,52 @@ public class BatonMetrics {
   public static final String ROUTING_CONVERGENCE = PREFIX + "routing_convergence";
   public static final String TERM = PREFIX + "leadergroup_term";
   public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
-  public static final String SPLIT_BRAIN = PREFIX + "leadergroup_split_brain_suspected";
+  public static final String CONDITION = PREFIX + "leadergroup_condition";
   public static final String LOCK_ACQUISITIONS = PREFIX + "lock_acquisitions";
   public static final String LOCK_RELEASES = PREFIX + "lock_releases";
   public static final String LOCK_REAPS = PREFIX + "lock_reaps";
   public static final String LOCK_CONTENTION = PREFIX + "lock_contention";
+  public static final String LOCK_TTL = PREFIX + "lock_ttl_seconds";
+  public static final String LOCK_DEAD_HOLDER = PREFIX + "lock_dead_holder_seconds";
   public static final String REDIS_SCRIPT = PREFIX + "redis_script_duration";
   public static final String REDIS_ERRORS = PREFIX + "redis_script_errors";
   public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
   public static final String OTHER_ACTIVE_REPLICA = PREFIX + "operator_other_active_replica";
   public static final String CACHED_PODS = PREFIX + "cached_pods";
+
+  /**
+   * The buckets of every histogram without a group label: what Baton does spans a Redis round trip
+   * (a few ms) to a slow failover or Redis timeout (seconds). Micrometer's percentile histogram
+   * would publish about 70 buckets per series instead.
+   */
+  static final Duration[] BUCKETS = {
+    Duration.ofMillis(5),
+    Duration.ofMillis(10),
+    Duration.ofMillis(25),
+    Duration.ofMillis(50),
+    Duration.ofMillis(100),
+    Duration.ofMillis(250),
+    Duration.ofMillis(500),
+    Duration.ofSeconds(1),
+    Duration.ofMillis(2500),
+    Duration.ofSeconds(5),
+    Duration.ofSeconds(10),
+    Duration.ofSeconds(30)
+  };
+
+  /**
+   * The buckets of the one histogram per group, routing convergence: few, because every bucket is a
+   * series for each of a thousand groups. They answer what on-call asks: converged within 100 ms
+   * (one-write routing, a healthy EndpointSlice controller), within 1 s, within 10 s (past which
+   * the operator warns), or later (+Inf).
+   */
+  static final Duration[] ROUTING_BUCKETS = {
+    Duration.ofMillis(100), Duration.ofSeconds(1), Duration.ofSeconds(10)
+  };
+
+  /** The conditions exported as {@link #CONDITION}: what an alert needs, nothing more. */
+  static final List<String> EXPORTED_CONDITIONS =
+      List.of("Ready", "Routed", "RedisAvailable", "SplitBrainSuspected");
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -50,14 +88,16 @@ public class BatonMetrics {
         .increment();
   }
 
-  /** From the moment the operator learned the leader was gone to the new leader labeled. */
+  /**
+   * From the moment the operator learned the leader was gone to the new leader labeled. By
+   * namespace, not by group: a group fails over rarely, so a per-group distribution would be
+   * buckets of zeros; which group failed over is in {@link #LEADER_CHANGES}.
+   */
   public void failover(String namespace, String group, Duration took) {
     Timer.builder(FAILOVER)
         .description("Time from learning the leader was gone to the new leader labeled")
-        .tags(Tags.of("namespace", namespace, "group", group))
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofSeconds(30))
+        .tags(Tags.of("namespace", namespace))
+        .serviceLevelObjectives(BUCKETS)
         .register(registry)
         .record(took);
   }
@@ -71,9 +111,7 @@ public class BatonMetrics {
         .description(
             "Time from a leader change to every leader Service listing exactly the new leader")
         .tags(Tags.of("namespace", namespace, "group", group))
-        .publishPercentileHistogram()
-        .minimumExpectedValue(Duration.ofMillis(1))
-        .maximumExpectedValue(Duration.ofSeconds(60))
+        .serviceLevelObjectives(ROUTING_BUCKETS)
         .register(registry)
         .record(took);
   }
@@ -139,10 +177,42 @@ public class BatonMetrics {
         });
   }
 
-  /** Removes a deleted lock's counters, so series do not pile up with every lock ever made. */
+  /**
+   * A lock's ttl, and how long its holder has been known dead while still holding it (0 while the
+   * holder lives, or the lock is free): an alert compares the two.
+   */
+  public void lockHolder(String namespace, String lock, Duration ttl, Duration deadHolder) {
+    lockGauge(LOCK_TTL, namespace, lock, "The lock's spec.ttl").set(ttl.toMillis());
+    lockGauge(
+            LOCK_DEAD_HOLDER,
+            namespace,
+            lock,
+            "How long the lock's holder has been known dead (its pod gone) while still holding it")
+        .set(deadHolder.toMillis());
+  }
+
+  private AtomicLong lockGauge(String name, String namespace, String lock, String description) {
+    return gauges.computeIfAbsent(
+        "lock|" + name + "|" + namespace + "|" + lock,
+        k -> {
+          AtomicLong millis = new AtomicLong();
+          io.micrometer.core.instrument.Gauge.builder(name, millis, m -> m.get() / 1000.0)
+              .description(description)
+              .tags("namespace", namespace, "lock", lock)
+              .register(registry);
+          return millis;
+        });
+  }
+
+  /** Removes a deleted lock's series, so they do not pile up with every lock ever made. */
   public void forgetLock(String namespace, String lock) {
+    gauges
+        .keySet()
+        .removeIf(k -> k.startsWith("lock|") && k.endsWith("|" + namespace + "|" + lock));
     for (String name :
-        new String[] {LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION}) {
+        new String[] {
+          LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION, LOCK_TTL, LOCK_DEAD_HOLDER
+        }) {
       registry
           .find(name)
           .tags("namespace", namespace, "lock", lock)
@@ -151,29 +221,67 @@ public class BatonMetrics {
     }
   }
 
-  /** 1 while Redis, the labels and the leader Service endpoints disagree past a renew interval. */
-  public void splitBrain(String namespace, String group, boolean suspected) {
-    gauge(SPLIT_BRAIN, namespace, group, "1 while the three views of the leader disagree")
-        .set(suspected ? 1 : 0);
+  /**
+   * A group's conditions as {@link #CONDITION}{type}: 1 True, 0 False; absent while Unknown (such
+   * as Routed when no Service routes to the leader), so that an alert on 0 never fires for it.
+   */
+  public void conditions(String namespace, String group, List<Condition> conditions) {
+    for (String type : EXPORTED_CONDITIONS) {
+      String status =
+          conditions == null
+              ? null
+              : conditions.stream()
+                  .filter(c -> type.equals(c.getType()))
+                  .map(Condition::getStatus)
+                  .findFirst()
+                  .orElse(null);
+      String key = CONDITION + "|" + namespace + "|" + group + "|" + type;
+      if ("True".equals(status) || "False".equals(status)) {
+        gauges
+            .computeIfAbsent(
+                key,
+                k -> {
+                  AtomicLong value = new AtomicLong();
+                  io.micrometer.core.instrument.Gauge.builder(
+                          CONDITION, value, AtomicLong::doubleValue)
+                      .description(
+                          "A LeaderGroup's condition: 1 True, 0 False, absent while Unknown")
+                      .tags("namespace", namespace, "group", group, "type", type)
+                      .register(registry);
+                  return value;
+                })
+            .set("True".equals(status) ? 1 : 0);
+      } else if (gauges.remove(key) != null) {
+        registry
+            .find(CONDITION)
+            .tags("namespace", namespace, "group", group, "type", type)
+            .meters()
+            .forEach(registry::remove);
+      }
+    }
   }
 
+  /** Removes a deleted group's series, so they do not pile up with every group ever made. */
   public void forgetGroup(String namespace, String group) {
-    for (String name : new String[] {FAILOVER, ROUTING_CONVERGENCE}) {
+    for (String name : new String[] {LEADER_CHANGES, ROUTING_CONVERGENCE}) {
       registry
           .find(name)
           .tags("namespace", namespace, "group", group)
           .meters()
           .forEach(registry::remove);
     }
-    for (String name : new String[] {TERM, CANDIDATES, SPLIT_BRAIN}) {
-      AtomicLong g = gauges.remove(name + "|" + namespace + "|" + group);
-      if (g != null) {
-        registry
-            .find(name)
-            .tags("namespace", namespace, "group", group)
-            .meters()
-            .forEach(registry::remove);
-      }
+    String ofGroup = "|" + namespace + "|" + group;
+    // Lock gauges have keys of their own: a group and a lock may share a name.
+    gauges
+        .keySet()
+        .removeIf(
+            k -> !k.startsWith("lock|") && (k.endsWith(ofGroup) || k.contains(ofGroup + "|")));
+    for (String name : new String[] {TERM, CANDIDATES, CONDITION}) {
+      registry
+          .find(name)
+          .tags("namespace", namespace, "group", group)
+          .meters()
+          .forEach(registry::remove);
     }
   }
 
@@ -199,9 +307,7 @@ public class BatonMetrics {
       Timer.builder(REDIS_SCRIPT)
           .description("Latency of each Redis Lua script call, one round trip")
           .tag("script", script)
-          .publishPercentileHistogram()
-          .minimumExpectedValue(Duration.ofMillis(1))
-          .maximumExpectedValue(Duration.ofSeconds(5))
+          .serviceLevelObjectives(BUCKETS)
           .register(registry)
           .record(Duration.ofNanos(nanos));
     };

@@ -136,6 +136,7 @@ final class LockDecision {
       case TERMINATING -> "is terminating";
       case NOT_READY -> "is not ready";
       case NODE_LOST -> "is on a node that is not ready";
+      case OPTED_OUT -> "is annotated baton.dev/candidate=false";
       case NONE -> "lost its majority";
     };
   }

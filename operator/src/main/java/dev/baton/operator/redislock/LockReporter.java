@@ -250,6 +250,22 @@ final class LockReporter {
     }
   }
 
+  /**
+   * The metrics an alert on a dead holder needs: the lock's ttl, and how long its holder has been
+   * known dead (its pod gone) while still holding, which stays 0 while reaping works.
+   */
+  void holderLiveness(Report r, LockSettings settings, List<String> deadValues) {
+    String holder = r.state.holder == null ? null : r.state.holder.value();
+    long dead =
+        r.state.deadHolderMillis(
+            holder, holder != null && deadValues.contains(holder), System.currentTimeMillis());
+    metrics.lockHolder(
+        r.lock.getMetadata().getNamespace(),
+        r.lock.getMetadata().getName(),
+        settings.ttl(),
+        Duration.ofMillis(dead));
+  }
+
   UpdateControl<RedisLock> done(Report r, LockSettings settings, LockView view, Duration next) {
     RedisLockStatus s = base(r);
     String holder = r.state.holder == null ? null : r.state.holder.value();

@@ -51,6 +51,29 @@ final class LockState {
 
   boolean noCandidatesReported;
 
+  /** The holder value whose pod is gone yet still holds the lock, and since when (epoch ms). */
+  String deadHolder;
+
+  long deadHolderSinceMillis;
+
+  /**
+   * How long the current holder has been known dead while still holding: 0 for a live holder or a
+   * free lock. A dead pod's lock is normally reaped at once, so a value that grows means reaping
+   * fails.
+   */
+  long deadHolderMillis(String holder, boolean dead, long nowMillis) {
+    if (holder == null || !dead) {
+      deadHolder = null;
+      deadHolderSinceMillis = 0;
+      return 0;
+    }
+    if (!holder.equals(deadHolder)) {
+      deadHolder = holder;
+      deadHolderSinceMillis = nowMillis;
+    }
+    return nowMillis - deadHolderSinceMillis;
+  }
+
   static LockState from(RedisLockStatus status) {
     LockState s = new LockState();
     if (status != null) {

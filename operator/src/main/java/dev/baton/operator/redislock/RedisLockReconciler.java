@@ -213,6 +213,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
         LockStep step = LockDecision.decide(world);
         if (step.last()) {
           LockActuator.Finish finish = actuator.finish(scope, world, step);
+          reporter.holderLiveness(report, settings, LockDecision.reapable(world));
           return reporter.done(report, settings, finish.view(), finish.next());
         }
         world = actuator.apply(scope, world, step);
@@ -223,6 +224,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
           lock.getMetadata().getNamespace(),
           lock.getMetadata().getName(),
           LockDecision.MAX_STEPS);
+      reporter.holderLiveness(report, settings, LockDecision.reapable(world));
       return reporter.done(report, settings, world.view(), Duration.ofMillis(100));
     } catch (LockObserver.QuorumUnavailable e) {
       return reporter.failStatic(report, settings, e.view);

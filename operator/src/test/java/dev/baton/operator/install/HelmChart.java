@@ -20,7 +20,7 @@ final class HelmChart {
   static final String KUBE_VERSION = "1.30.0";
 
   /** Kinds whose model is not on the classpath, read as GenericKubernetesResource. */
-  static final Set<String> UNTYPED_KINDS = Set.of("ServiceMonitor");
+  static final Set<String> UNTYPED_KINDS = Set.of("ServiceMonitor", "PrometheusRule");
 
   private HelmChart() {}
 
@@ -59,6 +59,68 @@ final class HelmChart {
         file.toFile().delete();
       }
     }
+  }
+
+  /**
+   * The chart's test hooks for these values. helm-java renders what `helm template` would, without
+   * test hooks; so a copy of the chart whose tests/ templates lose their hook annotations (which
+   * {@link #testHookAnnotations} reads from the real files) renders them as ordinary objects.
+   */
+  static List<HasMetadata> renderTests(String valuesYaml) {
+    Path copy = null;
+    try {
+      copy = Files.createTempDirectory("baton-chart-");
+      Path target = copy.resolve("baton-operator");
+      try (var files = Files.walk(InstallFiles.CHART)) {
+        for (Path f : files.toList()) {
+          Path to = target.resolve(InstallFiles.CHART.relativize(f).toString());
+          if (Files.isDirectory(f)) {
+            Files.createDirectories(to);
+          } else {
+            Files.copy(f, to);
+          }
+        }
+      }
+      Path tests = target.resolve("templates/tests");
+      try (var files = Files.list(tests)) {
+        for (Path f : files.toList()) {
+          Files.write(
+              f, Files.readAllLines(f).stream().filter(l -> !l.contains("helm.sh/hook")).toList());
+        }
+      }
+      Path values = copy.resolve("values.yaml");
+      Files.writeString(values, valuesYaml);
+      String out =
+          new Helm(target)
+              .template()
+              .withName(RELEASE)
+              .withNamespace(NAMESPACE)
+              .withKubeVersion(KUBE_VERSION)
+              .withValuesFile(values)
+              .call();
+      return Manifests.parse(out, "chart tests", UNTYPED_KINDS).stream()
+          .filter(o -> o.getKind().equals("Pod"))
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      if (copy != null) {
+        try (var files = Files.walk(copy)) {
+          files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+          // a temporary directory left behind harms no test
+        }
+      }
+    }
+  }
+
+  /** The helm.sh/hook annotation lines of a template in templates/tests/. */
+  static List<String> testHookAnnotations(String template) throws IOException {
+    return Files.readAllLines(InstallFiles.CHART.resolve("templates/tests").resolve(template))
+        .stream()
+        .map(String::strip)
+        .filter(l -> l.startsWith("helm.sh/hook"))
+        .toList();
   }
 
   /** The rendered manifests for these values, parsed strictly into typed objects. */

@@ -63,9 +63,15 @@ class HelmChartTest {
             "Role",
             "RoleBinding",
             "Service",
-            "Deployment");
+            "Deployment",
+            "CustomResourceDefinition",
+            "CustomResourceDefinition");
     assertThat(objects)
-        .filteredOn(o -> !(o instanceof ClusterRole) && !o.getKind().equals("ClusterRoleBinding"))
+        .filteredOn(
+            o ->
+                !(o instanceof ClusterRole)
+                    && !o.getKind().equals("ClusterRoleBinding")
+                    && !o.getKind().equals("CustomResourceDefinition"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE));
 
     Deployment deployment = Manifests.single(objects, Deployment.class);
@@ -190,7 +196,29 @@ class HelmChartTest {
         .containsEntry("BATON_LOG_LEVEL", "debug")
         .containsEntry("BATON_LOG_FORMAT", "json")
         .containsEntry("BATON_JVM_OPTIONS", "-XX:MaxRAMPercentage=60.0 -XX:+ExitOnOutOfMemoryError")
-        .containsEntry("TZ", "UTC");
+        .containsEntry("TZ", "UTC")
+        .containsEntry("BATON_REDIS_CA_FILE", "/etc/baton/redis-ca/ca.crt");
+    assertThat(operator.getVolumeMounts())
+        .anySatisfy(m -> assertThat(m.getMountPath()).isEqualTo("/etc/baton/redis-ca"));
+    assertThat(pod.getVolumes())
+        .filteredOn(v -> v.getName().equals("redis-ca"))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("redis-ca"));
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("CustomResourceDefinition"))
+        .hasSize(2)
+        .allSatisfy(c -> assertThat(c.getMetadata().getAnnotations()).isNullOrEmpty());
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("PrometheusRule"))
+        .singleElement()
+        .satisfies(
+            r ->
+                assertThat(r.getMetadata().getLabels())
+                    .containsEntry("release", "kube-prometheus-stack"));
+    assertThat(objects)
+        .filteredOn(o -> o.getKind().equals("ConfigMap"))
+        .singleElement()
+        .satisfies(c -> assertThat(c.getMetadata().getNamespace()).isEqualTo("monitoring"));
     assertThat(operator.getPorts().get(0).getContainerPort()).isEqualTo(9090);
     assertThat(operator.getLivenessProbe().getFailureThreshold()).isEqualTo(4);
     assertThat(operator.getResources().getLimits()).containsEntry("cpu", new Quantity("1"));
@@ -213,7 +241,11 @@ class HelmChartTest {
         .containsEntry("prometheus.io/scrape", "false");
     assertThat(metrics.getSpec().getPorts().get(0).getPort()).isEqualTo(9091);
 
-    GenericKubernetesResource monitor = Manifests.single(objects, GenericKubernetesResource.class);
+    GenericKubernetesResource monitor =
+        Manifests.ofKind(objects, GenericKubernetesResource.class).stream()
+            .filter(o -> o.getKind().equals("ServiceMonitor"))
+            .findFirst()
+            .orElseThrow();
     assertThat(monitor.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
     assertThat(monitor.getKind()).isEqualTo("ServiceMonitor");
     assertThat(monitor.getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
@@ -230,6 +262,7 @@ class HelmChartTest {
               assertThat(e).containsEntry("path", "/metrics");
               assertThat(e).containsEntry("interval", "15s");
               assertThat(e).containsEntry("scrapeTimeout", "5s");
+              assertThat(e).containsEntry("honorLabels", true);
             });
 
     PodDisruptionBudget budget = Manifests.single(objects, PodDisruptionBudget.class);
@@ -288,6 +321,8 @@ class HelmChartTest {
               maxUnavailable: 50%
             redis:
               existingSecret: only-password
+            crds:
+              enabled: false
             """);
 
     assertThat(objects)
@@ -365,7 +400,8 @@ class HelmChartTest {
           "securityContext",
           "probes.startup",
           "probes.liveness",
-          "probes.readiness");
+          "probes.readiness",
+          "grafanaDashboard.labels");
 
   private static void collectKeys(JsonNode node, String key, List<String> keys) {
     if (!node.isObject() || node.isEmpty() || WHOLE_VALUES.contains(key)) {

@@ -14,16 +14,17 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The chart's crds/ is a byte-for-byte copy of the top-level crds/, the one source (itself
- * generated from the Java model). After regenerating: {@code cp crds/*.yml
- * helm/baton-operator/crds/}.
+ * The chart's files/crds/ (which templates/crds.yaml installs and upgrades with the release) is a
+ * byte-for-byte copy of the top-level crds/, the one source (itself generated from the Java model).
+ * After regenerating: {@code cp crds/*.yml helm/baton-operator/files/crds/}.
  */
 class HelmCrdsTest {
 
-  private static final Path CHART_CRDS = InstallFiles.CHART.resolve("crds");
+  private static final Path CHART_CRDS = InstallFiles.CHART.resolve("files/crds");
   private static final String HOW_TO_FIX =
-      "helm/baton-operator/crds/ must be a copy of crds/; run from the repository root:"
-          + " rm -f helm/baton-operator/crds/*.yml && cp crds/*.yml helm/baton-operator/crds/";
+      "helm/baton-operator/files/crds/ must be a copy of crds/; run from the repository root:"
+          + " rm -f helm/baton-operator/files/crds/*.yml"
+          + " && cp crds/*.yml helm/baton-operator/files/crds/";
 
   @Test
   void chartCrdsAreTheTopLevelCrdsByteForByte() throws IOException {
@@ -45,7 +46,7 @@ class HelmCrdsTest {
     for (String name : manifestNames(CHART_CRDS)) {
       List<HasMetadata> objects =
           Manifests.parse(
-              Files.readString(CHART_CRDS.resolve(name)), "helm/baton-operator/crds/" + name);
+              Files.readString(CHART_CRDS.resolve(name)), "helm/baton-operator/files/crds/" + name);
 
       CustomResourceDefinition crd = Manifests.single(objects, CustomResourceDefinition.class);
       assertThat(crd.getSpec().getGroup()).isEqualTo("baton.dev");
@@ -60,7 +61,14 @@ class HelmCrdsTest {
     }
   }
 
-  /** The files Helm reads from a crds/ directory: YAML and JSON manifests. */
+  @Test
+  void theChartHasNoCrdsDirectory() {
+    // Helm would install a crds/ directory itself on the first install, before the templates, and
+    // the templated CRDs would then clash with them.
+    assertThat(InstallFiles.CHART.resolve("crds")).doesNotExist();
+  }
+
+  /** The manifests in a directory: YAML and JSON files. */
   private static Set<String> manifestNames(Path dir) throws IOException {
     Set<String> names = new TreeSet<>();
     if (!Files.isDirectory(dir)) {

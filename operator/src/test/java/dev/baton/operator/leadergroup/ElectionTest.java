@@ -155,6 +155,27 @@ class ElectionTest {
   }
 
   @Test
+  void anOptedOutHolderIsSwitchedAwayFromAtOnceAndAnOptedOutPodIsNeverElected() {
+    var h = pod("h", 0, true);
+    var holder =
+        new Candidate(h.name(), h.uid(), false, Ineligibility.OPTED_OUT, h.created(), 0, true);
+    var older = pod("older", -1, true);
+    var optedOutOlder =
+        new Candidate(
+            older.name(), older.uid(), false, Ineligibility.OPTED_OUT, older.created(), 9, false);
+    var a = pod("a", 1, true);
+
+    Decision d = decide(List.of(holder, optedOutOlder, a), ours(holder, 3));
+    assertThat(d.action()).isEqualTo(ELECT);
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(EventReason.LeaderOptedOut);
+    assertThat(decide(List.of(optedOutOlder, a), new Holder.Free()).leader()).isEqualTo(a);
+    assertThat(decide(List.of(holder, optedOutOlder), ours(holder, 3)).action())
+        .as("nobody else may lead")
+        .isEqualTo(RELEASE);
+  }
+
+  @Test
   void noReadyCandidateReleasesWhetherOrNotSomeoneHolds() {
     var a = pod("a", 0, false);
     assertThat(decide(List.of(a), ours(a, 1)).action()).isEqualTo(RELEASE);

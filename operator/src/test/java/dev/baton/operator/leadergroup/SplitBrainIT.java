@@ -102,7 +102,8 @@ class SplitBrainIT {
                   .contains("intruder");
               assertThat(metrics())
                   .contains(
-                      "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 1.0");
+                      "baton_leadergroup_condition{group=\"payments\",namespace=\"shop\","
+                          + "type=\"SplitBrainSuspected\"} 1.0");
             });
     assertThat(cluster.eventReasons("payments")).contains("SplitBrainSuspected");
 
@@ -114,7 +115,8 @@ class SplitBrainIT {
               assertThat(splitBrain()).isEqualTo("False");
               assertThat(metrics())
                   .contains(
-                      "baton_leadergroup_split_brain_suspected{group=\"payments\",namespace=\"shop\"} 0.0");
+                      "baton_leadergroup_condition{group=\"payments\",namespace=\"shop\","
+                          + "type=\"SplitBrainSuspected\"} 0.0");
             });
   }
 

@@ -61,11 +61,12 @@ class ObservabilityIT {
                     .contains(
                         "baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
                             + "reason=\"LeaderDeleted\"} 1.0")
-                    .contains(
-                        "baton_failover_duration_seconds_count{group=\"payments\","
-                            + "namespace=\"shop\"} 1")
+                    .contains("baton_failover_duration_seconds_count{namespace=\"shop\"} 1")
                     .contains("baton_failover_duration_seconds_bucket")
                     .contains("baton_leadergroup_term{group=\"payments\",namespace=\"shop\"} 2.0")
+                    .contains(
+                        "baton_leadergroup_condition{group=\"payments\",namespace=\"shop\","
+                            + "type=\"Ready\"} 1.0")
                     .contains(
                         "baton_leadergroup_ready_candidates{group=\"payments\",namespace=\"shop\"}"
                             + " 2.0")

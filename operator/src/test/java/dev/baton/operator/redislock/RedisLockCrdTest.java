@@ -41,6 +41,7 @@ class RedisLockCrdTest {
             "TOKEN=.status.fencingToken",
             "EXPIRES=.status.expiresAt",
             "READY=.status.conditions[?(@.type==\"Ready\")].status",
+            "MESSAGE=.status.conditions[?(@.type==\"Ready\")].message",
             "AGE=.metadata.creationTimestamp");
   }
 
@@ -48,7 +49,9 @@ class RedisLockCrdTest {
   void celRulesRefuseRedisWithRedlockTooFewOrEvenInstancesAndATtlOutOfRange() {
     assertThat(spec().getXKubernetesValidations())
         .extracting(ValidationRule::getRule)
-        .containsExactly("!(has(self.redis) && has(self.redlock))");
+        .containsExactly(
+            "!(has(self.redis) && has(self.redlock))",
+            "has(self.key) == has(oldSelf.key) && (!has(self.key) || self.key == oldSelf.key)");
     assertThat(spec().getProperties().get("redlock").getXKubernetesValidations())
         .extracting(ValidationRule::getRule)
         .containsExactlyInAnyOrder("size(self.instances) >= 3", "size(self.instances) % 2 == 1");

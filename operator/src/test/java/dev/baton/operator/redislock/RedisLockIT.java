@@ -16,6 +16,7 @@ import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
+import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -162,6 +163,28 @@ class RedisLockIT {
 
     LockLease next = appLock(other, keys.key(), Duration.ofSeconds(30)).tryAcquire().orElseThrow();
     assertThat(next.token()).isGreaterThan(lease.token());
+    // Reaped at once: what the dead-holder alert compares, its holder's dead time, never grew
+    // past the ttl beside it.
+    var registry = cluster.operator().registry();
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      registry
+                          .find(BatonMetrics.LOCK_TTL)
+                          .tags("namespace", NS, "lock", "report")
+                          .gauge()
+                          .value())
+                  .isEqualTo(30.0);
+              assertThat(
+                      registry
+                          .find(BatonMetrics.LOCK_DEAD_HOLDER)
+                          .tags("namespace", NS, "lock", "report")
+                          .gauge()
+                          .value())
+                  .isZero();
+            });
     System.out.println("app-held lock reaped " + reapedMillis + " ms after its pod was deleted");
   }
 

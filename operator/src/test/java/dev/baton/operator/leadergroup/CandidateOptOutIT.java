@@ -1,0 +1,110 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.RoleWatcher;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A pod annotated baton.dev/candidate: "false" is drained from leadership without being deleted:
+ * never elected, and switched away from at once while it leads. Real Redis, the mock API server.
+ */
+class CandidateOptOutIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private BatonCluster cluster;
+
+  @BeforeEach
+  void start() {
+    cluster = new BatonCluster();
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  private void optOut(String pod, String value) {
+    cluster
+        .client
+        .pods()
+        .inNamespace(NS)
+        .withName(pod)
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put(BatonNames.CANDIDATE_ANNOTATION, value);
+              return p;
+            });
+  }
+
+  private long term() {
+    Long term = cluster.status("payments").getTerm();
+    return term == null ? 0 : term;
+  }
+
+  @Test
+  void anOptedOutLeaderIsSwitchedAwayFromAndAnOptedOutPodIsNeverElected() {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod("payments-" + i, "payments");
+    }
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    String optedOutFollower = leader.equals("payments-1") ? "payments-2" : "payments-1";
+    String remaining =
+        java.util.stream.Stream.of("payments-0", "payments-1", "payments-2")
+            .filter(p -> !p.equals(leader) && !p.equals(optedOutFollower))
+            .findFirst()
+            .orElseThrow();
+    long termBefore = term();
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+      optOut(optedOutFollower, "false");
+      optOut(leader, "false");
+
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE))
+                    .as(cluster.describe("payments", ROLE))
+                    .containsExactly(remaining);
+                assertThat(term()).isGreaterThan(termBefore);
+                assertThat(cluster.status("payments").getLeader()).isEqualTo(remaining);
+              });
+      assertThat(cluster.eventReasons("payments")).contains("LeaderOptedOut");
+      assertThat(cluster.roles(ROLE))
+          .containsEntry(leader, "follower")
+          .containsEntry(optedOutFollower, "follower");
+      assertThat(cluster.condition("payments", "Ready"))
+          .get()
+          .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+
+      // The last candidate opted out too: nobody may lead, none of them is elected.
+      optOut(remaining, "false");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE)).isEmpty();
+                assertThat(cluster.condition("payments", "Ready"))
+                    .get()
+                    .satisfies(c -> assertThat(c.getReason()).isEqualTo("NoCandidates"));
+              });
+
+      // Back in: an opted-in pod is a candidate again.
+      optOut(leader, "true");
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).containsExactly(leader));
+      assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package dev.baton.operator.redislock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** How long a lock's holder has been known dead while still holding it. */
+class DeadHolderTest {
+
+  @Test
+  void countsFromWhenTheHolderWasFirstSeenDeadAndResetsWhenItChangesOrLives() {
+    LockState s = new LockState();
+
+    assertThat(s.deadHolderMillis("pod:shop/a/1:x", false, 1_000)).isZero();
+    assertThat(s.deadHolderMillis("pod:shop/a/1:x", true, 2_000)).isZero();
+    assertThat(s.deadHolderMillis("pod:shop/a/1:x", true, 32_500)).isEqualTo(30_500);
+    assertThat(s.deadHolderMillis("pod:shop/b/2:y", true, 40_000))
+        .as("another dead holder starts its own count")
+        .isZero();
+    assertThat(s.deadHolderMillis(null, false, 41_000)).as("the lock is free").isZero();
+    assertThat(s.deadHolderMillis("pod:shop/b/2:y", true, 50_000)).isZero();
+  }
+}
