@@ -13,9 +13,9 @@ COPY api/pom.xml api/
 COPY testkit/pom.xml testkit/
 COPY operator/pom.xml operator/
 COPY demo/pom.xml demo/
+COPY agent/pom.xml agent/
 # The other modules' poms only: Maven reads every module of the reactor, and builds none of them.
 COPY bench/pom.xml bench/
-COPY agent/pom.xml agent/
 COPY examples/worker/pom.xml examples/worker/
 COPY kubectl/pom.xml kubectl/
 COPY client/src client/src
@@ -23,11 +23,12 @@ COPY api/src api/src
 COPY testkit/src testkit/src
 COPY operator/src operator/src
 COPY demo/src demo/src
+COPY agent/src agent/src
 # The cache mount keeps downloaded dependencies between builds (BuildKit).
 # The operator and the modules it depends on, and the demo, which trains the class archive below
 # (the test kit, a test dependency of the operator, is not packaged into the operator's jar; of the
 # benchmarks and the example only the poms).
-RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl operator,demo -am package
+RUN --mount=type=cache,target=/root/.m2 mvn -B -DskipTests -pl operator,demo,agent -am package
 
 # --- class archive: the classes a start and the first failovers load, stored ahead (AppCDS) -----
 # The demo's script (elections, failovers, a switchover, a lock reaped) runs against the operator
@@ -44,6 +45,15 @@ COPY --from=build /src/demo/target/baton-demo.jar /tmp/baton-demo.jar
 RUN java -cp /tmp/baton-demo.jar dev.baton.demo.ClassArchiveTraining \
       /app/baton-operator.jar /app/baton-operator.jsa \
  && java -Xshare:on -XX:SharedArchiveFile=/app/baton-operator.jsa -jar /app/baton-operator.jar version
+# The agent's archive: eight seconds of its start against an API server and a Redis that do not
+# answer (the classes of its configuration, HTTP server, gates, watch and Redis client), then
+# SIGTERM, on which the JVM writes the archive. Start to /readyz falls from about 1.4 s to 0.7 s.
+COPY --from=build /src/agent/target/baton-agent.jar /app/baton-agent.jar
+RUN printf 'apiVersion: v1\nkind: Config\nclusters: [{name: t, cluster: {server: "http://127.0.0.1:9"}}]\ncontexts: [{name: t, context: {cluster: t, user: t}}]\nusers: [{name: t, user: {}}]\ncurrent-context: t\n' > /tmp/kubeconfig \
+ && { POD_NAME=training POD_NAMESPACE=training KUBECONFIG=/tmp/kubeconfig BATON_REDIS_URL=redis://127.0.0.1:9 \
+      timeout -s TERM 8 java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m \
+      -XX:ArchiveClassesAtExit=/app/baton-agent.jsa -jar /app/baton-agent.jar; test $? -eq 124; } \
+ && java -Xshare:on -XX:SharedArchiveFile=/app/baton-agent.jsa -jar /app/baton-agent.jar version
 
 # --- runtime: a JRE, the jar and its class archive, nothing else ------------------------------
 FROM eclipse-temurin:17-jre
@@ -61,6 +71,9 @@ WORKDIR /app
 # The jar the archive was trained with, byte for byte, the archive, and the entrypoint.
 COPY --from=class-archive --chown=0:0 /app/baton-operator.jar /app/baton-operator.jsa /app/
 COPY --chown=0:0 --chmod=0755 operator/src/main/image/baton-operator /app/baton-operator
+# The agent, run as a sidecar from this same image: command ["/app/baton-agent"].
+COPY --from=class-archive --chown=0:0 /app/baton-agent.jar /app/baton-agent.jsa /app/
+COPY --chown=0:0 --chmod=0755 agent/src/main/image/baton-agent /app/baton-agent
 
 # Container-aware JVM settings: size the heap from the memory limit instead of the node's memory,
 # and exit on OutOfMemoryError so that Kubernetes restarts the pod (the standby takes over)

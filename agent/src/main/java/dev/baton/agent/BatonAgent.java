@@ -124,6 +124,12 @@ public final class BatonAgent implements AutoCloseable {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("version")) {
+      // Also the image build's proof that the agent's class archive maps (-Xshare:on).
+      String v = BatonAgent.class.getPackage().getImplementationVersion();
+      System.out.println("baton-agent " + (v == null ? "(not run from the built jar)" : v));
+      return;
+    }
     Map<String, String> env = System.getenv();
     BatonAgent agent;
     try {

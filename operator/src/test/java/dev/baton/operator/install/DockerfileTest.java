@@ -28,7 +28,7 @@ class DockerfileTest {
         .anyMatch(
             l ->
                 l.startsWith("RUN ")
-                    && l.contains("mvn -B -DskipTests -pl operator,demo -am package"));
+                    && l.contains("mvn -B -DskipTests -pl operator,demo,agent -am package"));
     // An archive is used only by the JVM that wrote it: the training runs on the runtime's image.
     assertThat(stages.get(1)).isEqualTo("FROM eclipse-temurin:17-jre AS class-archive");
     assertThat(stages.get(2)).isEqualTo("FROM eclipse-temurin:17-jre");
@@ -56,6 +56,16 @@ class DockerfileTest {
         .contains(
             "COPY --chown=0:0 --chmod=0755 operator/src/main/image/baton-operator"
                 + " /app/baton-operator");
+    assertThat(lines)
+        .contains(
+            "COPY --from=class-archive --chown=0:0 /app/baton-agent.jar /app/baton-agent.jsa /app/")
+        .contains("COPY --chown=0:0 --chmod=0755 agent/src/main/image/baton-agent /app/baton-agent")
+        .anyMatch(
+            l ->
+                l.contains("-XX:ArchiveClassesAtExit=/app/baton-agent.jsa")
+                    && l.contains(
+                        "&& java -Xshare:on -XX:SharedArchiveFile=/app/baton-agent.jsa -jar"
+                            + " /app/baton-agent.jar version"));
     assertThat(lines).noneMatch(l -> l.contains("JDK_JAVA_OPTIONS"));
     assertThat(lines.get(lines.size() - 1)).isEqualTo("ENTRYPOINT [\"/app/baton-operator\"]");
     assertThat(
@@ -71,7 +81,7 @@ class DockerfileTest {
     String demoPom = Files.readString(InstallFiles.ROOT.resolve("demo/pom.xml"));
     String dockerfile = Files.readString(InstallFiles.DOCKERFILE);
     String ignore = Files.readString(InstallFiles.ROOT.resolve(".dockerignore"));
-    assertThat(dockerfile).contains("mvn -B -DskipTests -pl operator,demo -am package");
+    assertThat(dockerfile).contains("mvn -B -DskipTests -pl operator,demo,agent -am package");
     Matcher m = Pattern.compile("<module>([^<]+)</module>").matcher(rootPom);
     List<String> needed = new java.util.ArrayList<>();
     while (m.find()) {
@@ -81,6 +91,7 @@ class DockerfileTest {
       String artifact = id.find() ? "<artifactId>" + id.group(1) + "</artifactId>" : null;
       if (module.equals("operator")
           || module.equals("demo")
+          || module.equals("agent")
           || artifact != null && (operatorPom.contains(artifact) || demoPom.contains(artifact))) {
         needed.add(module);
       }

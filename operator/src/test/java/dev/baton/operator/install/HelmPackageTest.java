@@ -35,8 +35,8 @@ class HelmPackageTest {
             "baton-operator/values.yaml",
             "baton-operator/values.schema.json",
             "baton-operator/README.md",
-            "baton-operator/crds/leadergroups.baton.dev-v1.yml",
-            "baton-operator/crds/redislocks.baton.dev-v1.yml",
+            "baton-operator/files/crds/leadergroups.baton.dev-v1.yml",
+            "baton-operator/files/crds/redislocks.baton.dev-v1.yml",
             "baton-operator/templates/deployment.yaml");
     assertThat(Helm.show(archive.toString()).chart().call())
         .contains("name: baton-operator")
