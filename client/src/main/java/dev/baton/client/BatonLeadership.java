@@ -149,12 +149,7 @@ public final class BatonLeadership implements AutoCloseable {
     this.source = source;
     this.options = options;
     this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-leadership");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-leadership"));
     thread.scheduleWithFixedDelay(
         this::checkDeadline, DEADLINE_CHECK_MILLIS, DEADLINE_CHECK_MILLIS, TimeUnit.MILLISECONDS);
     source.start(

@@ -1,6 +1,7 @@
 package dev.baton.client;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,17 +44,13 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
       RedissonClient redisson, String electionKey, String podUid, BatonLeadership.Options options) {
     this.script = redisson.getScript(StringCodec.INSTANCE);
     this.topic = redisson.getTopic(CHANNEL, StringCodec.INSTANCE);
-    this.holderKey = "baton:{" + electionKey + "}:leader";
-    this.keys = List.of(holderKey, "baton:{" + electionKey + "}:handover");
+    ElectionKeys election = new ElectionKeys(electionKey);
+    this.holderKey = election.holder();
+    this.keys = List.of(holderKey, election.handover());
     this.podUid = podUid;
     this.options = options;
     this.reader =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-leadership-redis");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-leadership-redis"));
   }
 
   @Override
@@ -91,8 +88,8 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
     String record = (String) r.get(0);
     long pttl = (Long) r.get(1);
     String handover = (String) r.get(2);
-    String[] parts = record.split("\\|", -1);
-    boolean mine = parts.length == 5 && parts[3].equals(podUid) && pttl > 0;
+    Optional<HolderRecord> holder = HolderRecord.parse(record);
+    boolean mine = holder.filter(h -> h.uid().equals(podUid)).isPresent() && pttl > 0;
     if (mine && !handover.isEmpty() && !handover.equals(record)) {
       // The predecessor may still believe it leads: wait for it to let go, or for the handover
       // to expire with its lease.
@@ -111,7 +108,7 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
     }
     if (mine) {
       ledWith = record;
-      sink.accept(new BatonLeadership.Confirmation(true, Long.parseLong(parts[4]), pttl, asked));
+      sink.accept(new BatonLeadership.Confirmation(true, holder.get().term(), pttl, asked));
     } else {
       sink.accept(new BatonLeadership.Confirmation(false, 0, 0, asked));
     }

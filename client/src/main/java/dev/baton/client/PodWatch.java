@@ -103,14 +103,7 @@ final class PodWatch implements BatonLeadership.Source {
       b.sslContext(target.tls());
     }
     this.http = b.build();
-    this.threads =
-        Executors.newScheduledThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "baton-leadership-pod");
-              t.setDaemon(true);
-              return t;
-            });
+    this.threads = Executors.newScheduledThreadPool(2, DaemonThreads.named("baton-leadership-pod"));
   }
 
   @Override

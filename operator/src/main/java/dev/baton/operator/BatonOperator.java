@@ -1,5 +1,6 @@
 package dev.baton.operator;
 
+import dev.baton.client.DaemonThreads;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.kube.PooledHttpClientFactory;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
@@ -256,11 +257,7 @@ public final class BatonOperator implements AutoCloseable {
 
   /** A thread per start-up task, named for thread dumps; gone once its task is done. */
   private static Executor startThread(String name) {
-    return task -> {
-      Thread t = new Thread(task, "baton-start-" + name);
-      t.setDaemon(true);
-      t.start();
-    };
+    return task -> DaemonThreads.named("baton-start-" + name).newThread(task).start();
   }
 
   private void noLongerActive() {

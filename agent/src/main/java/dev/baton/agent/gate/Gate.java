@@ -3,6 +3,7 @@ package dev.baton.agent.gate;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.leadership.Exclusive;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.client.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -55,11 +56,7 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
     threads =
         Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "baton-agent-gate-" + route.listenPort());
-              t.setDaemon(true);
-              return t;
-            });
+            DaemonThreads.named("baton-agent-gate-" + route.listenPort()));
     threads.execute(this::acceptLoop);
     log.info("gate {} listening, shut until this pod leads", route);
   }

@@ -8,6 +8,7 @@ import dev.baton.agent.leadership.AgentLeadership;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.client.DaemonThreads;
 import dev.baton.client.LockKeys;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -61,13 +62,7 @@ public final class AgentHttp implements AutoCloseable {
           "the HTTP API cannot listen on " + listen + ": " + e.getMessage(), e);
     }
     // Long polls and event streams each hold a thread for as long as they last.
-    threads =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "baton-agent-http");
-              t.setDaemon(true);
-              return t;
-            });
+    threads = Executors.newCachedThreadPool(DaemonThreads.named("baton-agent-http"));
     server.setExecutor(threads);
     server.createContext("/", this::handle);
     server.start();

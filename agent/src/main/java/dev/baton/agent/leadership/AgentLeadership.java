@@ -1,6 +1,7 @@
 package dev.baton.agent.leadership;
 
 import dev.baton.client.BatonLeadership;
+import dev.baton.client.DaemonThreads;
 import dev.baton.client.KubernetesApi;
 import dev.baton.client.LeadershipListener;
 import dev.baton.client.LockValues;
@@ -371,11 +372,6 @@ public final class AgentLeadership implements AutoCloseable {
   }
 
   private static ScheduledExecutorService daemon(String name) {
-    return Executors.newSingleThreadScheduledExecutor(
-        r -> {
-          Thread t = new Thread(r, name);
-          t.setDaemon(true);
-          return t;
-        });
+    return Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name));
   }
 }

@@ -2,13 +2,13 @@ package dev.baton.bench.locks;
 
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.client.LockInstance;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.client.LockStore;
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisLeaseStore;
 import java.time.Duration;
@@ -40,7 +40,7 @@ public enum LockSubject {
     LockOp open(List<RedissonClient> clients, String key) {
       RedisLeaseStore store =
           new RedisLeaseStore(clients.get(0), "bench", RedisLeaseStore.ScriptTimer.NONE);
-      LeaseKeys keys = new LeaseKeys(key);
+      ElectionKeys keys = new ElectionKeys(key);
       String prefix = HolderRecord.prefix("bench", "bench", "pod", "uid");
       store.reserve(keys, 0, RESERVATION);
       return () -> {

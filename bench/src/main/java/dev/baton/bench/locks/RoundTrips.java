@@ -2,9 +2,9 @@ package dev.baton.bench.locks;
 
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.client.LockLease;
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisLeaseStore;
 import java.util.ArrayList;
@@ -54,12 +54,12 @@ final class RoundTrips {
         new RedisLeaseStore(redisson, "bench", RedisLeaseStore.ScriptTimer.NONE);
     String prefix = HolderRecord.prefix("bench", "bench", "pod", "uid");
     for (int i = 0; i < n; i++) {
-      store.reserve(new LeaseKeys("rt/lease-warm-" + i), 0, LockSubject.RESERVATION);
-      store.reserve(new LeaseKeys("rt/lease-" + i), 0, LockSubject.RESERVATION);
+      store.reserve(new ElectionKeys("rt/lease-warm-" + i), 0, LockSubject.RESERVATION);
+      store.reserve(new ElectionKeys("rt/lease-" + i), 0, LockSubject.RESERVATION);
     }
     warm(
         i -> {
-          LeaseKeys k = new LeaseKeys("rt/lease-warm-" + i);
+          ElectionKeys k = new ElectionKeys("rt/lease-warm-" + i);
           LeaseStore.Acquisition a = store.acquire(k, null, prefix, 30_000);
           store.renew(k, a.holder(), 30_000);
           store.release(k, a.holder());
@@ -70,17 +70,17 @@ final class RoundTrips {
         1,
         i ->
             records[i] =
-                store.acquire(new LeaseKeys("rt/lease-" + i), null, prefix, 30_000).holder(),
+                store.acquire(new ElectionKeys("rt/lease-" + i), null, prefix, 30_000).holder(),
         false);
     count(
         "Baton lease: renew (lease-renew.lua)",
         1,
-        i -> store.renew(new LeaseKeys("rt/lease-" + i), records[i], 30_000),
+        i -> store.renew(new ElectionKeys("rt/lease-" + i), records[i], 30_000),
         false);
     count(
         "Baton lease: release (lease-release.lua)",
         1,
-        i -> store.release(new LeaseKeys("rt/lease-" + i), records[i]),
+        i -> store.release(new ElectionKeys("rt/lease-" + i), records[i]),
         false);
   }
 

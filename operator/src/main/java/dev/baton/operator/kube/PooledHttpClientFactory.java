@@ -1,5 +1,6 @@
 package dev.baton.operator.kube;
 
+import dev.baton.client.DaemonThreads;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
 import java.net.http.HttpClient;
@@ -53,13 +54,7 @@ public final class PooledHttpClientFactory extends JdkHttpClientFactory {
   @Override
   protected HttpClient.Builder createNewHttpClientBuilder() {
     int pool = POOLS.incrementAndGet();
-    AtomicInteger thread = new AtomicInteger();
-    ThreadFactory named =
-        r -> {
-          Thread t = new Thread(r, "baton-http-" + pool + "-" + thread.incrementAndGet());
-          t.setDaemon(true);
-          return t;
-        };
+    ThreadFactory named = DaemonThreads.numbered("baton-http-" + pool + "-");
     int threads = threads(Runtime.getRuntime().availableProcessors());
     ThreadPoolExecutor executor =
         new ThreadPoolExecutor(

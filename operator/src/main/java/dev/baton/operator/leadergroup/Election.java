@@ -1,7 +1,7 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.EventReason;
-import dev.baton.operator.lease.HolderRecord;
 import java.util.List;
 import java.util.Optional;
 

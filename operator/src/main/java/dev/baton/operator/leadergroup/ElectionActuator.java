@@ -2,9 +2,9 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
-import dev.baton.operator.lease.HolderRecord;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -2,7 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.PendingFailover;
-import dev.baton.operator.lease.HolderRecord;
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.routing.RouteConvergence;
 import java.time.Instant;
 

@@ -7,8 +7,8 @@ import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.kube.LabelSelectors;
-import dev.baton.operator.lease.LeaseKeys;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
 import java.util.HashSet;
@@ -24,7 +24,7 @@ public record GroupSettings(
     String roleLabel,
     Duration ttl,
     Duration renewInterval,
-    LeaseKeys keys,
+    ElectionKeys keys,
     boolean paused,
     boolean protectLeader,
     Duration failoverDelay,
@@ -115,7 +115,7 @@ public record GroupSettings(
         roleLabel,
         ttl,
         renew,
-        new LeaseKeys(key),
+        new ElectionKeys(key),
         Boolean.TRUE.equals(spec.getPaused()),
         !Boolean.FALSE.equals(spec.getProtectLeader()),
         failoverDelay,

@@ -2,9 +2,9 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.StatusWriter;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -38,7 +38,7 @@ final class TermReservations {
       LeaderGroup group,
       ElectionState state,
       LeaseStore store,
-      LeaseKeys keys,
+      ElectionKeys keys,
       List<Pod> members,
       long counter) {
     long known = Math.max(state.reserved, state.maxTerm);

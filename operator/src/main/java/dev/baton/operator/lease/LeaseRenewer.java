@@ -1,5 +1,7 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.DaemonThreads;
+import dev.baton.client.ElectionKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -67,19 +69,19 @@ public final class LeaseRenewer<K> implements AutoCloseable {
     this.listener = listener;
     this.mayAct = mayAct;
     this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-lease-renewer");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-lease-renewer"));
     ticker.scheduleWithFixedDelay(
         this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** Starts renewing a lease just acquired or renewed by its owner. */
   public void hold(
-      K owner, LeaseStore store, LeaseKeys keys, String record, Duration ttl, Duration interval) {
+      K owner,
+      LeaseStore store,
+      ElectionKeys keys,
+      String record,
+      Duration ttl,
+      Duration interval) {
     held.put(
         owner,
         new Held(

@@ -1,5 +1,7 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.ElectionKeys;
+
 /**
  * Election leases in Redis. Every method is one atomic script and one round trip. Methods throw
  * {@link RedisUnavailableException} when Redis cannot be reached, so callers can fail static.
@@ -7,10 +9,10 @@ package dev.baton.operator.lease;
 public interface LeaseStore {
 
   /** Reads the holder, its remaining time and the term counter. */
-  Observation observe(LeaseKeys keys);
+  Observation observe(ElectionKeys keys);
 
   /** Extends the lease if {@code record} still holds it; otherwise reports who does. */
-  Observation renew(LeaseKeys keys, String record, long ttlMillis);
+  Observation renew(ElectionKeys keys, String record, long ttlMillis);
 
   /**
    * Renews many leases in one round trip, without blocking the caller. The answer lists, in order,
@@ -21,7 +23,7 @@ public interface LeaseStore {
       java.util.List<Renewal> renewals);
 
   /** One lease to renew: the caller's record and the ttl to set. */
-  record Renewal(LeaseKeys keys, String record, long ttlMillis) {}
+  record Renewal(ElectionKeys keys, String record, long ttlMillis) {}
 
   /**
    * Takes the lease if it is free or held by exactly {@code expected}, with the next term, when a
@@ -33,13 +35,14 @@ public interface LeaseStore {
    *     replaced, and another process may have issued terms up to this one since
    */
   Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved);
+      ElectionKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved);
 
   /**
-   * {@link #acquire(LeaseKeys, String, String, long, long)} by a caller that knows no reservation.
+   * {@link #acquire(ElectionKeys, String, String, long, long)} by a caller that knows no
+   * reservation.
    */
   default Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis) {
+      ElectionKeys keys, String expected, String recordPrefix, long ttlMillis) {
     return acquire(keys, expected, recordPrefix, ttlMillis, 0);
   }
 
@@ -48,10 +51,10 @@ public interface LeaseStore {
    * without a reservation of its own (restarted, or a promoted replica), or whose own is below
    * {@code floor}, first has its counter raised to {@code floor}. Returns the ceiling in force.
    */
-  long reserve(LeaseKeys keys, long floor, long ceiling);
+  long reserve(ElectionKeys keys, long floor, long ceiling);
 
   /** Deletes the lease if {@code record} holds it (compare-and-delete). */
-  boolean release(LeaseKeys keys, String record);
+  boolean release(ElectionKeys keys, String record);
 
   /**
    * What Redis said about a lease.

@@ -1,5 +1,6 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.ElectionKeys;
 import dev.baton.client.LuaScript;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -57,15 +58,15 @@ public class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Observation observe(LeaseKeys keys) {
-    List<Object> r = run(OBSERVE, keys.both());
+  public Observation observe(ElectionKeys keys) {
+    List<Object> r = run(OBSERVE, holderAndTerm(keys));
     String holder = (String) r.get(0);
     return new Observation(
         false, holder.isEmpty() ? null : holder, (Long) r.get(1), (Long) r.get(2));
   }
 
   @Override
-  public Observation renew(LeaseKeys keys, String record, long ttlMillis) {
+  public Observation renew(ElectionKeys keys, String record, long ttlMillis) {
     List<Object> r = run(RENEW, List.of(keys.holder()), record, Long.toString(ttlMillis));
     String holder = (String) r.get(1);
     return new Observation(
@@ -163,11 +164,11 @@ public class RedisLeaseStore implements LeaseStore {
 
   @Override
   public Acquisition acquire(
-      LeaseKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved) {
+      ElectionKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved) {
     List<Object> r =
         run(
             ACQUIRE,
-            keys.all(),
+            allOf(keys),
             expected == null ? "" : expected,
             recordPrefix,
             Long.toString(ttlMillis),
@@ -182,7 +183,7 @@ public class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public long reserve(LeaseKeys keys, long floor, long ceiling) {
+  public long reserve(ElectionKeys keys, long floor, long ceiling) {
     List<Object> r =
         run(
             RESERVE,
@@ -193,7 +194,7 @@ public class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public boolean release(LeaseKeys keys, String record) {
+  public boolean release(ElectionKeys keys, String record) {
     List<Object> r = run(RELEASE, List.of(keys.holder(), keys.handover()), record);
     return !r.isEmpty() && ((Long) r.get(0)) == 1L;
   }
@@ -238,5 +239,15 @@ public class RedisLeaseStore implements LeaseStore {
     void record(String script, long nanos, boolean failed);
 
     ScriptTimer NONE = (script, nanos, failed) -> {};
+  }
+
+  private static List<Object> holderAndTerm(ElectionKeys keys) {
+    return List.of(keys.holder(), keys.term());
+  }
+
+  /** Every key of the election, in the order lease-acquire.lua reads its KEYS. */
+  private static List<Object> allOf(ElectionKeys keys) {
+    return List.of(
+        keys.holder(), keys.term(), keys.reservation(), keys.handover(), keys.reservedReplid());
   }
 }

@@ -2,6 +2,7 @@ package dev.baton.operator.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.baton.client.DaemonThreads;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,14 +27,7 @@ public final class HttpEndpoints implements AutoCloseable {
       int port, PrometheusMeterRegistry registry, Supplier<Check> health, Supplier<Check> ready)
       throws IOException {
     HttpServer server = HttpServer.create(new InetSocketAddress(port), 0);
-    server.setExecutor(
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "baton-http");
-              t.setDaemon(true);
-              return t;
-            }));
+    server.setExecutor(Executors.newFixedThreadPool(2, DaemonThreads.named("baton-http")));
     server.createContext(
         "/metrics",
         ex -> send(ex, 200, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8"));

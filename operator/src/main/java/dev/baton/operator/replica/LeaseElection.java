@@ -1,5 +1,6 @@
 package dev.baton.operator.replica;
 
+import dev.baton.client.DaemonThreads;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -75,12 +76,7 @@ public final class LeaseElection implements ReplicaRole {
     this.identity = identity;
     this.timing = timing;
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-replica-election");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-replica-election"));
   }
 
   @Override

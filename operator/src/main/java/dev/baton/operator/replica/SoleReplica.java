@@ -1,6 +1,7 @@
 package dev.baton.operator.replica;
 
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.DaemonThreads;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSettings;
@@ -30,7 +31,7 @@ public final class SoleReplica implements ReplicaRole {
 
   private final RedisConnections connections;
   private final RedisSettings redis;
-  private final LeaseKeys keys;
+  private final ElectionKeys keys;
   private final String identity;
   private final Consumer<Boolean> conflict;
   private final ScheduledExecutorService timer;
@@ -51,16 +52,11 @@ public final class SoleReplica implements ReplicaRole {
       Consumer<Boolean> conflict) {
     this.connections = connections;
     this.redis = redis;
-    this.keys = new LeaseKeys("baton-operator/" + clusterId);
+    this.keys = new ElectionKeys("baton-operator/" + clusterId);
     this.identity = identity;
     this.conflict = conflict;
     this.timer =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-sole-replica");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-sole-replica"));
   }
 
   @Override

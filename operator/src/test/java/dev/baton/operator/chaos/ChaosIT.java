@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.kube.BatonNames;
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
@@ -364,7 +364,7 @@ class ChaosIT {
     int slot;
     LocalRedis master;
     try {
-      slot = cluster.slot(new LeaseKeys(NS + "/" + group).holder());
+      slot = cluster.slot(new ElectionKeys(NS + "/" + group).holder());
       master = cluster.masterOf(slot);
     } catch (IllegalStateException e) {
       return; // its master is down and not yet replaced, or the cluster is busy
@@ -449,7 +449,7 @@ class ChaosIT {
     }
     Map<String, String> out = new HashMap<>();
     for (int g = 0; g < GROUPS; g++) {
-      String reply = s.redis.command("GET", new LeaseKeys(NS + "/g" + g).holder());
+      String reply = s.redis.command("GET", new ElectionKeys(NS + "/g" + g).holder());
       String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
       out.put("g" + g, HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
     }
@@ -461,7 +461,7 @@ class ChaosIT {
     Map<String, String> out = new HashMap<>();
     try {
       for (int g = 0; g < GROUPS; g++) {
-        String key = new LeaseKeys(NS + "/g" + g).holder();
+        String key = new ElectionKeys(NS + "/g" + g).holder();
         LocalRedis master = cluster.masterOf(cluster.slot(key));
         if (!master.answering()) {
           return null;

@@ -6,12 +6,12 @@ import static dev.baton.operator.leadergroup.Election.Action.RELEASE;
 import static dev.baton.operator.leadergroup.Election.Action.STAND_ASIDE;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.leadergroup.Candidate.Ineligibility;
 import dev.baton.operator.leadergroup.Election.Decision;
 import dev.baton.operator.leadergroup.Election.Holder;
 import dev.baton.operator.leadergroup.Election.SwitchoverOutcome;
-import dev.baton.operator.lease.HolderRecord;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

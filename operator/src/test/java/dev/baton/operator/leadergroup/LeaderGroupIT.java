@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;
@@ -84,7 +84,7 @@ class LeaderGroupIT {
     await()
         .atMost(WAIT)
         .untilAsserted(() -> assertThat(cluster.eventReasons("payments")).contains("Initial"));
-    assertThat(cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder()))
+    assertThat(cluster.redis.command("GET", new ElectionKeys(NS + "/payments").holder()))
         .contains("default|shop|payments-0|");
   }
 
@@ -244,7 +244,7 @@ class LeaderGroupIT {
     assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(current);
     assertThat(cluster.pod(current).getMetadata().getAnnotations())
         .containsEntry("baton.dev/term", Long.toString(term("payments")));
-    assertThat(cluster.redis.command("GET", new LeaseKeys(NS + "/payments").term()))
+    assertThat(cluster.redis.command("GET", new ElectionKeys(NS + "/payments").term()))
         .contains(Long.toString(term("payments")));
   }
 
@@ -297,7 +297,7 @@ class LeaderGroupIT {
                       });
               assertThat(cluster.status("payments").getLeader()).isEmpty();
             });
-    assertThat(cluster.redis.command("EXISTS", new LeaseKeys(NS + "/payments").holder()))
+    assertThat(cluster.redis.command("EXISTS", new ElectionKeys(NS + "/payments").holder()))
         .isEqualTo(":0");
     assertThat(cluster.eventReasons("payments")).contains("NoCandidates");
   }

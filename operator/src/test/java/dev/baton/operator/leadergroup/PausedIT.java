@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
@@ -52,7 +52,7 @@ class PausedIT {
   }
 
   private String holderInRedis() {
-    return cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder());
+    return cluster.redis.command("GET", new ElectionKeys(NS + "/payments").holder());
   }
 
   private String condition(String type) {

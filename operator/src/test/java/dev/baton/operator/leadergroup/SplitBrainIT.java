@@ -5,8 +5,8 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
@@ -171,7 +171,7 @@ class SplitBrainIT {
             .findFirst()
             .orElseThrow();
     String uid = cluster.pod(other).getMetadata().getUid();
-    LeaseKeys keys = new LeaseKeys(NS + "/payments");
+    ElectionKeys keys = new ElectionKeys(NS + "/payments");
     long term = cluster.status("payments").getTerm() + 5;
     cluster.redis.command("SET", keys.term(), Long.toString(term));
     cluster.redis.command(

@@ -5,8 +5,8 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EmbeddedKubernetes;
@@ -143,7 +143,7 @@ class TermFencingIT {
     if (!cluster.redis.running()) {
       return null;
     }
-    String reply = cluster.redis.command("GET", new LeaseKeys(NS + "/payments").holder());
+    String reply = cluster.redis.command("GET", new ElectionKeys(NS + "/payments").holder());
     String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
     Map<String, String> out = new HashMap<>();
     out.put("payments", HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));

@@ -2,6 +2,7 @@ package dev.baton.operator.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.client.ElectionKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,7 +29,7 @@ class HashSlotTest {
 
   @Test
   void anElectionsKeysShareASlot() {
-    LeaseKeys keys = new LeaseKeys("shop/payments");
+    ElectionKeys keys = new ElectionKeys("shop/payments");
     int slot = HashSlot.of(keys.holder());
     assertThat(HashSlot.of(keys.term())).isEqualTo(slot);
     assertThat(HashSlot.of(keys.reservation())).isEqualTo(slot);

@@ -3,6 +3,7 @@ package dev.baton.operator.lease;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.client.ElectionKeys;
 import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import java.util.List;
@@ -35,7 +36,7 @@ class LeaseRenewerIT {
         LeaseRenewer<String> renewer = new LeaseRenewer<>(events::add, () -> true)) {
       LeaseStore store = connections.leaseStore(new RedisSettings(redis.url(), null, null));
       for (int i = 0; i < LEASES; i++) {
-        LeaseKeys keys = new LeaseKeys("renew/" + i);
+        ElectionKeys keys = new ElectionKeys("renew/" + i);
         store.reserve(keys, 0, 100);
         var got = store.acquire(keys, "", "c|ns|p" + i + "|u" + i, 1_000);
         renewer.hold(
@@ -49,7 +50,7 @@ class LeaseRenewerIT {
       long calls = scriptCalls(redis) - before;
 
       for (int i = 0; i < LEASES; i++) {
-        assertThat(redis.command("EXISTS", new LeaseKeys("renew/" + i).holder()))
+        assertThat(redis.command("EXISTS", new ElectionKeys("renew/" + i).holder()))
             .as("lease %d still held", i)
             .isEqualTo(":1");
       }
@@ -61,7 +62,7 @@ class LeaseRenewerIT {
       System.out.printf(
           "batched renewals: %d leases, %d script calls in %d s%n", LEASES, calls, seconds);
 
-      redis.command("DEL", new LeaseKeys("renew/7").holder());
+      redis.command("DEL", new ElectionKeys("renew/7").holder());
       await().atMost(Duration.ofSeconds(5)).until(() -> !events.isEmpty());
       assertThat(events).containsExactly(new LeaseRenewer.Event<>("g7", LeaseRenewer.Outcome.LOST));
       assertThat(renewer.record("g7")).isNull();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.client.ElectionKeys;
 import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -30,20 +31,20 @@ class RedisLeaseStoreIT {
     redis.close();
   }
 
-  private static LeaseKeys keys(String name) {
-    return new LeaseKeys("test/" + name);
+  private static ElectionKeys keys(String name) {
+    return new ElectionKeys("test/" + name);
   }
 
   /** A lease key with terms reserved up to 1000, as the operator reserves them. */
-  private static LeaseKeys reserved(String name) {
-    LeaseKeys k = keys(name);
+  private static ElectionKeys reserved(String name) {
+    ElectionKeys k = keys(name);
     store.reserve(k, 0, 1000);
     return k;
   }
 
   @Test
   void acquiresAFreeLeaseOnlyOnceAndIncrementsTheTerm() {
-    LeaseKeys k = reserved("free");
+    ElectionKeys k = reserved("free");
     var first = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(first.acquired()).isTrue();
     assertThat(first.term()).isEqualTo(1);
@@ -57,7 +58,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void takesOverOnlyFromTheExpectedHolder() {
-    LeaseKeys k = reserved("takeover");
+    ElectionKeys k = reserved("takeover");
     var a = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(store.acquire(k, "c|ns|x|ux|1", "c|ns|b|ub", 10_000).acquired()).isFalse();
     var b = store.acquire(k, a.holder(), "c|ns|b|ub", 10_000);
@@ -67,7 +68,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void issuesNoTermBeyondTheReservation() {
-    LeaseKeys k = keys("ceiling");
+    ElectionKeys k = keys("ceiling");
     var none = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(none.acquired()).isFalse();
     assertThat(none.unreserved()).isTrue();
@@ -94,7 +95,7 @@ class RedisLeaseStoreIT {
         RedisConnections conns =
             new RedisConnections(RedisLeaseStore.ScriptTimer.NONE, Duration.ofMillis(500))) {
       LeaseStore s = conns.leaseStore(new RedisSettings(own.url(), null, null));
-      LeaseKeys k = keys("restart");
+      ElectionKeys k = keys("restart");
       s.reserve(k, 0, 100);
       var a = s.acquire(k, "", "c|ns|a|ua", 60_000);
       assertThat(a.term()).isEqualTo(1);
@@ -120,7 +121,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void aReservationFromBeforeReplicationIdsCountsByItsRunIdAloneUntilReservedAgain() {
-    LeaseKeys k = keys("before-replid");
+    ElectionKeys k = keys("before-replid");
     String info = redis.command("INFO", "server");
     String runId = info.substring(info.indexOf("run_id:") + 7).lines().findFirst().orElseThrow();
     // As an operator from before wrote it: no key with the replication id beside it.
@@ -140,7 +141,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void aReservationBelowTheOneTheCallerKnowsIssuesNothingUntilReservedAgain() {
-    LeaseKeys k = keys("older");
+    ElectionKeys k = keys("older");
     store.reserve(k, 0, 100);
     var a = store.acquire(k, "", "c|ns|a|ua", 60_000, 100);
     assertThat(a.term()).isEqualTo(1);
@@ -157,7 +158,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void renewsOnlyForTheOwnerAndReportsTheHolderOtherwise() {
-    LeaseKeys k = reserved("renew");
+    ElectionKeys k = reserved("renew");
     var a = store.acquire(k, "", "c|ns|a|ua", 1_000);
     var renewed = store.renew(k, a.holder(), 60_000);
     assertThat(renewed.renewed()).isTrue();
@@ -171,7 +172,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void releasesOnlyForTheOwner() {
-    LeaseKeys k = reserved("release");
+    ElectionKeys k = reserved("release");
     var a = store.acquire(k, "", "c|ns|a|ua", 10_000);
     assertThat(store.release(k, "c|ns|a|ua|999")).isFalse();
     assertThat(store.observe(k).holder()).isEqualTo(a.holder());
@@ -183,7 +184,7 @@ class RedisLeaseStoreIT {
 
   @Test
   void keysShareOneHashTagSoScriptsWorkOnRedisCluster() {
-    LeaseKeys k = keys("slot");
+    ElectionKeys k = keys("slot");
     assertThat(redis.command("CLUSTER", "KEYSLOT", k.holder()))
         .isEqualTo(redis.command("CLUSTER", "KEYSLOT", k.term()))
         .isEqualTo(redis.command("CLUSTER", "KEYSLOT", k.reservation()));

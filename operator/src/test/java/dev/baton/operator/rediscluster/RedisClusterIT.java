@@ -8,12 +8,12 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonLocks;
+import dev.baton.client.ElectionKeys;
+import dev.baton.client.HolderRecord;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.lease.HolderRecord;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LocalRedis;
@@ -82,7 +82,7 @@ class RedisClusterIT {
     // The elections' slots, as the cluster computes them, land on every master.
     Set<Integer> masters = new HashSet<>();
     for (String g : groups) {
-      masters.add(redis.masterOf(redis.slot(new LeaseKeys(NS + "/" + g).holder())).port());
+      masters.add(redis.masterOf(redis.slot(new ElectionKeys(NS + "/" + g).holder())).port());
     }
     assertThat(masters).as("elections on every master").hasSize(3);
 
@@ -100,7 +100,7 @@ class RedisClusterIT {
     await().during(Duration.ofSeconds(4)).atMost(WAIT).until(() -> allHeld(groups));
 
     // The master of g0's election dies; its replica is promoted. Then g0's leader fails.
-    int slot = redis.slot(new LeaseKeys(NS + "/g0").holder());
+    int slot = redis.slot(new ElectionKeys(NS + "/g0").holder());
     LocalRedis promoted = redis.killMasterOf(slot, WAIT);
     checker.disrupted("master of slot " + slot + " killed");
     String before = awaitLeader("g0");
@@ -114,7 +114,7 @@ class RedisClusterIT {
     }
 
     // g1's slot moves to another master, held half-way (ASK) while g1 fails over.
-    int moving = redis.slot(new LeaseKeys(NS + "/g1").holder());
+    int moving = redis.slot(new ElectionKeys(NS + "/g1").holder());
     LocalRedis target = redis.anotherMaster(moving);
     String g1Before = leaderOf("g1");
     long g1Term = term(g1Before);
@@ -211,7 +211,7 @@ class RedisClusterIT {
       for (int g = 0; g < GROUPS; g++) {
         String value =
             (String)
-                app.getBucket(new LeaseKeys(NS + "/g" + g).holder(), StringCodec.INSTANCE).get();
+                app.getBucket(new ElectionKeys(NS + "/g" + g).holder(), StringCodec.INSTANCE).get();
         out.put("g" + g, HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
       }
     } catch (RuntimeException e) {

@@ -3,9 +3,9 @@ package dev.baton.operator.rediscluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.client.ElectionKeys;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockScripts;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.LeaseStore.Acquisition;
 import dev.baton.operator.lease.RedisConnections;
@@ -142,7 +142,7 @@ class StaleMasterFencingIT {
   /** Election terms, through the operator's lease store. */
   private static final class Terms implements Numbers {
     private final LeaseStore store;
-    private final LeaseKeys keys = new LeaseKeys("shop/stale");
+    private final ElectionKeys keys = new ElectionKeys("shop/stale");
     private String holder = "";
 
     Terms(LeaseStore store) {

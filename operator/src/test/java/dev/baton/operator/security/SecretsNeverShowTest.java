@@ -3,8 +3,8 @@ package dev.baton.operator.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisLeaseStore;
 import dev.baton.operator.lease.RedisSettings;
@@ -137,7 +137,7 @@ class SecretsNeverShowTest {
           new RedisSettings("redis://baton:" + URL_PASSWORD + "@127.0.0.1:1", null, PASSWORD);
       Throwable thrown =
           catchThrowable(
-              () -> connections.leaseStore(closedPort).observe(new LeaseKeys("shop/payments")));
+              () -> connections.leaseStore(closedPort).observe(new ElectionKeys("shop/payments")));
       assertThat(thrown)
           .isInstanceOf(RedisUnavailableException.class)
           .hasMessage("cannot connect to Redis redis://127.0.0.1:1: connection refused");

@@ -3,7 +3,7 @@ package dev.baton.operator.sentinel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.baton.operator.lease.LeaseKeys;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisLeaseStore;
 import dev.baton.operator.lease.RedisSettings;
@@ -82,7 +82,7 @@ class SentinelConnectionsIT {
   }
 
   private static String observe(RedisConnections connections, RedisSettings settings) {
-    return connections.leaseStore(settings).observe(new LeaseKeys("shop/payments")).holder();
+    return connections.leaseStore(settings).observe(new ElectionKeys("shop/payments")).holder();
   }
 
   /** The message of a failed connection, checked to hold no password. */

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.client.ElectionKeys;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.lease.LeaseKeys;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
@@ -84,7 +84,7 @@ class SentinelFailoverIT {
       cluster.awaitLeader("orders", ORDERS_ROLE);
 
       // The replica has caught up with the first terms (replication is asynchronous) ...
-      String termKey = new LeaseKeys(NS + "/payments").term();
+      String termKey = new ElectionKeys(NS + "/payments").term();
       await().atMost(WAIT).until(() -> "1".equals(redis.get(redis.replica().port(), termKey)));
       // ... then replication stops; the next leaders and their terms exist on the master only.
       redis.cutReplication();

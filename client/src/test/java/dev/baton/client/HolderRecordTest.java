@@ -1,4 +1,4 @@
-package dev.baton.operator.lease;
+package dev.baton.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,11 +1,11 @@
-package dev.baton.operator.lease;
+package dev.baton.client;
 
 import java.util.Optional;
 
 /**
- * Who holds an election lease, as stored in Redis: {@code clusterId|namespace|pod|uid|term}. The
- * cluster id lets operators of several clusters share one election and take over early only what
- * they wrote themselves.
+ * Who holds an election lease, as the operator stores it in Redis: {@code
+ * clusterId|namespace|pod|uid|term}. The cluster id lets operators of several clusters share one
+ * election and take over early only what they wrote themselves.
  */
 public record HolderRecord(String clusterId, String namespace, String pod, String uid, long term) {
 
