@@ -2,6 +2,7 @@ package dev.baton.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.testkit.Kubeconfig;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,13 +56,9 @@ class AgentImageIT {
   void theTrainedArchiveMapsThroughTheEntrypointWithSharingRequired() throws Exception {
     assertThat(JAR).as("package the agent first").isRegularFile();
     Files.copy(JAR, home.resolve("baton-agent.jar"));
-    Path kubeconfig = home.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        "apiVersion: v1\nkind: Config\n"
-            + "clusters: [{name: t, cluster: {server: \"http://127.0.0.1:9\"}}]\n"
-            + "contexts: [{name: t, context: {cluster: t, user: t}}]\n"
-            + "users: [{name: t, user: {}}]\ncurrent-context: t\n");
+    // An API server that does not answer, as in the image build.
+    Path kubeconfig =
+        Kubeconfig.write(home.resolve("kubeconfig"), "http://127.0.0.1:9", "training");
     Path archive = home.resolve("baton-agent.jsa");
 
     run(

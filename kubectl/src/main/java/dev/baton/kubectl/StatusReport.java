@@ -33,6 +33,7 @@ final class StatusReport {
           "LeaderNotReady",
           "LeaderTerminating",
           "LeaderNodeLost",
+          "LeaderOptedOut",
           "LeaseExpired",
           "Switchover",
           "SwitchoverRefused",
@@ -167,7 +168,8 @@ final class StatusReport {
       out.println("    none recorded");
     } else {
       Table t = new Table("TIME", "REASON", "MESSAGE");
-      changes.subList(Math.max(0, changes.size() - FAILOVERS_SHOWN), changes.size()).stream()
+      changes
+          .subList(Math.max(0, changes.size() - FAILOVERS_SHOWN), changes.size())
           .forEach(e -> t.row(when(e), e.getReason(), e.getMessage()));
       t.print(out, "    ");
     }

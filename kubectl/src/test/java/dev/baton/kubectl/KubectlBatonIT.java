@@ -9,6 +9,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -81,8 +82,8 @@ class KubectlBatonIT {
             });
   }
 
-  @Test
-  void statusShowsTheThreeViewsTheLastChangesAndTheLocks() {
+  /** A RedisLock "nightly" the operator grants to a payments pod; returns once it is granted. */
+  private void grantNightlyLock() {
     RedisLock lock = new RedisLock();
     lock.setMetadata(new ObjectMetaBuilder().withName("nightly").withNamespace(NS).build());
     lock.setSpec(new RedisLockSpec());
@@ -104,6 +105,11 @@ class KubectlBatonIT {
                       .get();
               return l.getStatus() != null && l.getStatus().getFencingToken() != null;
             });
+  }
+
+  @Test
+  void statusShowsTheThreeViewsTheLastChangesAndTheLocks() {
+    grantNightlyLock();
 
     Run run = baton("-n", NS, "status");
 
@@ -202,27 +208,7 @@ class KubectlBatonIT {
 
   @Test
   void releaseForceReleasesAGrantedLockAndSaysWhereItWent() {
-    RedisLock lock = new RedisLock();
-    lock.setMetadata(new ObjectMetaBuilder().withName("nightly").withNamespace(NS).build());
-    lock.setSpec(new RedisLockSpec());
-    lock.getSpec().setTtl("30s");
-    lock.getSpec()
-        .setHolderSelector(
-            new LabelSelectorBuilder().withMatchLabels(Map.of("app", "payments")).build());
-    cluster.client.resource(lock).create();
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> {
-              RedisLock l =
-                  cluster
-                      .client
-                      .resources(RedisLock.class)
-                      .inNamespace(NS)
-                      .withName("nightly")
-                      .get();
-              return l.getStatus() != null && l.getStatus().getFencingToken() != null;
-            });
+    grantNightlyLock();
 
     Run run = baton("-n", NS, "release", "nightly");
 
@@ -249,8 +235,9 @@ class KubectlBatonIT {
   void theBuiltExecutableRunsWithTheUsersKubeconfig(@TempDir Path dir) throws Exception {
     Path executable = Path.of("target", "kubectl-baton");
     assertThat(executable).as("package the module first").isExecutable();
-    Path kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(kubeconfig, kubeconfig(((EmbeddedKubernetes) cluster.kube).url()));
+    Path kubeconfig =
+        Kubeconfig.write(
+            dir.resolve("kubeconfig"), ((EmbeddedKubernetes) cluster.kube).url(), "default");
     Path output = dir.resolve("out.txt");
     ProcessBuilder pb =
         new ProcessBuilder(List.of(executable.toAbsolutePath().toString(), "-n", NS, "status"))
@@ -269,27 +256,5 @@ class KubectlBatonIT {
     String printed = Files.readString(output);
     assertThat(p.exitValue()).as(printed).isZero();
     assertThat(printed).contains("LeaderGroup shop/payments").contains("payments-0, term 1");
-  }
-
-  private static String kubeconfig(String url) {
-    return """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: test
-          cluster:
-            server: "%s"
-        contexts:
-        - name: test
-          context:
-            cluster: test
-            user: test
-            namespace: default
-        current-context: test
-        users:
-        - name: test
-          user: {}
-        """
-        .formatted(url);
   }
 }

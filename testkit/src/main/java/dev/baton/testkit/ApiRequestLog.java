@@ -36,10 +36,6 @@ public final class ApiRequestLog {
     recording = true;
   }
 
-  public static boolean recording() {
-    return recording;
-  }
-
   /** Called by the embedded API for every request it receives. */
   static void received(RecordedRequest request) {
     if (!recording) {

@@ -7,6 +7,7 @@ import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.client.KubernetesApi;
 import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
@@ -14,7 +15,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -132,25 +132,7 @@ public final class AgentSandbox implements AutoCloseable {
 
   /** A kubeconfig for an agent in its own process (KUBECONFIG), with a token it ignores. */
   public Path kubeconfig(Path dir) throws IOException {
-    Path file = dir.resolve("kubeconfig");
-    Files.writeString(
-        file,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: embedded
-          cluster: {server: "%s"}
-        contexts:
-        - name: embedded
-          context: {cluster: embedded, user: tester, namespace: shop}
-        users:
-        - name: tester
-          user: {token: not-checked-by-the-mock}
-        current-context: embedded
-        """
-            .formatted(api()));
-    return file;
+    return Kubeconfig.write(dir.resolve("kubeconfig"), api().toString(), "shop");
   }
 
   public static int freePort() {

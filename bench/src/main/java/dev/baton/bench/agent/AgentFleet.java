@@ -1,5 +1,6 @@
 package dev.baton.bench.agent;
 
+import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,18 +46,9 @@ final class AgentFleet implements AutoCloseable {
     this.jar = jar;
     this.dir = dir;
     this.confirmWithin = confirmWithin;
-    this.kubeconfig = dir.resolve("kubeconfig");
-    Files.writeString(
-        kubeconfig,
-        """
-        apiVersion: v1
-        kind: Config
-        clusters: [{name: mock, cluster: {server: "%s"}}]
-        contexts: [{name: mock, context: {cluster: mock, user: bench}}]
-        users: [{name: bench, user: {token: unused}}]
-        current-context: mock
-        """
-            .formatted(cluster.client.getMasterUrl()));
+    this.kubeconfig =
+        Kubeconfig.write(
+            dir.resolve("kubeconfig"), cluster.client.getMasterUrl().toString(), "shop");
   }
 
   /** Starts (or restarts) the agent of {@code pod}; the milliseconds from start to /readyz. */

@@ -8,10 +8,6 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
@@ -23,37 +19,12 @@ class NodeLossIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private static NodeCondition ready(String status) {
-    return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
-  }
-
-  private static void setNodeReady(BatonCluster cluster, String node, String status) {
-    cluster
-        .client
-        .nodes()
-        .withName(node)
-        .editStatus(
-            n -> {
-              n.getStatus().setConditions(List.of(ready(status)));
-              return n;
-            });
-  }
-
   @Test
   void leaderMovesOffANodeThatTurnsUnknownAndStaysMovedWhenItReturns() {
     try (BatonCluster cluster = new BatonCluster();
         RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       for (String n : List.of("node-a", "node-b", "node-c")) {
-        Node node =
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName(n)
-                .endMetadata()
-                .withNewStatus()
-                .withConditions(ready("True"))
-                .endStatus()
-                .build();
-        cluster.client.nodes().resource(node).create();
+        cluster.createNode(n);
       }
       for (int i = 0; i < 3; i++) {
         Pod p = Sandbox.readyPod(NS, "payments-" + i, Map.of("app", "payments"));
@@ -65,7 +36,7 @@ class NodeLossIT {
       String leader = cluster.awaitLeader("payments", ROLE);
       String leaderNode = cluster.pod(leader).getSpec().getNodeName();
 
-      setNodeReady(cluster, leaderNode, "Unknown");
+      cluster.setNodeReady(leaderNode, "Unknown");
 
       await()
           .atMost(WAIT)
@@ -79,7 +50,7 @@ class NodeLossIT {
           .untilAsserted(
               () -> assertThat(cluster.eventReasons("payments")).contains("LeaderNodeLost"));
 
-      setNodeReady(cluster, leaderNode, "True");
+      cluster.setNodeReady(leaderNode, "True");
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)

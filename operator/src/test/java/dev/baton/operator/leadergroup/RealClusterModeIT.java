@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.RealKubernetes;
 import io.fabric8.kubernetes.api.model.PodSchedulingGate;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -25,8 +25,7 @@ class RealClusterModeIT {
   @Test
   void theScenariosRunThroughAKubeconfigOnPodsNoKubeletRuns(@TempDir Path dir) throws IOException {
     try (EmbeddedKubernetes server = EmbeddedKubernetes.start()) {
-      Path kubeconfig = dir.resolve("kubeconfig");
-      Files.writeString(kubeconfig, kubeconfig(server.url()));
+      Path kubeconfig = Kubeconfig.write(dir.resolve("kubeconfig"), server.url(), "default");
       try (BatonCluster cluster = new BatonCluster(RealKubernetes.connect(kubeconfig))) {
         assertThat(cluster.kube.real()).isTrue();
         for (int i = 0; i < 3; i++) {
@@ -51,26 +50,5 @@ class RealClusterModeIT {
         assertThat(cluster.status("payments").getTerm()).isEqualTo(2);
       }
     }
-  }
-
-  private static String kubeconfig(String url) {
-    return """
-        apiVersion: v1
-        kind: Config
-        clusters:
-        - name: test
-          cluster:
-            server: "%s"
-        contexts:
-        - name: test
-          context:
-            cluster: test
-            user: test
-        current-context: test
-        users:
-        - name: test
-          user: {}
-        """
-        .formatted(url);
   }
 }

@@ -9,7 +9,6 @@ import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -32,15 +31,7 @@ class TermFencingIT {
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
-  @RegisterExtension
-  final BatonClusterExtension baton =
-      BatonClusterExtension.on(
-          () ->
-              EmbeddedKubernetes.start(
-                  real -> {
-                    faults.set(new FaultInjector(real, 1));
-                    return faults.get();
-                  }));
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
 
   private BatonCluster cluster;
 

@@ -6,9 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
@@ -28,22 +25,6 @@ class LockNodeLossIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String HELD = "locks.baton.dev/migration";
 
-  private static NodeCondition ready(String status) {
-    return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
-  }
-
-  private static void setNodeReady(BatonCluster cluster, String node, String status) {
-    cluster
-        .client
-        .nodes()
-        .withName(node)
-        .editStatus(
-            n -> {
-              n.getStatus().setConditions(List.of(ready(status)));
-              return n;
-            });
-  }
-
   private static String holder(BatonCluster cluster) {
     return cluster.pods().stream()
         .filter(p -> p.getMetadata().getLabels() != null)
@@ -58,19 +39,7 @@ class LockNodeLossIT {
     try (BatonCluster cluster = new BatonCluster();
         HeldLabelWatcher watcher = new HeldLabelWatcher(cluster.client, NS, "migration")) {
       for (String n : List.of("node-a", "node-b", "node-c")) {
-        cluster
-            .client
-            .nodes()
-            .resource(
-                new NodeBuilder()
-                    .withNewMetadata()
-                    .withName(n)
-                    .endMetadata()
-                    .withNewStatus()
-                    .withConditions(ready("True"))
-                    .endStatus()
-                    .build())
-            .create();
+        cluster.createNode(n);
       }
       for (int i = 0; i < 3; i++) {
         Pod p = Sandbox.readyPod(NS, "migrate-" + i, Map.of("app", "migrate"));
@@ -86,7 +55,7 @@ class LockNodeLossIT {
       String lostNode = cluster.pod(first).getSpec().getNodeName();
 
       long lostAt = System.nanoTime();
-      setNodeReady(cluster, lostNode, "False");
+      cluster.setNodeReady(lostNode, "False");
 
       await()
           .atMost(WAIT)
@@ -110,7 +79,7 @@ class LockNodeLossIT {
       assertThat(cluster.eventReasons("migration")).contains("LockMoved");
 
       // The node back: the lock stays where it is (sticky), the watcher still sees one holder.
-      setNodeReady(cluster, lostNode, "True");
+      cluster.setNodeReady(lostNode, "True");
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)

@@ -10,7 +10,6 @@ import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -32,15 +31,7 @@ class TokenFencingIT {
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
-  @RegisterExtension
-  final BatonClusterExtension baton =
-      BatonClusterExtension.on(
-          () ->
-              EmbeddedKubernetes.start(
-                  real -> {
-                    faults.set(new FaultInjector(real, 1));
-                    return faults.get();
-                  }));
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
 
   private BatonCluster cluster;
   private RedissonClient redisson;

@@ -8,7 +8,6 @@ import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.OperatorProcess;
@@ -35,15 +34,7 @@ class OperatorFailoverIT {
 
   private final AtomicReference<FaultInjector> recorder = new AtomicReference<>();
 
-  @RegisterExtension
-  final BatonClusterExtension baton =
-      BatonClusterExtension.on(
-          () ->
-              EmbeddedKubernetes.start(
-                  real -> {
-                    recorder.set(new FaultInjector(real, 1));
-                    return recorder.get();
-                  }));
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(recorder);
 
   private BatonCluster cluster;
   private InvariantChecker checker;

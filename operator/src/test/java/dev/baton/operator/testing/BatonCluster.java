@@ -16,6 +16,9 @@ import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -118,6 +121,42 @@ public final class BatonCluster extends Sandbox {
     LeaderGroup g = get(group);
     sb.append("status:\n").append(g == null ? "(no group)" : Serialization.asYaml(g.getStatus()));
     return sb.toString();
+  }
+
+  // ---- Nodes ----
+
+  /** A node whose Ready condition is True. */
+  public void createNode(String name) {
+    client
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewStatus()
+                .withConditions(nodeReady("True"))
+                .endStatus()
+                .build())
+        .create();
+  }
+
+  /**
+   * Sets a node's Ready condition ("True", "False", "Unknown"), as its kubelet or lifecycle would.
+   */
+  public void setNodeReady(String node, String status) {
+    client
+        .nodes()
+        .withName(node)
+        .editStatus(
+            n -> {
+              n.getStatus().setConditions(List.of(nodeReady(status)));
+              return n;
+            });
+  }
+
+  private static NodeCondition nodeReady(String status) {
+    return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
   }
 
   // ---- RedisLocks ----

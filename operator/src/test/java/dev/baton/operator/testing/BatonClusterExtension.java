@@ -1,8 +1,11 @@
 package dev.baton.operator.testing;
 
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.KubernetesUnderTest;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
@@ -37,6 +40,21 @@ public final class BatonClusterExtension implements BeforeEachCallback, AfterEac
   /** On an API the test starts itself, say with fault injection. */
   public static BatonClusterExtension on(Supplier<KubernetesUnderTest> kube) {
     return new BatonClusterExtension(() -> new BatonCluster(kube.get()), false);
+  }
+
+  /**
+   * On an embedded API whose requests pass a {@link FaultInjector} (seed 1), set into {@code
+   * faults} for each test, so the test can switch faults on and read the writes it saw.
+   */
+  public static BatonClusterExtension withFaults(AtomicReference<FaultInjector> faults) {
+    return on(
+        () ->
+            EmbeddedKubernetes.start(
+                real -> {
+                  FaultInjector injector = new FaultInjector(real, 1);
+                  faults.set(injector);
+                  return injector;
+                }));
   }
 
   /** The same, with the operator started before the test's {@code @BeforeEach} methods. */
