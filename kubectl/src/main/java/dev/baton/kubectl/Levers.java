@@ -85,23 +85,23 @@ final class Levers {
       return 0;
     }
     long start = System.nanoTime();
-    String outcome =
+    Outcome outcome =
         until(
             () -> {
               LeaderGroup now = group(groupName);
               LeaderGroupStatus s = status(now);
               boolean asked = annotation(now.getMetadata().getAnnotations(), SWITCHOVER) != null;
               if (target.equals(s.getLeader()) && !asked) {
-                return "ok:"
-                    + target
-                    + " leads now with term "
-                    + s.getTerm()
-                    + " ("
-                    + millisSince(start)
-                    + " ms).";
+                return Outcome.done(
+                    target
+                        + " leads now with term "
+                        + s.getTerm()
+                        + " ("
+                        + millisSince(start)
+                        + " ms).");
               }
               String refused = newRefusal(groupName, refusalsBefore);
-              return refused == null ? null : "refused:The operator refused: " + refused;
+              return refused == null ? null : Outcome.refused("The operator refused: " + refused);
             });
     return report(outcome, () -> "no switchover within " + timeout.toSeconds() + " s");
   }
@@ -131,7 +131,7 @@ final class Levers {
       return 0;
     }
     long start = System.nanoTime();
-    String outcome =
+    Outcome outcome =
         until(
             () -> {
               LeaderGroup now = group(groupName);
@@ -142,13 +142,14 @@ final class Levers {
                       && generation != null
                       && st.getObservedGeneration() >= generation;
               return seen
-                  ? "ok:The operator saw it ("
-                      + millisSince(start)
-                      + " ms); leader "
-                      + (st.getLeader() == null ? "none" : st.getLeader())
-                      + ", term "
-                      + st.getTerm()
-                      + "."
+                  ? Outcome.done(
+                      "The operator saw it ("
+                          + millisSince(start)
+                          + " ms); leader "
+                          + (st.getLeader() == null ? "none" : st.getLeader())
+                          + ", term "
+                          + st.getTerm()
+                          + ".")
                   : null;
             });
     return report(
@@ -177,28 +178,29 @@ final class Levers {
       return 0;
     }
     long start = System.nanoTime();
-    String outcome =
+    Outcome outcome =
         until(
             () -> {
               RedisLock now =
                   client.resources(RedisLock.class).inNamespace(namespace).withName(lockName).get();
               if (now == null) {
-                return "ok:The RedisLock is gone.";
+                return Outcome.done("The RedisLock is gone.");
               }
               if (annotation(now.getMetadata().getAnnotations(), FORCE_RELEASE) != null) {
                 return null;
               }
               RedisLockStatus s = now.getStatus() == null ? new RedisLockStatus() : now.getStatus();
-              return "ok:Released ("
-                  + millisSince(start)
-                  + " ms); "
-                  + (s.getHolder() == null
-                      ? "nobody holds it now."
-                      : "now held by "
-                          + s.getHolder()
-                          + " with token "
-                          + s.getFencingToken()
-                          + ".");
+              return Outcome.done(
+                  "Released ("
+                      + millisSince(start)
+                      + " ms); "
+                      + (s.getHolder() == null
+                          ? "nobody holds it now."
+                          : "now held by "
+                              + s.getHolder()
+                              + " with token "
+                              + s.getFencingToken()
+                              + "."));
             });
     return report(outcome, () -> "not released within " + timeout.toSeconds() + " s");
   }
@@ -303,11 +305,22 @@ final class Levers {
     return annotations == null ? null : annotations.get(key);
   }
 
-  /** Polls until {@code check} answers "ok:..." or "refused:...", or the timeout; null then. */
-  private String until(Supplier<String> check) {
+  /** How a lever ended: carried out, or refused with the operator's reason; the line to print. */
+  private record Outcome(boolean done, String message) {
+    static Outcome done(String message) {
+      return new Outcome(true, message);
+    }
+
+    static Outcome refused(String message) {
+      return new Outcome(false, message);
+    }
+  }
+
+  /** Polls until {@code check} gives an outcome, or the timeout; null then. */
+  private Outcome until(Supplier<Outcome> check) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() - deadline < 0) {
-      String answer = check.get();
+      Outcome answer = check.get();
       if (answer != null) {
         return answer;
       }
@@ -321,14 +334,13 @@ final class Levers {
     return null;
   }
 
-  private int report(String outcome, Supplier<String> timedOut) {
+  private int report(Outcome outcome, Supplier<String> timedOut) {
     if (outcome == null) {
       out.println("Gave up: " + timedOut.get() + ". See kubectl baton status.");
       return 1;
     }
-    boolean ok = outcome.startsWith("ok:");
-    out.println(outcome.substring(outcome.indexOf(':') + 1));
-    return ok ? 0 : 1;
+    out.println(outcome.message());
+    return outcome.done() ? 0 : 1;
   }
 
   private static long millisSince(long startNanos) {

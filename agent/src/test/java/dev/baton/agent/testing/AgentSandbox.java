@@ -7,6 +7,7 @@ import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.client.KubernetesApi;
 import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.EchoServer;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,10 +1,9 @@
 package dev.baton.bench.agent;
 
+import dev.baton.testkit.EchoServer;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -20,8 +19,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.locks.LockSupport;
 
 /** The agents of the simulated pods, each the shipped jar in its own JVM, with their echo apps. */
@@ -37,7 +34,7 @@ final class AgentFleet implements AutoCloseable {
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final Map<String, Agent> agents = new LinkedHashMap<>();
-  private final Map<String, Echo> apps = new HashMap<>();
+  private final Map<String, EchoServer> apps = new HashMap<>();
   private final Map<String, Integer> gatePorts = new HashMap<>();
   private final Map<String, Integer> httpPorts = new HashMap<>();
 
@@ -57,7 +54,7 @@ final class AgentFleet implements AutoCloseable {
   }
 
   double start(String pod, String jvmOptions) {
-    Echo app = apps.computeIfAbsent(pod, p -> new Echo());
+    EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
     int gate = gatePorts.computeIfAbsent(pod, p -> freePort());
     int httpPort = httpPorts.computeIfAbsent(pod, p -> freePort());
     ProcessBuilder pb =
@@ -205,66 +202,6 @@ final class AgentFleet implements AutoCloseable {
   @Override
   public void close() {
     agents.values().forEach(a -> a.process().destroyForcibly());
-    apps.values().forEach(Echo::close);
-  }
-
-  /** An application behind a gate: echoes every byte, on loopback. */
-  static final class Echo implements AutoCloseable {
-    private final ServerSocket server;
-    private final ExecutorService threads =
-        Executors.newCachedThreadPool(
-            r -> {
-              Thread t = new Thread(r, "bench-echo");
-              t.setDaemon(true);
-              return t;
-            });
-
-    Echo() {
-      try {
-        server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-      } catch (IOException e) {
-        throw new IllegalStateException(e);
-      }
-      threads.execute(
-          () -> {
-            while (!server.isClosed()) {
-              try {
-                Socket s = server.accept();
-                s.setTcpNoDelay(true);
-                threads.execute(() -> echo(s));
-              } catch (IOException e) {
-                return;
-              }
-            }
-          });
-    }
-
-    int port() {
-      return server.getLocalPort();
-    }
-
-    private static void echo(Socket s) {
-      try (s;
-          InputStream in = s.getInputStream();
-          OutputStream out = s.getOutputStream()) {
-        byte[] b = new byte[8192];
-        int n;
-        while ((n = in.read(b)) >= 0) {
-          out.write(b, 0, n);
-        }
-      } catch (IOException e) {
-        // the peer went away
-      }
-    }
-
-    @Override
-    public void close() {
-      try {
-        server.close();
-      } catch (IOException e) {
-        // closing anyway
-      }
-      threads.shutdownNow();
-    }
+    apps.values().forEach(EchoServer::close);
   }
 }

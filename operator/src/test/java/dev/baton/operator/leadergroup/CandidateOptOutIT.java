@@ -7,11 +7,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pod annotated baton.dev/candidate: "false" is drained from leadership without being deleted:
@@ -20,17 +20,8 @@ import org.junit.jupiter.api.Test;
 class CandidateOptOutIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   private void optOut(String pod, String value) {
     cluster

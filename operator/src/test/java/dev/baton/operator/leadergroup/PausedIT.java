@@ -8,11 +8,11 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * spec.paused as Patroni's pause: leadership frozen (nobody elected, labels untouched), the current
@@ -26,17 +26,8 @@ class PausedIT {
   /** Longer than the group's 3 s ttl: a lease not renewed would have expired within it. */
   private static final Duration PAST_TTL = Duration.ofSeconds(4);
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
-
-  @BeforeEach
-  void start() {
-    cluster = new BatonCluster();
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
 
   private void setPaused(boolean paused) {
     cluster

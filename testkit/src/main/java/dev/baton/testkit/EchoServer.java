@@ -1,4 +1,4 @@
-package dev.baton.agent.testing;
+package dev.baton.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,15 +9,24 @@ import java.net.Socket;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-/** An application behind a gate: echoes every byte back, on loopback. */
+/**
+ * An application behind an agent's gate: echoes every byte back, on loopback, a thread per
+ * connection. The agent's tests and benchmark both put one behind each simulated pod's gate.
+ */
 public final class EchoServer implements AutoCloseable {
 
   private final ServerSocket server;
-  private final ExecutorService threads = Executors.newCachedThreadPool();
+  private final ExecutorService threads =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "echo-server");
+            t.setDaemon(true);
+            return t;
+          });
 
   public EchoServer() {
     try {
-      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
@@ -32,6 +41,7 @@ public final class EchoServer implements AutoCloseable {
     while (!server.isClosed()) {
       try {
         Socket s = server.accept();
+        s.setTcpNoDelay(true);
         threads.execute(() -> echo(s));
       } catch (IOException e) {
         return;
