@@ -203,6 +203,21 @@ public final class OperatorProcess implements AutoCloseable {
     return name;
   }
 
+  /**
+   * SIGQUIT: the JVM prints every thread's stack to its output, which is this process's log, and
+   * runs on. For failures where the operator stopped acting without saying why.
+   */
+  public void dumpThreads() {
+    if (alive() && !frozen) {
+      Signals.send(process, "QUIT");
+    }
+  }
+
+  /** Where the process writes its output. */
+  public Path log() {
+    return log;
+  }
+
   /** The last lines the process wrote, for failure messages. */
   public String tail(int lines) {
     try {

@@ -18,6 +18,10 @@ import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.LocalRedisCluster;
 import dev.baton.testkit.OperatorProcess;
 import dev.baton.testkit.Sandbox;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -171,8 +175,12 @@ class ChaosIT {
           heal(sandbox, faults.get(), operators, checker);
           await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
         } catch (RuntimeException | AssertionError e) {
+          keepLogs(operators);
           throw new AssertionError(
               report(checker, operators, faults.get()) + "\n" + checker.history(300), e);
+        }
+        if (!checker.violations().isEmpty()) {
+          keepLogs(operators);
         }
         String report = report(checker, operators, faults.get());
         System.out.println(report);
@@ -421,6 +429,25 @@ class ChaosIT {
               "reshard");
       reshards.add(t);
       t.start();
+    }
+  }
+
+  /**
+   * A failed run's operator logs, with a thread dump of each live operator at its end, copied to
+   * {@code target/chaos-<seed>-<name>.log}: a violation that lasts is mostly an operator that stopped
+   * acting, and its threads say where it stands.
+   */
+  private void keepLogs(List<OperatorProcess> operators) {
+    operators.forEach(OperatorProcess::dumpThreads);
+    sleep(1000);
+    for (OperatorProcess op : operators) {
+      Path copy = Path.of("target", "chaos-" + seed + "-" + op.name() + ".log");
+      try {
+        Files.copy(op.log(), copy, StandardCopyOption.REPLACE_EXISTING);
+        System.out.println("operator log kept: " + copy.toAbsolutePath());
+      } catch (IOException e) {
+        System.out.println("cannot keep " + op.log() + ": " + e.getMessage());
+      }
     }
   }
 
