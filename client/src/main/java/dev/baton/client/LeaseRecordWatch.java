@@ -1,5 +1,6 @@
 package dev.baton.client;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -26,6 +27,13 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
 
   /** While waiting for a predecessor to let go, look again this often besides its notice. */
   private static final long HANDOVER_POLL_MILLIS = 50;
+
+  /**
+   * The application's Redisson client has its own timeouts, unknown here: this only ends a call
+   * that would never end, which would stop every later read. A late answer needs no bound of its
+   * own, as its confirmation counts from when it was asked.
+   */
+  private static final Duration CALL_BOUND = Duration.ofSeconds(30);
 
   private final RScript script;
   private final RTopic topic;
@@ -78,9 +86,15 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
     List<Object> r;
     try {
       r =
-          script.eval(
-              // READ_WRITE sends it to the master: a replica may lag and still name this pod.
-              holderKey, RScript.Mode.READ_WRITE, OBSERVE.source(), RScript.ReturnType.LIST, keys);
+          BoundedRedisCall.await(
+              script.evalAsync(
+                  // READ_WRITE sends it to the master: a replica may lag and still name this pod.
+                  holderKey,
+                  RScript.Mode.READ_WRITE,
+                  OBSERVE.source(),
+                  RScript.ReturnType.LIST,
+                  keys),
+              CALL_BOUND);
     } catch (RuntimeException e) {
       unreachable.accept("Redis did not answer: " + e.getClass().getSimpleName());
       return;
@@ -123,13 +137,15 @@ final class LeaseRecordWatch implements BatonLeadership.Source {
     reader.execute(
         () -> {
           try {
-            script.eval(
-                holderKey,
-                RScript.Mode.READ_WRITE,
-                LET_GO.source(),
-                RScript.ReturnType.LONG,
-                List.of(keys.get(1), holderKey),
-                record);
+            BoundedRedisCall.await(
+                script.evalAsync(
+                    holderKey,
+                    RScript.Mode.READ_WRITE,
+                    LET_GO.source(),
+                    RScript.ReturnType.LONG,
+                    List.of(keys.get(1), holderKey),
+                    record),
+                CALL_BOUND);
           } catch (RuntimeException e) {
             // Its successor waits for the handover to expire instead.
             unreachable.accept(

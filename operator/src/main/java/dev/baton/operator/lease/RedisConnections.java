@@ -23,6 +23,7 @@ public class RedisConnections implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(RedisConnections.class);
   private static final Duration RECONNECT_BACKOFF = Duration.ofSeconds(1);
+  private static final Duration RETRY_DELAY = Duration.ofMillis(50);
 
   private final Map<RedisSettings, Connection> connections = new ConcurrentHashMap<>();
   private final Map<RedisSettings, Failure> failedAt = new ConcurrentHashMap<>();
@@ -63,7 +64,8 @@ public class RedisConnections implements AutoCloseable {
         Connection c =
             new Connection(
                 redisson,
-                new RedisLeaseStore(redisson, settings.describe(), settings.cluster(), timer));
+                new RedisLeaseStore(
+                    redisson, settings.describe(), settings.cluster(), timer, callBound()));
         connections.put(settings, c);
         failedAt.remove(settings);
         log.info("Connected to Redis {}", settings.describe());
@@ -78,6 +80,15 @@ public class RedisConnections implements AutoCloseable {
         throw new RedisUnavailableException(message);
       }
     }
+  }
+
+  /**
+   * Redisson's own worst case for a call under {@link #tune}: two attempts, each of which may
+   * connect first and then wait for the answer, with the delay between them; and a second on top,
+   * so our bound only ever ends a call that Redisson would never end.
+   */
+  private Duration callBound() {
+    return commandTimeout.multipliedBy(4).plus(RETRY_DELAY).plusSeconds(1);
   }
 
   private Config config(RedisSettings settings) {
@@ -151,7 +162,7 @@ public class RedisConnections implements AutoCloseable {
     c.setConnectTimeout(timeoutMillis)
         .setTimeout(timeoutMillis)
         .setRetryAttempts(1)
-        .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)))
+        .setRetryDelay(new ConstantDelay(RETRY_DELAY))
         .setPingConnectionInterval(1000)
         .setClientName("baton-operator");
   }

@@ -1,14 +1,16 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.BoundedRedisCall;
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.LuaScript;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
+import java.util.concurrent.TimeUnit;
 import org.redisson.api.BatchOptions;
 import org.redisson.api.RBatch;
 import org.redisson.api.RScript;
@@ -21,6 +23,10 @@ import org.redisson.client.codec.StringCodec;
  * {@link LeaseStore} on one Redis, a Sentinel-managed master or a Redis Cluster, through Redisson.
  * Every script touches the keys of one election, which share a hash slot; only the batched renewal
  * spans elections, and on a cluster it is split per slot (see {@link #renewAll}).
+ *
+ * <p>Every call is bounded by our own clock as well as by Redisson's timeouts ({@link
+ * BoundedRedisCall}): one call that never completes would otherwise hold a reconcile thread, or the
+ * renewer's in-flight mark, for good.
  */
 public class RedisLeaseStore implements LeaseStore {
 
@@ -36,25 +42,33 @@ public class RedisLeaseStore implements LeaseStore {
   private final String target;
   private final boolean cluster;
   private final ScriptTimer timer;
+  private final Duration callBound;
   private volatile boolean lastCallFailed;
 
   /**
    * @param target a description of the Redis for error messages, free of credentials
    */
   public RedisLeaseStore(RedissonClient redisson, String target, ScriptTimer timer) {
-    this(redisson, target, false, timer);
+    this(redisson, target, false, timer, Duration.ofSeconds(10));
   }
 
   /**
    * @param cluster a Redis Cluster: a script may only touch keys of one slot
+   * @param callBound the longest a call may take, retries included, before it counts as not
+   *     answered; longer than Redisson's own bound, which it only backs up
    */
   public RedisLeaseStore(
-      RedissonClient redisson, String target, boolean cluster, ScriptTimer timer) {
+      RedissonClient redisson,
+      String target,
+      boolean cluster,
+      ScriptTimer timer,
+      Duration callBound) {
     this.redisson = redisson;
     this.script = redisson.getScript(StringCodec.INSTANCE);
     this.target = target;
     this.cluster = cluster;
     this.timer = timer;
+    this.callBound = callBound;
   }
 
   @Override
@@ -86,7 +100,9 @@ public class RedisLeaseStore implements LeaseStore {
     }
     long start = System.nanoTime();
     CompletionStage<List<String>> answers =
-        cluster ? renewPerSlot(renewals) : renewTogether(renewals, script);
+        (cluster ? renewPerSlot(renewals) : renewTogether(renewals, script))
+            .toCompletableFuture()
+            .orTimeout(callBound.toMillis(), TimeUnit.MILLISECONDS);
     return answers.handle(
         (out, error) -> {
           timer.record(RENEW_MANY.name(), System.nanoTime() - start, error != null);
@@ -201,18 +217,18 @@ public class RedisLeaseStore implements LeaseStore {
 
   @SuppressWarnings("unchecked")
   private List<Object> run(LuaScript lua, List<Object> keys, Object... args) {
-    Supplier<Object> call =
-        () ->
-            script.eval(
-                (String) keys.get(0),
-                RScript.Mode.READ_WRITE,
-                lua.source(),
-                RScript.ReturnType.LIST,
-                keys,
-                args);
     long start = System.nanoTime();
     try {
-      Object result = call.get();
+      Object result =
+          BoundedRedisCall.await(
+              script.evalAsync(
+                  (String) keys.get(0),
+                  RScript.Mode.READ_WRITE,
+                  lua.source(),
+                  RScript.ReturnType.LIST,
+                  keys,
+                  args),
+              callBound);
       timer.record(lua.name(), System.nanoTime() - start, false);
       lastCallFailed = false;
       return result instanceof List<?> list ? (List<Object>) list : List.of(result);
