@@ -2,7 +2,6 @@ package dev.baton.operator;
 
 import dev.baton.client.DaemonThreads;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.kube.PooledHttpClientFactory;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -12,11 +11,10 @@ import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.redislock.RedisLockReconciler;
 import dev.baton.operator.replica.LeaseElection;
+import dev.baton.operator.replica.ReplicaClients;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
@@ -57,7 +55,6 @@ public final class BatonOperator implements AutoCloseable {
   private static final Path SERVICE_ACCOUNT_NAMESPACE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
   private static final String LEASE_NAME = "baton-operator";
-  private static final String USER_AGENT_PREFIX = "baton-operator/";
 
   private final OperatorConfig config;
   private final KubernetesClient client;
@@ -143,7 +140,7 @@ public final class BatonOperator implements AutoCloseable {
     role =
         config.leaderElection()
             ? new LeaseElection(
-                leaseClient = named(client, identity),
+                leaseClient = ReplicaClients.named(client, identity),
                 leaseNamespace(),
                 LEASE_NAME,
                 identity,
@@ -154,7 +151,7 @@ public final class BatonOperator implements AutoCloseable {
                 config.clusterId(),
                 identity,
                 metrics::otherActiveReplica);
-    fencedClient = fenced(client, role, identity);
+    fencedClient = ReplicaClients.fenced(client, role, identity);
     operator =
         new Operator(
             o ->
@@ -267,34 +264,6 @@ public final class BatonOperator implements AutoCloseable {
       close();
       System.exit(1);
     }
-  }
-
-  /**
-   * The operator's client: the same API, with every write held by the replica's fence, and a user
-   * agent that names the replica (in the API server's audit log, for instance).
-   */
-  private static KubernetesClient fenced(
-      KubernetesClient client, ReplicaRole role, String identity) {
-    return new KubernetesClientBuilder()
-        .withConfig(withUserAgent(client, identity))
-        .withHttpClientFactory(new PooledHttpClientFactory())
-        .withHttpClientBuilderConsumer(
-            b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
-        .build();
-  }
-
-  /** The replica's unfenced client for its own Lease, with the same user agent. */
-  private static KubernetesClient named(KubernetesClient client, String identity) {
-    return new KubernetesClientBuilder()
-        .withConfig(withUserAgent(client, identity))
-        .withHttpClientFactory(new PooledHttpClientFactory())
-        .build();
-  }
-
-  private static Config withUserAgent(KubernetesClient client, String identity) {
-    return new ConfigBuilder(client.getConfiguration())
-        .withUserAgent(USER_AGENT_PREFIX + identity)
-        .build();
   }
 
   /**

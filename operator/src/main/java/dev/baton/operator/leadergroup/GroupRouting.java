@@ -6,6 +6,7 @@ import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.routing.LeaderEndpoints;
+import dev.baton.operator.routing.LeaderServices;
 import dev.baton.operator.routing.RouteCheck;
 import dev.baton.operator.routing.RouteConvergence;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -23,13 +24,13 @@ final class GroupRouting {
 
   private static final Logger log = LoggerFactory.getLogger(GroupRouting.class);
 
-  private final GroupEventSources sources;
+  private final LeaderServices sources;
   private final LeaderEndpoints endpoints;
   private final EventRecorder events;
   private final BatonMetrics metrics;
 
   GroupRouting(
-      GroupEventSources sources,
+      LeaderServices sources,
       LeaderEndpoints endpoints,
       EventRecorder events,
       BatonMetrics metrics) {

@@ -114,8 +114,10 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             sources::holdsPod,
             clock);
     this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
-    this.splitBrain = new SplitBrainCheck(sources, events, clock);
-    this.routing = new GroupRouting(sources, new LeaderEndpoints(client, sources), events, metrics);
+    this.splitBrain = new SplitBrainCheck(sources.routes(), events, clock);
+    this.routing =
+        new GroupRouting(
+            sources.routes(), new LeaderEndpoints(client, sources.routes()), events, metrics);
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.routing.LeaderServices;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Clock;
 import java.time.Duration;
@@ -25,11 +26,11 @@ final class SplitBrainCheck {
 
   private static final Logger log = LoggerFactory.getLogger(SplitBrainCheck.class);
 
-  private final GroupEventSources sources;
+  private final LeaderServices sources;
   private final EventRecorder events;
   private final Clock clock;
 
-  SplitBrainCheck(GroupEventSources sources, EventRecorder events, Clock clock) {
+  SplitBrainCheck(LeaderServices sources, EventRecorder events, Clock clock) {
     this.sources = sources;
     this.events = events;
     this.clock = clock;
