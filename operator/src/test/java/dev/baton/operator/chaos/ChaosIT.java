@@ -203,7 +203,7 @@ class ChaosIT {
         if (!op.alive() && pending.stream().noneMatch(p -> p.what().equals("start " + op.name()))) {
           // It exited by itself (lost its Lease under API faults): restarted, as a kubelet would.
           checker.disrupted(op.name() + " exited; restarting");
-          op.start();
+          start(op, checker);
         }
       }
       int roll = random.nextInt(100);
@@ -273,8 +273,7 @@ class ChaosIT {
               1000 + random.nextInt(3000),
               "start " + op.name(),
               () -> {
-                op.start();
-                checker.disrupted(op.name() + " started");
+                start(op, checker);
               });
         }
       } else if (roll < 90) {
@@ -323,7 +322,7 @@ class ChaosIT {
     }
     for (OperatorProcess op : operators) {
       if (!op.alive()) {
-        op.start();
+        start(op, checker);
       }
     }
     for (int g = 0; g < GROUPS; g++) {
@@ -340,6 +339,31 @@ class ChaosIT {
       }
     }
     checker.disrupted("healed: faults off, every pod ready, Redis and operators up");
+  }
+
+  /**
+   * Starts an operator; the checker's bounds count from when it answers ready, not from when it was
+   * started. A JVM start on a loaded machine has been seen to take 26 s, and while no operator is
+   * up, no group can recover: that is the disruption still going on, not Baton failing to recover.
+   */
+  private static void start(OperatorProcess op, InvariantChecker checker) {
+    op.start();
+    checker.disrupted(op.name() + " started");
+    Thread watch =
+        new Thread(
+            () -> {
+              long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+              while (op.alive() && System.nanoTime() < deadline) {
+                if (op.ready()) {
+                  checker.disrupted(op.name() + " ready");
+                  return;
+                }
+                sleep(100);
+              }
+            },
+            "chaos-ready-" + op.name());
+    watch.setDaemon(true);
+    watch.start();
   }
 
   /** Every group has exactly one labeled leader, and it is the Redis holder. */
