@@ -166,8 +166,8 @@ public final class BatonOperator implements AutoCloseable {
     // One pod informer for both controllers.
     pods = new PodCatalog(fencedClient, config.namespaces());
     metrics.cachedPods(pods::wholeCount, pods::compactCount);
-    leaderGroups =
-        new LeaderGroupReconciler(
+    ControllerKit kit =
+        new ControllerKit(
             fencedClient,
             config.clusterId(),
             config.redis(),
@@ -177,21 +177,10 @@ public final class BatonOperator implements AutoCloseable {
             clock,
             role,
             pods);
+    leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add((Controller<?>) operator.register(leaderGroups, this::controllerSettings));
     controllers.add(
-        (Controller<?>)
-            operator.register(
-                new RedisLockReconciler(
-                    fencedClient,
-                    config.clusterId(),
-                    config.redis(),
-                    connections,
-                    metrics,
-                    liveness,
-                    clock,
-                    role,
-                    pods),
-                this::controllerSettings));
+        (Controller<?>) operator.register(new RedisLockReconciler(kit), this::controllerSettings));
     // Informers for every replica; event processing only for the active one.
     ConfigurationService service = operator.getConfigurationService();
     service.getExecutorServiceManager().start(service);

@@ -8,6 +8,7 @@ import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.ResourceReporter;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * condition nobody looked at this time is carried over, and the status is written only when it
  * changed.
  */
-final class GroupReporter {
+final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus> {
 
   private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
 
@@ -68,23 +69,20 @@ final class GroupReporter {
     }
   }
 
-  private final EventRecorder events;
-  private final BatonMetrics metrics;
-  private final Liveness liveness;
-  private final StatusWriter statusWriter;
-  private final Clock clock;
-
   GroupReporter(
       EventRecorder events,
       BatonMetrics metrics,
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock) {
-    this.events = events;
-    this.metrics = metrics;
-    this.liveness = liveness;
-    this.statusWriter = statusWriter;
-    this.clock = clock;
+    super(
+        events,
+        metrics,
+        liveness,
+        statusWriter,
+        clock,
+        TermReservations::keep,
+        TermReservations::reserved);
   }
 
   Report begin(LeaderGroup group, ElectionState state) {
@@ -305,26 +303,13 @@ final class GroupReporter {
   UpdateControl<LeaderGroup> finish(Report r, Integer ready, Duration next) {
     LeaderGroupStatus status = status(r, ready);
     metrics.conditions(r.ns(), r.name(), status.getConditions());
-    var written = statusWriter.write(r.group, status, TermReservations::keep);
-    if (written != null) {
-      r.state.reserved = Math.max(r.state.reserved, TermReservations.reserved(written.after()));
-    }
-    liveness.progressed(livenessKey(r.group), next);
-    UpdateControl<LeaderGroup> control = UpdateControl.noUpdate();
-    return next == null ? control : control.rescheduleAfter(next);
+    r.state.reserved = Math.max(r.state.reserved, write(r.group, status, next));
+    return next(next);
   }
 
-  private static String livenessKey(LeaderGroup group) {
-    return "LeaderGroup "
-        + group.getMetadata().getNamespace()
-        + "/"
-        + group.getMetadata().getName();
-  }
-
-  void forget(LeaderGroup group) {
-    statusWriter.forget(group.getMetadata().getUid());
-    liveness.forget(livenessKey(group));
-    metrics.forgetGroup(group.getMetadata().getNamespace(), group.getMetadata().getName());
+  @Override
+  protected void forgetSeries(String namespace, String name) {
+    metrics.forgetGroup(namespace, name);
   }
 
   private LeaderGroupStatus status(Report r, Integer ready) {

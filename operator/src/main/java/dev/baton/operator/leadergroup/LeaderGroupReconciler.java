@@ -2,18 +2,14 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.operator.ControllerKit;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
-import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
-import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
-import dev.baton.operator.metrics.BatonMetrics;
-import dev.baton.operator.metrics.Liveness;
-import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -81,29 +77,20 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Clock clock;
   private final KubernetesClient client;
 
-  public LeaderGroupReconciler(
-      KubernetesClient client,
-      String clusterId,
-      RedisSettings defaultRedis,
-      RedisConnections connections,
-      BatonMetrics metrics,
-      Liveness liveness,
-      Clock clock,
-      ReplicaRole role,
-      PodCatalog pods) {
-    this.client = client;
-    this.sources = new GroupEventSources(pods);
-    this.clusterId = clusterId;
-    this.role = role;
-    this.clock = clock;
+  public LeaderGroupReconciler(ControllerKit kit) {
+    this.client = kit.client();
+    this.sources = new GroupEventSources(kit.pods());
+    this.clusterId = kit.clusterId();
+    this.role = kit.role();
+    this.clock = kit.clock();
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
-    EventRecorder events = new EventRecorder(client, clock);
-    StatusWriter statusWriter = new StatusWriter(client);
+    EventRecorder events = kit.events();
+    StatusWriter statusWriter = kit.statusWriter();
     this.observer =
         new GroupObserver(
-            clusterId, defaultRedis, connections, new RedisSecrets(client), renewer, sources);
+            clusterId, kit.defaultRedis(), kit.connections(), kit.secrets(), renewer, sources);
     this.actuator =
         new ElectionActuator(
             client,
@@ -113,11 +100,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             new TermReservations(statusWriter),
             sources::holdsPod,
             clock);
-    this.reporter = new GroupReporter(events, metrics, liveness, statusWriter, clock);
+    this.reporter = new GroupReporter(events, kit.metrics(), kit.liveness(), statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources.routes(), events, clock);
     this.routing =
         new GroupRouting(
-            sources.routes(), new LeaderEndpoints(client, sources.routes()), events, metrics);
+            sources.routes(), new LeaderEndpoints(client, sources.routes()), events, kit.metrics());
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.ResourceReporter;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
@@ -29,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * token, expiry, Redlock instances). Every change goes through a {@link Report}, which starts from
  * the status as it was, so the status is written only when something a reader cares about changed.
  */
-final class LockReporter {
+final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
 
   private static final Logger log = LoggerFactory.getLogger(LockReporter.class);
 
@@ -60,23 +61,20 @@ final class LockReporter {
     }
   }
 
-  private final EventRecorder events;
-  private final BatonMetrics metrics;
-  private final Liveness liveness;
-  private final StatusWriter statusWriter;
-  private final Clock clock;
-
   LockReporter(
       EventRecorder events,
       BatonMetrics metrics,
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock) {
-    this.events = events;
-    this.metrics = metrics;
-    this.liveness = liveness;
-    this.statusWriter = statusWriter;
-    this.clock = clock;
+    super(
+        events,
+        metrics,
+        liveness,
+        statusWriter,
+        clock,
+        TokenReservations::keep,
+        TokenReservations::reserved);
   }
 
   Report begin(RedisLock lock, LockState state) {
@@ -277,14 +275,9 @@ final class LockReporter {
     return finish(r, s, next);
   }
 
-  private static String livenessKey(RedisLock lock) {
-    return "RedisLock " + lock.getMetadata().getNamespace() + "/" + lock.getMetadata().getName();
-  }
-
-  void forget(RedisLock lock) {
-    statusWriter.forget(lock.getMetadata().getUid());
-    liveness.forget(livenessKey(lock));
-    metrics.forgetLock(lock.getMetadata().getNamespace(), lock.getMetadata().getName());
+  @Override
+  protected void forgetSeries(String namespace, String name) {
+    metrics.forgetLock(namespace, name);
   }
 
   private RedisLockStatus base(Report r) {
@@ -333,14 +326,8 @@ final class LockReporter {
   }
 
   private UpdateControl<RedisLock> finish(Report r, RedisLockStatus next, Duration reschedule) {
-    var written = statusWriter.write(r.lock, next, TokenReservations::keep);
-    if (written != null) {
-      r.state.reserved.upTo =
-          Math.max(r.state.reserved.upTo, TokenReservations.reserved(written.after()));
-    }
-    liveness.progressed(livenessKey(r.lock), reschedule);
-    UpdateControl<RedisLock> control = UpdateControl.noUpdate();
-    return reschedule == null ? control : control.rescheduleAfter(reschedule);
+    r.state.reserved.upTo = Math.max(r.state.reserved.upTo, write(r.lock, next, reschedule));
+    return next(reschedule);
   }
 
   private String now() {

@@ -2,14 +2,10 @@ package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockStore;
-import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.ControllerKit;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;
-import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
-import dev.baton.operator.lease.RedisSettings;
-import dev.baton.operator.metrics.BatonMetrics;
-import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.NodeReadiness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.pods.PodEvents;
@@ -29,7 +25,6 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -72,23 +67,16 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private volatile IndexerResourceCache<RedisLock> locks;
   private final NodeReadiness<RedisLock> nodes = new NodeReadiness<>();
 
-  public RedisLockReconciler(
-      KubernetesClient client,
-      String clusterId,
-      RedisSettings defaultRedis,
-      RedisConnections connections,
-      BatonMetrics metrics,
-      Liveness liveness,
-      Clock clock,
-      ReplicaRole role,
-      PodCatalog pods) {
-    this.role = role;
+  public RedisLockReconciler(ControllerKit kit) {
+    KubernetesClient client = kit.client();
+    PodCatalog pods = kit.pods();
+    this.role = kit.role();
     this.pods = pods;
-    StatusWriter statusWriter = new StatusWriter(client);
+    StatusWriter statusWriter = kit.statusWriter();
     TokenReservations reservations = new TokenReservations(statusWriter);
-    this.stores = new LockStores(defaultRedis, connections, new RedisSecrets(client), lockEvents);
+    this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
     this.labels = new HolderLabels(client);
-    this.observer = new LockObserver(client, clusterId, reservations, pods, nodes::lost);
+    this.observer = new LockObserver(client, kit.clusterId(), reservations, pods, nodes::lost);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
         pod -> {
@@ -102,8 +90,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
                               && selects(lock, pod));
         });
     this.reporter =
-        new LockReporter(new EventRecorder(client, clock), metrics, liveness, statusWriter, clock);
-    this.actuator = new LockActuator(client, clusterId, labels, observer, reporter, reservations);
+        new LockReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock());
+    this.actuator =
+        new LockActuator(client, kit.clusterId(), labels, observer, reporter, reservations);
   }
 
   /**

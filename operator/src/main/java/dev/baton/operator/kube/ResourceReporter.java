@@ -1,0 +1,89 @@
+package dev.baton.operator.kube;
+
+import dev.baton.operator.metrics.BatonMetrics;
+import dev.baton.operator.metrics.Liveness;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.BinaryOperator;
+import java.util.function.ToLongFunction;
+
+/**
+ * What the two controllers' reporters share: the Event recorder, metrics, liveness, the status
+ * writer and the clock, and the end of every reconcile (the status written when it changed, the
+ * reservation it holds afterwards learned, liveness told when the next reconcile is due) and of
+ * every resource (what was kept for it forgotten). The reporter is the one place that writes a
+ * resource's status.
+ *
+ * @param <R> the custom resource
+ * @param <S> its status
+ */
+public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
+
+  protected final EventRecorder events;
+  protected final BatonMetrics metrics;
+  protected final Clock clock;
+  private final Liveness liveness;
+  private final StatusWriter statusWriter;
+  private final BinaryOperator<S> keep;
+  private final ToLongFunction<S> reserved;
+
+  /**
+   * @param keep merges what must survive of the status on the server into the status to write
+   * @param reserved the reservation (of terms or tokens) a status records, 0 for none
+   */
+  protected ResourceReporter(
+      EventRecorder events,
+      BatonMetrics metrics,
+      Liveness liveness,
+      StatusWriter statusWriter,
+      Clock clock,
+      BinaryOperator<S> keep,
+      ToLongFunction<S> reserved) {
+    this.events = events;
+    this.metrics = metrics;
+    this.liveness = liveness;
+    this.statusWriter = statusWriter;
+    this.clock = clock;
+    this.keep = keep;
+    this.reserved = reserved;
+  }
+
+  /**
+   * Writes the status when it changed, and tells liveness when this resource's next reconcile is
+   * due (none: only an event wakes it).
+   *
+   * @return the reservation the status on the server records afterwards, 0 when the resource is
+   *     gone or records none
+   */
+  protected long write(R resource, S next, Duration reschedule) {
+    var written = statusWriter.write(resource, next, keep);
+    liveness.progressed(livenessKey(resource), reschedule);
+    return written == null ? 0 : reserved.applyAsLong(written.after());
+  }
+
+  /** The reconcile's answer to JOSDK: no change to the resource itself, and when to come again. */
+  protected static <R extends CustomResource<?, ?>> UpdateControl<R> next(Duration reschedule) {
+    UpdateControl<R> control = UpdateControl.noUpdate();
+    return reschedule == null ? control : control.rescheduleAfter(reschedule);
+  }
+
+  /** The resource is gone: what was kept for it is forgotten, its series removed. */
+  public void forget(R resource) {
+    statusWriter.forget(resource.getMetadata().getUid());
+    liveness.forget(livenessKey(resource));
+    forgetSeries(resource.getMetadata().getNamespace(), resource.getMetadata().getName());
+  }
+
+  /** Removes the resource's own metric series. */
+  protected abstract void forgetSeries(String namespace, String name);
+
+  private static String livenessKey(CustomResource<?, ?> resource) {
+    return resource.getKind()
+        + " "
+        + resource.getMetadata().getNamespace()
+        + "/"
+        + resource.getMetadata().getName();
+  }
+}
