@@ -28,15 +28,19 @@ final class FailoverDamping {
 
   private FailoverDamping() {}
 
-  /** Updates the state's pending failover and says whether the holder is kept. */
+  /**
+   * Whether the holder is kept, and the pending failover from now on, which the caller records in
+   * place of {@code before} (a pure function: the same inputs, the same verdict).
+   *
+   * @param before the pending failover recorded by the last reconcile, or null
+   */
   static Verdict judge(
       Duration delay,
       List<Candidate> candidates,
       Election.Holder holder,
       String switchoverTo,
-      ElectionState state,
+      Pending before,
       Instant now) {
-    Pending before = state.pendingFailover;
     Optional<Candidate> holderPod =
         holder instanceof Election.Holder.Ours ours
             ? candidates.stream().filter(c -> c.uid().equals(ours.record().uid())).findFirst()
@@ -45,7 +49,6 @@ final class FailoverDamping {
         holderPod.isPresent()
             && holderPod.get().notEligibleBecause() == Candidate.Ineligibility.NOT_READY;
     if (delay.isZero() || !notReady || switchoverTo != null) {
-      state.pendingFailover = null;
       boolean recovered = before != null && holderPod.map(Candidate::eligible).orElse(false);
       return new Verdict(null, recovered ? before.pod() : null);
     }
@@ -59,10 +62,8 @@ final class FailoverDamping {
                 before.notReadySince().plus(delay))
             : new Pending(pod.name(), pod.uid(), now, now.plus(delay));
     if (!now.isBefore(pending.failoverAt())) {
-      state.pendingFailover = null;
       return new Verdict(null, null);
     }
-    state.pendingFailover = pending;
     return new Verdict(pending, null);
   }
 }

@@ -171,8 +171,10 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
               pods.candidates(),
               lease.holder(),
               pods.switchoverTo(),
-              state,
+              state.pendingFailover,
               clock.instant());
+      // The one place the pending failover, which outlives the reconcile, is written.
+      state.pendingFailover = damping.pending();
       decision =
           Election.decide(
               pods.candidates(), lease.holder(), pods.switchoverTo(), ns, damping.keepHolder());

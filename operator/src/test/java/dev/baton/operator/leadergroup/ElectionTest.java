@@ -290,18 +290,21 @@ class ElectionTest {
     var a = pod("a", 0, false);
     var b = pod("b", 1, true);
     Holder holder = ours(a, 4);
-    ElectionState state = new ElectionState();
     java.time.Duration delay = java.time.Duration.ofSeconds(5);
 
-    var first = FailoverDamping.judge(delay, List.of(a, b), holder, null, state, T0);
+    var first = FailoverDamping.judge(delay, List.of(a, b), holder, null, null, T0);
     assertThat(first.keepHolder()).isTrue();
     assertThat(first.pending().failoverAt()).isEqualTo(T0.plusSeconds(5));
     assertThat(Election.decide(List.of(a, b), holder, null, NS, first.keepHolder()).action())
         .isEqualTo(KEEP);
     // The clock runs from the first sight, not from each look.
-    var later = FailoverDamping.judge(delay, List.of(a, b), holder, null, state, T0.plusSeconds(4));
+    var later =
+        FailoverDamping.judge(
+            delay, List.of(a, b), holder, null, first.pending(), T0.plusSeconds(4));
     assertThat(later.pending().notReadySince()).isEqualTo(T0);
-    var due = FailoverDamping.judge(delay, List.of(a, b), holder, null, state, T0.plusSeconds(5));
+    var due =
+        FailoverDamping.judge(
+            delay, List.of(a, b), holder, null, later.pending(), T0.plusSeconds(5));
     assertThat(due.keepHolder()).isFalse();
     Decision moved = Election.decide(List.of(a, b), holder, null, NS, due.keepHolder());
     assertThat(moved.action()).isEqualTo(ELECT);
@@ -309,15 +312,13 @@ class ElectionTest {
 
     // Terminating is never damped, nor is a zero delay.
     assertThat(
-            FailoverDamping.judge(
-                    delay, List.of(terminating(a), b), holder, null, new ElectionState(), T0)
+            FailoverDamping.judge(delay, List.of(terminating(a), b), holder, null, null, T0)
                 .keepHolder())
         .isFalse();
     assertThat(Election.decide(List.of(terminating(a), b), holder, null, NS, true).action())
         .isEqualTo(ELECT);
     assertThat(
-            FailoverDamping.judge(
-                    java.time.Duration.ZERO, List.of(a, b), holder, null, new ElectionState(), T0)
+            FailoverDamping.judge(java.time.Duration.ZERO, List.of(a, b), holder, null, null, T0)
                 .keepHolder())
         .isFalse();
   }
@@ -327,14 +328,13 @@ class ElectionTest {
     var sick = pod("a", 0, false);
     var well = pod("a", 0, true);
     var b = pod("b", 1, true);
-    ElectionState state = new ElectionState();
     java.time.Duration delay = java.time.Duration.ofSeconds(5);
-    FailoverDamping.judge(delay, List.of(sick, b), ours(sick, 1), null, state, T0);
+    var pending = FailoverDamping.judge(delay, List.of(sick, b), ours(sick, 1), null, null, T0);
     var back =
         FailoverDamping.judge(
-            delay, List.of(well, b), ours(well, 1), null, state, T0.plusSeconds(1));
+            delay, List.of(well, b), ours(well, 1), null, pending.pending(), T0.plusSeconds(1));
     assertThat(back.keepHolder()).isFalse();
     assertThat(back.averted()).isEqualTo("a");
-    assertThat(state.pendingFailover).isNull();
+    assertThat(back.pending()).isNull();
   }
 }
