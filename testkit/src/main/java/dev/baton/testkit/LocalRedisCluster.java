@@ -1,15 +1,12 @@
 package dev.baton.testkit;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -57,13 +54,13 @@ public final class LocalRedisCluster implements AutoCloseable {
                 "--cluster-replica-validity-factor",
                 "0"));
       }
-      List<String> cmd = new ArrayList<>(List.of(cli(), "--cluster", "create"));
+      List<String> cmd = new ArrayList<>(List.of(RedisCli.path(), "--cluster", "create"));
       for (LocalRedis n : nodes) {
         cmd.add("127.0.0.1:" + n.port());
       }
       cmd.addAll(
           List.of("--cluster-replicas", Integer.toString(replicasPerMaster), "--cluster-yes"));
-      run(cmd, Duration.ofSeconds(60));
+      RedisCli.run(cmd, Duration.ofSeconds(60));
       LocalRedisCluster cluster = new LocalRedisCluster(nodes);
       cluster.awaitHealthy(Duration.ofSeconds(30));
       cluster.awaitReplicasInSync(Duration.ofSeconds(30));
@@ -240,9 +237,9 @@ public final class LocalRedisCluster implements AutoCloseable {
   public void fixOpenSlots(Duration within) {
     LocalRedis master = masters().get(0);
     List<String> cmd =
-        List.of(cli(), "--cluster", "fix", "127.0.0.1:" + master.port(), "--cluster-yes");
+        List.of(RedisCli.path(), "--cluster", "fix", "127.0.0.1:" + master.port(), "--cluster-yes");
     try {
-      run(cmd, within);
+      RedisCli.run(cmd, within);
     } catch (IOException e) {
       throw new IllegalStateException("cannot fix the cluster's open slots: " + e.getMessage(), e);
     }
@@ -358,41 +355,6 @@ public final class LocalRedisCluster implements AutoCloseable {
     if (!reply.startsWith("+OK")) {
       throw new IllegalStateException("CLUSTER SETSLOT: " + reply);
     }
-  }
-
-  /** redis-cli beside redis-server, or on PATH. */
-  static String cli() {
-    File server = new File(LocalRedis.binary());
-    File beside = new File(server.getParentFile(), "redis-cli");
-    if (beside.canExecute()) {
-      return beside.getAbsolutePath();
-    }
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-      File f = new File(dir, "redis-cli");
-      if (f.canExecute()) {
-        return f.getAbsolutePath();
-      }
-    }
-    throw new IllegalStateException(
-        "redis-cli not found: install it (apt-get install -y redis-server brings it)");
-  }
-
-  private static String run(List<String> cmd, Duration timeout) throws IOException {
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    try {
-      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        p.destroyForcibly();
-        throw new IOException(String.join(" ", cmd) + " did not finish within " + timeout);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted");
-    }
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (p.exitValue() != 0) {
-      throw new IOException(String.join(" ", cmd) + " failed: " + out);
-    }
-    return out;
   }
 
   private static int freePort() throws IOException {

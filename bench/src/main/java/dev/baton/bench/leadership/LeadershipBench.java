@@ -13,7 +13,6 @@ import dev.baton.bench.Waits;
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.BatonLock;
 import dev.baton.client.BatonLocks;
-import dev.baton.client.LeadershipListener;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
@@ -323,109 +322,5 @@ public final class LeadershipBench {
                 + "[{\"type\":\"Ready\",\"status\":\""
                 + (ready ? "True" : "False")
                 + "\"}]}]");
-  }
-
-  /** When the benchmark's own pod watch saw each pod gain or lose the leader label, last time. */
-  private static final class LabelTimes implements AutoCloseable {
-
-    private final Map<String, Long> promoted = new ConcurrentHashMap<>();
-    private final Map<String, Long> demoted = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> leading = new ConcurrentHashMap<>();
-    private final Watch watch;
-
-    LabelTimes(KubernetesClient client) {
-      watch =
-          client
-              .pods()
-              .inNamespace(Sandbox.NS)
-              .watch(
-                  new Watcher<>() {
-                    @Override
-                    public void eventReceived(Action action, Pod pod) {
-                      long now = System.nanoTime();
-                      String name = pod.getMetadata().getName();
-                      boolean leader =
-                          action != Action.DELETED
-                              && "leader".equals(pod.getMetadata().getLabels().get(ROLE));
-                      Boolean was = leading.put(name, leader);
-                      if (leader && !Boolean.TRUE.equals(was)) {
-                        promoted.put(name, now);
-                      } else if (!leader && Boolean.TRUE.equals(was)) {
-                        demoted.put(name, now);
-                      }
-                    }
-
-                    @Override
-                    public void onClose(WatcherException cause) {}
-                  });
-    }
-
-    long promotedAt(String pod) {
-      return promoted.getOrDefault(pod, 0L);
-    }
-
-    long demotedAt(String pod) {
-      return demoted.getOrDefault(pod, 0L);
-    }
-
-    @Override
-    public void close() {
-      watch.close();
-    }
-  }
-
-  /** Every application's callbacks, and who believes it leads. */
-  private static final class Callbacks {
-
-    private final Map<String, Long> grantedAt = new ConcurrentHashMap<>();
-    private final Map<String, Long> revokedAt = new ConcurrentHashMap<>();
-    private final Map<String, Boolean> believing = new LinkedHashMap<>();
-    private int twoBelievers;
-
-    LeadershipListener listenerFor(String pod) {
-      return new LeadershipListener() {
-        @Override
-        public void granted(long term) {
-          long now = System.nanoTime();
-          synchronized (Callbacks.this) {
-            if (!believing.isEmpty()) {
-              twoBelievers++;
-            }
-            believing.put(pod, true);
-          }
-          grantedAt.put(pod, now);
-        }
-
-        @Override
-        public void revoked(String reason) {
-          long now = System.nanoTime();
-          synchronized (Callbacks.this) {
-            believing.remove(pod);
-          }
-          revokedAt.put(pod, now);
-        }
-      };
-    }
-
-    synchronized String believer() {
-      return believing.size() == 1 ? believing.keySet().iterator().next() : null;
-    }
-
-    boolean revokedAfter(String pod, long start) {
-      Long at = revokedAt.get(pod);
-      return at != null && at - start > 0;
-    }
-
-    long grantedAt(String pod) {
-      return grantedAt.get(pod);
-    }
-
-    long revokedAt(String pod) {
-      return revokedAt.get(pod);
-    }
-
-    synchronized int twoBelievers() {
-      return twoBelievers;
-    }
   }
 }
