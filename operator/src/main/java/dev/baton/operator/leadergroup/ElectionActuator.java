@@ -150,7 +150,7 @@ final class ElectionActuator {
     switch (decision.action()) {
       case KEEP -> {
         Election.Holder.Ours ours = (Election.Holder.Ours) holder;
-        if (!lease.renewed() && !store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
+        if (!lease.fresh() && !store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
           return new Outcome(leader, previousLeader, previousLeaderUid, true);
         }
         if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
@@ -160,7 +160,7 @@ final class ElectionActuator {
                   : now();
         }
         state.adopt(ours.record());
-        if (!lease.byRenewer()) {
+        if (!lease.fresh()) {
           renewer.hold(
               id, store, settings.keys(), ours.raw(), settings.ttl(), settings.renewInterval());
         }

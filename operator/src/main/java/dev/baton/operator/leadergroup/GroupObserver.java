@@ -12,7 +12,6 @@ import dev.baton.operator.lease.RedisSettings;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The observe step of a LeaderGroup reconcile: its pods as the informers show them, and its lease
@@ -29,12 +28,11 @@ final class GroupObserver {
    *
    * @param store where it lives
    * @param holder what Redis holds, classified
-   * @param renewed the lease this operator holds was renewed by this observation or just before
-   * @param byRenewer it was the renewer that renewed it, moments ago: nothing was sent
+   * @param fresh the renewer renewed the lease this operator holds moments ago: nothing was sent,
+   *     and keeping it needs no call either
    * @param term the term counter, or -1 when not read
    */
-  record LeaseView(
-      LeaseStore store, Election.Holder holder, boolean renewed, boolean byRenewer, long term) {}
+  record LeaseView(LeaseStore store, Election.Holder holder, boolean fresh, long term) {}
 
   private final String clusterId;
   private final RedisSettings defaultRedis;
@@ -73,29 +71,26 @@ final class GroupObserver {
   }
 
   /**
-   * Renews the lease this operator holds, or reads it. While the renewer keeps it fresh and its
-   * holder is still a ready member, nothing is sent: pod events then cost no Redis call.
+   * Reads the lease. While the renewer keeps the one this operator holds fresh and its holder is
+   * still a ready member, nothing is sent: pod events then cost no Redis call. Renewing, when it is
+   * due, is the act step's (a kept leader's lease is renewed there).
    *
    * @throws RedisSecrets.SecretProblem when the group's Secret is missing or unusable
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
    */
   LeaseView lease(LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
     LeaseStore store = store(group);
-    if (state.holder != null) {
-      Optional<Candidate> holderPod =
-          pods.candidates().stream().filter(c -> c.uid().equals(state.holder.uid())).findFirst();
-      if (holderPod.isPresent() && holderPod.get().eligible()) {
-        String record = state.holder.encode();
-        if (pods.switchoverTo() == null && renewer.fresh(ResourceID.fromResource(group), record)) {
-          return new LeaseView(store, classify(record), true, true, -1);
-        }
-        LeaseStore.Observation seen =
-            store.renew(settings.keys(), record, settings.ttl().toMillis());
-        return new LeaseView(store, classify(seen.holder()), seen.renewed(), false, seen.term());
+    if (state.holder != null && pods.switchoverTo() == null) {
+      String record = state.holder.encode();
+      boolean holderEligible =
+          pods.candidates().stream()
+              .anyMatch(c -> c.uid().equals(state.holder.uid()) && c.eligible());
+      if (holderEligible && renewer.fresh(ResourceID.fromResource(group), record)) {
+        return new LeaseView(store, classify(record), true, -1);
       }
     }
     LeaseStore.Observation seen = store.observe(settings.keys());
-    return new LeaseView(store, classify(seen.holder()), false, false, seen.term());
+    return new LeaseView(store, classify(seen.holder()), false, seen.term());
   }
 
   LeaseStore store(LeaderGroup group) {
