@@ -88,7 +88,9 @@ class ObservabilityIT {
               () -> {
                 assertThat(get(cluster, "/readyz").body()).contains("failing static");
                 assertThat(get(cluster, "/metrics").body())
-                    .contains("baton_redis_script_errors_total{script=\"lease-renew\"}");
+                    // The renewer's batch, and the reconcile's read of the lease.
+                    .contains("baton_redis_script_errors_total{script=\"lease-renew-many\"}")
+                    .contains("baton_redis_script_errors_total{script=\"lease-observe\"}");
               });
       // The JVM's own meters; a GC makes the pause timer appear (it is created on the first one).
       System.gc();
