@@ -61,28 +61,26 @@ final class LockActuator {
   LockWorld apply(Scope s, LockWorld world, LockStep step) {
     if (step instanceof LockStep.ForceRelease f) {
       forceRelease(s, f, world.view());
-      return observer.again(world, s.lock(), s.settings(), s.store(), s.state()).forceReleased();
+      return again(s, world).forceReleased();
     }
     if (step instanceof LockStep.Reap r) {
       reap(s, r, world.view());
-      return observer.again(world, s.lock(), s.settings(), s.store(), s.state()).reapedDead();
+      return again(s, world).reapedDead();
     }
     if (step instanceof LockStep.Reclaim c) {
       labels.clearAllBut(s.ns(), s.settings().labelKey(), null);
       s.store().release(s.settings().keys(), c.value());
-      return observer.again(world, s.lock(), s.settings(), s.store(), s.state());
+      return again(s, world);
     }
     if (step instanceof LockStep.Renew r) {
-      LockResult result = observer.renew(s.store(), s.settings(), s.state(), r.value(), r.token());
+      LockResult result = renew(s, r.value(), r.token());
       return world.renewed(result.ok(), result.view(), r.value());
     }
     if (step instanceof LockStep.Move m) {
       labels.clearPod(m.from().namespace(), m.from().name(), s.settings().labelKey());
       s.store().release(s.settings().keys(), m.value());
       s.state().grant = null;
-      return observer
-          .again(world, s.lock(), s.settings(), s.store(), s.state())
-          .moved(m.from().namespace() + "/" + m.from().name(), m.because());
+      return again(s, world).moved(m.from().namespace() + "/" + m.from().name(), m.because());
     }
     throw new IllegalArgumentException("not a step that changes Redis: " + step);
   }
@@ -241,6 +239,36 @@ final class LockActuator {
     }
     reporter.ready(report, true, "Granted", pod + " holds the lock with token " + r.token());
     return new Finish(r.view(), settings.interval());
+  }
+
+  /** The world after a step changed Redis: read again, tokens reserved when it shows too few. */
+  private LockWorld again(Scope s, LockWorld world) {
+    return reserveIfNeeded(s, observer.again(world, s.settings(), s.store()));
+  }
+
+  /**
+   * Reserves tokens where a view just read shows too few left before the ceiling (less than half a
+   * block), then reads the lock again; else the world as it is.
+   */
+  LockWorld reserveIfNeeded(Scope s, LockWorld world) {
+    if (!TokenReservations.needed(world.view(), s.state().reserved)) {
+      return world;
+    }
+    reservations.reserve(s.lock(), s.state(), s.store(), s.settings().keys(), world.view());
+    return observer.again(world, s.settings(), s.store());
+  }
+
+  /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
+  private LockResult renew(Scope s, String value, long token) {
+    LockState state = s.state();
+    long started = System.nanoTime();
+    LockResult r = s.store().renew(s.settings().keys(), value, s.settings().ttl(), token);
+    LockObserver.quorum(r.view());
+    if (r.ok() && value.equals(state.grantedValue())) {
+      state.grant =
+          new LockState.Grant(value, state.grant.pod(), state.grant.token(), started, r.view());
+    }
+    return r;
   }
 
   /** Takes the lock; where Redis has no tokens reserved, reserves them and tries once more. */

@@ -1,7 +1,6 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.client.LockResult;
 import dev.baton.client.LockStore;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
@@ -22,10 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
 /**
- * The observe step of a RedisLock reconcile: the lock on every Redis instance, the pods its holder
- * selector matches, and whether the pods its values name still exist. Renewing is how a held grant
- * is looked at (one round trip for both), and tokens are reserved when Redis has too few; nothing
- * else changes anything.
+ * The observe step of a RedisLock reconcile: the lock on every Redis instance (or the view the
+ * grant's last renewal answered with, while fresh), the pods its holder selector matches, and
+ * whether the pods its values name still exist. Reads only: a due renewal is a step the decision
+ * asks for, and a reservation of tokens one the reconcile asks of the act step when the view says
+ * too few are left.
  */
 final class LockObserver {
 
@@ -41,7 +41,6 @@ final class LockObserver {
 
   private final KubernetesClient client;
   private final String clusterId;
-  private final TokenReservations reservations;
   private final Predicate<String> nodeLost;
   private final PodCatalog pods;
 
@@ -49,14 +48,9 @@ final class LockObserver {
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
   LockObserver(
-      KubernetesClient client,
-      String clusterId,
-      TokenReservations reservations,
-      PodCatalog pods,
-      Predicate<String> nodeLost) {
+      KubernetesClient client, String clusterId, PodCatalog pods, Predicate<String> nodeLost) {
     this.client = client;
     this.clusterId = clusterId;
-    this.reservations = reservations;
     this.pods = pods;
     this.nodeLost = nodeLost;
   }
@@ -83,12 +77,15 @@ final class LockObserver {
   }
 
   /**
-   * The world the first decision of a reconcile sees. A grant held for an eligible pod is renewed
-   * when due (its renewal's answer is the view), or its last renewal's view reused while fresh.
+   * The world the first decision of a reconcile sees. While a grant held for an eligible pod was
+   * renewed within half an interval, its renewal's view stands for the lock; otherwise the lock is
+   * read, and the decision asks for the renewal when it is due.
    *
+   * @return the world, and whether the lock was read (not the renewal's view reused), as a read may
+   *     show that tokens must be reserved
    * @throws QuorumUnavailable when no majority of instances answered
    */
-  LockWorld look(
+  Look look(
       RedisLock lock,
       LockSettings settings,
       LockStore store,
@@ -96,62 +93,44 @@ final class LockObserver {
       boolean forceRelease) {
     List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
     LockState.Grant grant = state.grant;
-    String renewed = null;
-    LockView view;
-    if (settings.grants() && grant != null && !forceRelease && eligible(candidates, grant)) {
-      if (fresh(grant, settings) && grant.view() != null) {
-        view = grant.view();
-      } else {
-        view = renew(store, settings, state, grant.value(), grant.token()).view();
-      }
-      renewed = grant.value();
-    } else {
-      view = observe(lock, settings, store, state);
-    }
+    boolean keptFresh =
+        settings.grants()
+            && grant != null
+            && !forceRelease
+            && eligible(candidates, grant)
+            && fresh(grant, settings)
+            && grant.view() != null;
+    LockView view = keptFresh ? grant.view() : observe(settings, store);
     boolean recent = state.grant != null && fresh(state.grant, settings);
-    return new LockWorld(
-        clusterId,
-        settings.grants(),
-        forceRelease,
-        view,
-        candidates,
-        podAlive(view),
-        state.grantedValue(),
-        recent,
-        renewed,
-        false,
-        null,
-        null);
+    return new Look(
+        new LockWorld(
+            clusterId,
+            settings.grants(),
+            forceRelease,
+            view,
+            candidates,
+            podAlive(view),
+            state.grantedValue(),
+            recent,
+            keptFresh ? grant.value() : null,
+            false,
+            null,
+            null),
+        !keptFresh);
   }
 
+  /** What {@link #look} saw, and whether it read the lock from Redis to see it. */
+  record Look(LockWorld world, boolean read) {}
+
   /** The same world after an action changed Redis. */
-  LockWorld again(
-      LockWorld world, RedisLock lock, LockSettings settings, LockStore store, LockState state) {
-    LockView view = observe(lock, settings, store, state);
+  LockWorld again(LockWorld world, LockSettings settings, LockStore store) {
+    LockView view = observe(settings, store);
     return world.withView(view, podAlive(view));
   }
 
-  /** Reads the lock; reserves tokens first where Redis has too few reserved for what comes. */
-  LockView observe(RedisLock lock, LockSettings settings, LockStore store, LockState state) {
-    LockView view = quorum(store.observe(settings.keys()));
-    if (TokenReservations.needed(view, state.reserved)) {
-      reservations.reserve(lock, state, store, settings.keys(), view);
-      view = quorum(store.observe(settings.keys()));
-    }
-    return view;
-  }
-
-  /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
-  LockResult renew(
-      LockStore store, LockSettings settings, LockState state, String value, long token) {
-    long started = System.nanoTime();
-    LockResult r = store.renew(settings.keys(), value, settings.ttl(), token);
-    quorum(r.view());
-    if (r.ok() && value.equals(state.grantedValue())) {
-      state.grant =
-          new LockState.Grant(value, state.grant.pod(), state.grant.token(), started, r.view());
-    }
-    return r;
+  /** Reads the lock on every instance. */
+  private static LockView observe(LockSettings settings, LockStore store) {
+    return quorum(store.observe(settings.keys()));
   }
 
   static LockView quorum(LockView view) {

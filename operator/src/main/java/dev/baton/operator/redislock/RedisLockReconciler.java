@@ -76,7 +76,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
     this.labels = new HolderLabels(client);
-    this.observer = new LockObserver(client, kit.clusterId(), reservations, pods, nodes::lost);
+    this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
         pod -> {
@@ -196,7 +196,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     LockActuator.Scope scope = new LockActuator.Scope(lock, settings, store, state, report);
     LockWorld world;
     try {
-      world = observer.look(lock, settings, store, state, LockObserver.forceReleaseAsked(lock));
+      LockObserver.Look look =
+          observer.look(lock, settings, store, state, LockObserver.forceReleaseAsked(lock));
+      world = look.read() ? actuator.reserveIfNeeded(scope, look.world()) : look.world();
       reporter.redisAnswered(report, settings, world.view());
       for (int i = 0; i < LockDecision.MAX_STEPS; i++) {
         LockStep step = LockDecision.decide(world);
