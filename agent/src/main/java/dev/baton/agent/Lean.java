@@ -22,7 +22,9 @@ final class Lean {
 
   private Lean() {}
 
-  /** Before Netty or Redisson load: Netty's defaults are for servers, not for a few calls a second. */
+  /**
+   * Before Netty or Redisson load: Netty's defaults are for servers, not for a few calls a second.
+   */
   static void properties() {
     // Netty 4.2 registers JFR events when JFR is there: about a hundred JFR classes and generated
     // event handlers, for events nobody records.
@@ -33,14 +35,15 @@ final class Lean {
   }
 
   /**
-   * The heap gives back what it does not use: the JVM's defaults keep up to 70% of the heap free and
-   * committed (on a large node the heap starts at 1/64 of its memory). With G1, a concurrent cycle
-   * every 30 s while idle gives it the chance to. Then, every minute, the C heap returns the pages
-   * that startup's compilers and class loading freed (glibc keeps them).
+   * The heap gives back what it does not use: the JVM's defaults keep up to 70% of the heap free
+   * and committed (on a large node the heap starts at 1/64 of its memory). With G1, a concurrent
+   * cycle every 30 s while idle gives it the chance to. Then, every minute, the C heap returns the
+   * pages that startup's compilers and class loading freed (glibc keeps them).
    */
   static void heap() {
     try {
-      HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+      HotSpotDiagnosticMXBean vm =
+          ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
       // Min first: the JVM refuses a Max below the current Min.
       setIfDefault(vm, "MinHeapFreeRatio", "10");
       setIfDefault(vm, "MaxHeapFreeRatio", "20");
