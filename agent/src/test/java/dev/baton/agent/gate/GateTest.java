@@ -21,7 +21,8 @@ class GateTest {
 
   private final ServerSocket app = newServer();
   private final AgentMetrics metrics = new AgentMetrics();
-  private final Gate gate = new Gate(new GateRoute(freePort(), "127.0.0.1", app.getLocalPort()), metrics);
+  private final Gate gate =
+      new Gate(new GateRoute(freePort(), "127.0.0.1", app.getLocalPort()), metrics);
 
   @AfterEach
   void stop() throws IOException {
