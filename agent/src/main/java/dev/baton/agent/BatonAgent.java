@@ -130,6 +130,7 @@ public final class BatonAgent implements AutoCloseable {
       System.out.println("baton-agent " + (v == null ? "(not run from the built jar)" : v));
       return;
     }
+    Lean.properties();
     Map<String, String> env = System.getenv();
     BatonAgent agent;
     try {
@@ -143,5 +144,6 @@ public final class BatonAgent implements AutoCloseable {
     }
     // SIGTERM: the gates close and the key is let go before the JVM ends.
     Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "baton-agent-shutdown"));
+    Lean.heap();
   }
 }

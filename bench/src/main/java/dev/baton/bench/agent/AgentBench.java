@@ -134,26 +134,44 @@ public final class AgentBench {
               "connections and path",
               "round trips/s",
               "p50 µs",
-              "p99 µs");
+              "p99 µs",
+              "CPU µs per round trip: clients + echo server",
+              "CPU µs per round trip: agent");
+      long agentPid = fleet.pidOfLeader(cluster);
       for (int connections : new int[] {1, 64}) {
-        Overhead.Result direct = new Overhead(fleet.appPortOfLeader(cluster), connections).run();
-        Overhead.Result through = new Overhead(fleet.gatePortOfLeader(cluster), connections).run();
+        Overhead.Result direct =
+            new Overhead(fleet.appPortOfLeader(cluster), connections, agentPid).run();
+        Overhead.Result through =
+            new Overhead(fleet.gatePortOfLeader(cluster), connections, agentPid).run();
         o.row(
             connections + ", straight to the target",
             direct.perSecond(),
             direct.p50Micros(),
-            direct.p99Micros());
+            direct.p99Micros(),
+            direct.benchCpuMicros(),
+            direct.agentCpuMicros());
         o.row(
             connections + ", through the gate",
             through.perSecond(),
             through.p50Micros(),
-            through.p99Micros());
+            through.p99Micros(),
+            through.benchCpuMicros(),
+            through.agentCpuMicros());
         o.note(
             connections
                 + " connection(s): added p50 "
                 + Math.round(through.p50Micros() - direct.p50Micros())
                 + " µs; throughput through the gate "
                 + Math.round(100 * through.perSecond() / direct.perSecond())
+                + "% of straight; the agent spent "
+                + Math.round(through.agentCpuMicros())
+                + " µs of CPU per round trip where the clients and the echo server spent "
+                + Math.round(direct.benchCpuMicros())
+                + " µs straight, so with both cores busy the gate's ceiling is about "
+                + Math.round(
+                    100
+                        * direct.benchCpuMicros()
+                        / (through.benchCpuMicros() + through.agentCpuMicros()))
                 + "% of straight.");
       }
       o.note(Overhead.describe());
@@ -173,9 +191,13 @@ public final class AgentBench {
           "RSS from /proc/<pid>/status (VmRSS) once the trials and the overhead runs are done. The"
               + " JVM's defaults size the heap from the machine's memory; the example manifests"
               + " start it with -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m -Xss256k.");
-      List<Double> small = fleet.footprintWithSmallJvm(cluster);
-      f.row("RSS with the example's JVM options, idle follower (MiB)", small.get(0));
-      f.row("start to /readyz with those options (ms)", small.get(1));
+      List<Double> idle = fleet.footprintOfIdleFollowers(cluster);
+      f.row(
+          "RSS with the example's JVM options, idle follower, 5 s after start (MiB)", idle.get(0));
+      f.row("start to /readyz with those options (ms)", idle.get(1));
+      f.row(
+          "RSS with the example's JVM options, idle follower, 70 s after start (MiB)", idle.get(2));
+      f.row("RSS with no JVM options, idle follower, 70 s after start (MiB)", idle.get(3));
     }
   }
 

@@ -147,6 +147,10 @@ final class AgentFleet implements AutoCloseable {
     return appPort(cluster.leaders(AgentBench.ROLE).get(0));
   }
 
+  long pidOfLeader(Sandbox cluster) {
+    return agents.get(cluster.leaders(AgentBench.ROLE).get(0)).process().pid();
+  }
+
   Map<String, Long> rssKib() throws IOException {
     Map<String, Long> out = new LinkedHashMap<>();
     for (var e : agents.entrySet()) {
@@ -165,18 +169,27 @@ final class AgentFleet implements AutoCloseable {
   }
 
   /**
-   * An agent with the example manifests' JVM options for a pod outside the group (an idle
-   * follower): its RSS after 5 s, and its start to /readyz.
+   * Two agents for pods outside the group (idle followers), one with the example manifests' JVM
+   * options and one with none: the first's RSS after 5 s and its start to /readyz, then both RSS 70
+   * s after their start (steady: the agent trims its native heap every minute).
    */
-  List<Double> footprintWithSmallJvm(Sandbox cluster) throws Exception {
-    String pod = "agent-footprint";
-    cluster.createPod(pod, "not-in-a-group");
-    double ready = start(pod, "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m -Xss256k");
+  List<Double> footprintOfIdleFollowers(Sandbox cluster) throws Exception {
+    String small = "agent-footprint";
+    String plain = "agent-footprint-plain";
+    cluster.createPod(small, "not-in-a-group");
+    cluster.createPod(plain, "not-in-a-group");
+    long started = System.nanoTime();
+    double ready = start(small, "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m -Xss256k");
+    start(plain);
     LockSupport.parkNanos(Duration.ofSeconds(5).toNanos());
-    double rss = rssKib(agents.get(pod).process().pid()) / 1024.0;
+    double rss = rssKib(agents.get(small).process().pid()) / 1024.0;
+    LockSupport.parkNanos(
+        Math.max(0, Duration.ofSeconds(70).toNanos() - (System.nanoTime() - started)));
     List<Double> out = new ArrayList<>();
     out.add(rss);
     out.add(ready);
+    out.add(rssKib(agents.get(small).process().pid()) / 1024.0);
+    out.add(rssKib(agents.get(plain).process().pid()) / 1024.0);
     return out;
   }
 

@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -18,14 +20,33 @@ final class Overhead {
   static final long WARM_UP_MILLIS = 3000;
   static final long MEASURE_MILLIS = 5000;
 
-  record Result(double perSecond, double p50Micros, double p99Micros) {}
+  /**
+   * Round trips per second, latency, and CPU per round trip (µs) of this JVM (the clients and the
+   * echo server) and of the agent's process, while measuring.
+   */
+  record Result(
+      double perSecond,
+      double p50Micros,
+      double p99Micros,
+      double benchCpuMicros,
+      double agentCpuMicros) {}
 
   private final int port;
   private final int connections;
+  private final long agentPid;
 
-  Overhead(int port, int connections) {
+  Overhead(int port, int connections, long agentPid) {
     this.port = port;
     this.connections = connections;
+    this.agentPid = agentPid;
+  }
+
+  /** CPU time (user + system) of a process so far, in µs, from /proc/<pid>/stat. */
+  static long cpuMicros(long pid) throws IOException {
+    String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    return ticks * 1_000_000 / 100; // USER_HZ is 100 on Linux
   }
 
   static String describe() {
@@ -36,7 +57,9 @@ final class Overhead {
         + MEASURE_MILLIS / 1000
         + " s measured. The target is the echo server in the benchmark JVM, the gate the leader's"
         + " agent process; all on one 2-core machine, so the gate's threads compete with the"
-        + " clients' for the CPU.";
+        + " clients' for the CPU. CPU per round trip: user + system time from /proc/<pid>/stat"
+        + " (10 ms ticks) over the measured seconds, divided by the round trips; the benchmark"
+        + " JVM's includes the idle operator's.";
   }
 
   Result run() throws Exception {
@@ -86,11 +109,16 @@ final class Overhead {
     }
     connected.await();
     Thread.sleep(WARM_UP_MILLIS);
+    long self = ProcessHandle.current().pid();
+    long benchCpu = cpuMicros(self);
+    long agentCpu = cpuMicros(agentPid);
     measuring.set(true);
     long start = System.nanoTime();
     Thread.sleep(MEASURE_MILLIS);
     measuring.set(false);
     long took = System.nanoTime() - start;
+    benchCpu = cpuMicros(self) - benchCpu;
+    agentCpu = cpuMicros(agentPid) - agentCpu;
     stop.set(true);
     for (Thread t : threads) {
       t.join();
@@ -104,6 +132,7 @@ final class Overhead {
     all.sort(null);
     double p50 = all.isEmpty() ? Double.NaN : all.get(all.size() / 2) / 1000.0;
     double p99 = all.isEmpty() ? Double.NaN : all.get((int) (all.size() * 0.99)) / 1000.0;
-    return new Result(count.get() * 1e9 / took, p50, p99);
+    double n = Math.max(1, count.get());
+    return new Result(count.get() * 1e9 / took, p50, p99, benchCpu / n, agentCpu / n);
   }
 }

@@ -1,0 +1,471 @@
+package dev.baton.agent.gate;
+
+import dev.baton.agent.config.GateRoute;
+import dev.baton.agent.metrics.AgentMetrics;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.Channel;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One event loop of a {@link Gate}: a thread and a selector that carry both directions of the
+ * connections given to it. Bytes go through one direct buffer per loop, so the JDK copies nothing
+ * on the way; a direction keeps a buffer of its own only while its receiver is slower than its
+ * sender, and reads nothing more from the sender until that buffer drained (back-pressure).
+ *
+ * <p>Everything but {@link #forward}, {@link #cut} and {@link #stop} runs on the loop's thread, so
+ * its connections need no lock; those three queue their work for it. A channel registered with a
+ * selector is only closed, and its RST only sent, when the selector deregisters it: the cut does
+ * that at once ({@code selectNow}) before it counts down its latch.
+ */
+final class GateLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(GateLoop.class);
+  private static final long CONNECT_TIMEOUT_NANOS = 1_000_000_000L;
+  private static final int BUFFER = 16 * 1024;
+  private static final int SPARE_BUFFERS = 16;
+
+  private final GateRoute route;
+  private final InetSocketAddress target;
+  private final AgentMetrics metrics;
+  private final Selector selector;
+  private final Thread thread;
+  private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private volatile boolean stopped;
+  private boolean shut; // guarded by this
+  private ServerSocketChannel server;
+  private Consumer<SocketChannel> onAccept;
+  // The loop thread's alone:
+  private final Set<Forwarding> forwardings = new HashSet<>();
+  private final List<Forwarding> connecting = new ArrayList<>();
+  private final ByteBuffer through = ByteBuffer.allocateDirect(BUFFER);
+  private final ArrayDeque<ByteBuffer> spare = new ArrayDeque<>();
+
+  GateLoop(GateRoute route, InetSocketAddress target, AgentMetrics metrics, int index)
+      throws IOException {
+    this.route = route;
+    this.target = target;
+    this.metrics = metrics;
+    this.selector = Selector.open();
+    this.thread = new Thread(this::run, "baton-agent-gate-" + route.listenPort() + "-" + index);
+    thread.setDaemon(true);
+  }
+
+  /**
+   * Before {@link #start}: this loop accepts on {@code s} and gives each connection to {@code c}.
+   */
+  void accepting(ServerSocketChannel s, Consumer<SocketChannel> c) throws IOException {
+    server = s;
+    onAccept = c;
+    s.register(selector, SelectionKey.OP_ACCEPT);
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Any thread: forwards {@code client} on this loop. */
+  void forward(SocketChannel client) {
+    if (Thread.currentThread() == thread) {
+      new Forwarding(client).connect();
+    } else {
+      submit(() -> new Forwarding(client).connect());
+    }
+  }
+
+  /** Any thread: resets every connection of this loop; the latch counts down once they are. */
+  CountDownLatch cut(String reason) {
+    CountDownLatch done = new CountDownLatch(1);
+    Runnable cut =
+        () -> {
+          try {
+            resetAll(reason);
+          } finally {
+            done.countDown();
+          }
+        };
+    if (Thread.currentThread() == thread) {
+      cut.run();
+    } else {
+      submit(cut);
+    }
+    return done;
+  }
+
+  /** Runs what was queued when the thread is gone (it ended before it saw it). */
+  void runTasksIfStopped() {
+    if (!thread.isAlive()) {
+      runTasks();
+    }
+  }
+
+  void stop() {
+    stopped = true;
+    selector.wakeup();
+    if (thread.getState() == Thread.State.NEW) {
+      shutDown(); // never started (the gate failed to bind)
+    } else if (Thread.currentThread() != thread) {
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void submit(Runnable task) {
+    tasks.add(task);
+    selector.wakeup();
+  }
+
+  private void runTasks() {
+    Runnable task;
+    while ((task = tasks.poll()) != null) {
+      task.run();
+    }
+  }
+
+  private void run() {
+    try {
+      while (!stopped) {
+        if (connecting.isEmpty()) {
+          selector.select();
+        } else {
+          selector.select(50);
+        }
+        runTasks();
+        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+        while (keys.hasNext()) {
+          SelectionKey key = keys.next();
+          keys.remove();
+          if (!key.isValid()) {
+            continue;
+          }
+          if (Gate.isAccept(key)) {
+            accept();
+          } else {
+            ((Side) key.attachment()).ready(key);
+          }
+        }
+        if (!connecting.isEmpty()) {
+          expireConnects();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      if (!stopped) {
+        log.error("gate {}: an event loop failed, its connections go: {}", route, e.toString());
+      }
+    } finally {
+      shutDown();
+    }
+  }
+
+  private synchronized void shutDown() {
+    if (shut) {
+      return;
+    }
+    shut = true;
+    runTasks();
+    resetAll("the gate stopped");
+    closeQuietly(server);
+    try {
+      selector.close();
+    } catch (IOException e) {
+      // stopping anyway
+    }
+  }
+
+  /** On the loop thread (or once it ended): resets every connection, both sides. */
+  private void resetAll(String reason) {
+    List<Forwarding> all = List.copyOf(forwardings);
+    forwardings.clear();
+    connecting.clear();
+    for (Forwarding f : all) {
+      f.reset();
+    }
+    flushCloses();
+    if (!all.isEmpty()) {
+      metrics.gateCut(route.listenPort(), all.size());
+      log.info("gate {}: {} connection(s) reset ({})", route, all.size(), reason);
+    }
+  }
+
+  /**
+   * Deregisters the channels closed since the last selection, which closes their sockets. Ready
+   * keys of the selection this runs in may belong to connections just reset: they are dropped, and
+   * the next selection reports the live ones again (level-triggered).
+   */
+  private void flushCloses() {
+    try {
+      if (selector.isOpen()) {
+        selector.selectedKeys().clear();
+        selector.selectNow();
+        selector.selectedKeys().clear();
+      }
+    } catch (IOException | ClosedSelectorException e) {
+      // the selector is going: closing it closes every channel
+    }
+  }
+
+  private void accept() {
+    while (true) {
+      SocketChannel client;
+      try {
+        client = server.accept();
+      } catch (IOException e) {
+        if (!stopped) {
+          log.warn("gate {}: accept failed: {}", route, e.getMessage());
+        }
+        return;
+      }
+      if (client == null) {
+        return;
+      }
+      onAccept.accept(client);
+    }
+  }
+
+  private void expireConnects() {
+    long now = System.nanoTime();
+    for (Forwarding f : List.copyOf(connecting)) {
+      if (now - f.connectStarted > CONNECT_TIMEOUT_NANOS) {
+        log.debug("gate {}: target not reachable: connect timed out", route);
+        f.fail();
+      }
+    }
+  }
+
+  private ByteBuffer takeBuffer() {
+    ByteBuffer b = spare.poll();
+    return b != null ? b : ByteBuffer.allocateDirect(BUFFER);
+  }
+
+  private void giveBack(ByteBuffer b) {
+    if (b != null && spare.size() < SPARE_BUFFERS) {
+      b.clear();
+      spare.push(b);
+    }
+  }
+
+  /** One end of a forwarded connection: the attachment of its channel's key. */
+  private final class Side {
+    final Forwarding forwarding;
+    final SocketChannel channel;
+    SelectionKey key;
+    Side peer;
+
+    /** Bytes read from this side that its peer has not taken yet; null when none. */
+    ByteBuffer pending;
+
+    Side(Forwarding forwarding, SocketChannel channel) {
+      this.forwarding = forwarding;
+      this.channel = channel;
+    }
+
+    void ready(SelectionKey k) {
+      try {
+        if (k.isConnectable()) {
+          forwarding.connected();
+          return;
+        }
+        if (k.isWritable()) {
+          peer.drain();
+        }
+        if (k.isValid() && k.isReadable()) {
+          pump();
+        }
+      } catch (IOException | CancelledKeyException e) {
+        forwarding.fail();
+      }
+    }
+
+    /** Reads what this side sent and writes it to the peer. */
+    void pump() throws IOException {
+      ByteBuffer b = through;
+      b.clear();
+      int n = channel.read(b);
+      if (n < 0) {
+        key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+        forwarding.passEnd(this);
+        return;
+      }
+      if (n == 0) {
+        return;
+      }
+      b.flip();
+      peer.channel.write(b);
+      if (b.hasRemaining()) {
+        // The peer is slower: keep the rest, read nothing more here until the peer took it.
+        ByteBuffer keep = takeBuffer();
+        keep.put(b).flip();
+        pending = keep;
+        key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+        peer.key.interestOps(peer.key.interestOps() | SelectionKey.OP_WRITE);
+      }
+    }
+
+    /** The peer can take more: writes what is pending from this side, then reads here again. */
+    void drain() throws IOException {
+      if (pending == null) {
+        return;
+      }
+      peer.channel.write(pending);
+      if (pending.hasRemaining()) {
+        return;
+      }
+      giveBack(pending);
+      pending = null;
+      peer.key.interestOps(peer.key.interestOps() & ~SelectionKey.OP_WRITE);
+      key.interestOps(key.interestOps() | SelectionKey.OP_READ);
+    }
+  }
+
+  /** One client connection and its connection to the target. */
+  private final class Forwarding {
+
+    final Side client;
+    final Side target;
+    long connectStarted;
+    int halfClosed;
+    boolean finished;
+
+    Forwarding(SocketChannel clientChannel) {
+      client = new Side(this, clientChannel);
+      SocketChannel t = null;
+      try {
+        t = SocketChannel.open();
+      } catch (IOException e) {
+        log.debug("gate {}: no socket for the target: {}", route, e.getMessage());
+      }
+      target = new Side(this, t);
+      client.peer = target;
+      target.peer = client;
+    }
+
+    /** On the loop thread: counts it as forwarded and starts connecting to the target. */
+    void connect() {
+      forwardings.add(this);
+      try {
+        if (target.channel == null) {
+          throw new IOException("no socket for the target");
+        }
+        client.channel.configureBlocking(false);
+        client.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        target.channel.configureBlocking(false);
+        target.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+        client.key = client.channel.register(selector, 0, client);
+        if (target.channel.connect(GateLoop.this.target)) {
+          target.key = target.channel.register(selector, 0, target);
+          connected();
+        } else {
+          target.key = target.channel.register(selector, SelectionKey.OP_CONNECT, target);
+          connectStarted = System.nanoTime();
+          connecting.add(this);
+        }
+      } catch (IOException | ClosedSelectorException e) {
+        log.debug("gate {}: target not reachable: {}", route, e.toString());
+        fail();
+      }
+    }
+
+    void connected() throws IOException {
+      connecting.remove(this);
+      try {
+        target.channel.finishConnect();
+      } catch (IOException e) {
+        log.debug("gate {}: target not reachable: {}", route, e.getMessage());
+        throw e;
+      }
+      target.key.interestOps(SelectionKey.OP_READ);
+      client.key.interestOps(SelectionKey.OP_READ);
+    }
+
+    /**
+     * {@code from} ended, and everything it sent was passed on (nothing is read from a side while
+     * some of it is pending): half-close its peer's output; once both ended, close both.
+     */
+    void passEnd(Side from) throws IOException {
+      from.peer.channel.shutdownOutput();
+      if (++halfClosed == 2) {
+        end();
+        closeQuietly(client.channel);
+        closeQuietly(target.channel);
+      }
+    }
+
+    /** Either side broke: both go, with RST. */
+    void fail() {
+      end();
+      reset();
+    }
+
+    private void end() {
+      connecting.remove(this);
+      forwardings.remove(this);
+      finished();
+    }
+
+    /** Counted as ended once, whether it ended, broke or was cut. */
+    private void finished() {
+      if (!finished) {
+        finished = true;
+        metrics.gateEnded(route.listenPort());
+        giveBack(client.pending);
+        giveBack(target.pending);
+        client.pending = null;
+        target.pending = null;
+      }
+    }
+
+    /** Closes both sides with RST (SO_LINGER 0), so the peers see a reset, not a clean end. */
+    void reset() {
+      rst(client.channel);
+      rst(target.channel);
+      finished();
+    }
+  }
+
+  static void rst(SocketChannel s) {
+    if (s == null) {
+      return;
+    }
+    try {
+      if (s.isOpen()) {
+        s.setOption(StandardSocketOptions.SO_LINGER, 0);
+      }
+    } catch (IOException e) {
+      // not connected: nothing to reset
+    }
+    closeQuietly(s);
+  }
+
+  static void closeQuietly(Channel c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
+  }
+}

@@ -1,0 +1,164 @@
+package dev.baton.agent.gate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.agent.config.GateRoute;
+import dev.baton.agent.metrics.AgentMetrics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The gate alone, without leadership: forwarding, the cut, refusal, and the target's absence. */
+class GateTest {
+
+  private final ServerSocket app = newServer();
+  private final AgentMetrics metrics = new AgentMetrics();
+  private final Gate gate =
+      new Gate(new GateRoute(freePort(), "127.0.0.1", app.getLocalPort()), metrics);
+
+  @AfterEach
+  void stop() throws IOException {
+    gate.close();
+    app.close();
+  }
+
+  @Test
+  void forwardsMegabytesBothWaysUnchangedAndPassesAHalfCloseOn() throws Exception {
+    gate.opened(1);
+    byte[] up = randomBytes(4 << 20, 1);
+    byte[] down = randomBytes(3 << 20, 2);
+    try (Socket client = connect()) {
+      Socket server = app.accept();
+      // Both sides write everything before reading: the gate must buffer and apply back-pressure
+      // without losing or reordering a byte.
+      CompletableFuture<byte[]> atServer = CompletableFuture.supplyAsync(() -> readAll(server));
+      CompletableFuture<byte[]> atClient = CompletableFuture.supplyAsync(() -> readAll(client));
+      CompletableFuture<Void> serverWrites =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  server.getOutputStream().write(down);
+                  server.shutdownOutput();
+                } catch (IOException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      client.getOutputStream().write(up);
+      client.shutdownOutput();
+      assertThat(atServer.get()).isEqualTo(up);
+      assertThat(atClient.get()).isEqualTo(down);
+      serverWrites.get();
+      server.close();
+    }
+  }
+
+  @Test
+  void aCutResetsBothSidesBeforeItReturnsAndNewConnectionsAreRefusedUntilItOpensAgain()
+      throws Exception {
+    gate.opened(1);
+    Socket[] clients = new Socket[10];
+    Socket[] servers = new Socket[10];
+    for (int i = 0; i < clients.length; i++) {
+      clients[i] = connect();
+      servers[i] = app.accept();
+      clients[i].getOutputStream().write(i);
+      assertThat(servers[i].getInputStream().read()).isEqualTo(i);
+    }
+
+    gate.closed("test");
+
+    for (int i = 0; i < clients.length; i++) {
+      Socket client = clients[i];
+      Socket server = servers[i];
+      assertThatThrownBy(() -> client.getInputStream().read())
+          .isInstanceOf(SocketException.class)
+          .hasMessageContaining("reset");
+      assertThatThrownBy(() -> server.getInputStream().read())
+          .isInstanceOf(SocketException.class)
+          .hasMessageContaining("reset");
+    }
+    try (Socket refused = connect()) {
+      assertThatThrownBy(() -> refused.getInputStream().read())
+          .isInstanceOf(SocketException.class)
+          .hasMessageContaining("reset");
+    }
+    assertThat(metrics.scrape())
+        .contains("gate_cut_total{port=\"" + gate.port() + "\"} 10")
+        .contains("gate_refused_total{port=\"" + gate.port() + "\"} 1")
+        .contains("gate_connections_open{port=\"" + gate.port() + "\"} 0");
+
+    gate.opened(2);
+    try (Socket client = connect()) {
+      Socket server = app.accept();
+      client.getOutputStream().write(7);
+      assertThat(server.getInputStream().read()).isEqualTo(7);
+      server.close();
+    }
+  }
+
+  @Test
+  void aTargetThatIsNotThereResetsTheClient() throws Exception {
+    app.close();
+    gate.opened(1);
+    try (Socket client = connect()) {
+      assertThatThrownBy(() -> client.getInputStream().read())
+          .isInstanceOf(SocketException.class)
+          .hasMessageContaining("reset");
+    }
+  }
+
+  @Test
+  void aClosedGateFreesItsPort() throws Exception {
+    int port = gate.port();
+    gate.close();
+    try (ServerSocket again = new ServerSocket(port)) {
+      assertThat(again.getLocalPort()).isEqualTo(port);
+    }
+  }
+
+  private Socket connect() throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), gate.port());
+    s.setSoTimeout(10_000);
+    return s;
+  }
+
+  private static byte[] readAll(Socket s) {
+    try {
+      s.setSoTimeout(10_000);
+      InputStream in = s.getInputStream();
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static byte[] randomBytes(int n, long seed) {
+    byte[] b = new byte[n];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static ServerSocket newServer() {
+    try {
+      return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
