@@ -2,6 +2,7 @@ package dev.baton.agent;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.VMOption;
+import dev.baton.client.DaemonThreads;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,13 +55,7 @@ final class Lean {
       log.debug("heap settings not applied: {}", e.toString());
     }
     ScheduledExecutorService trim =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "baton-agent-trim");
-              t.setDaemon(true);
-              t.setPriority(Thread.MIN_PRIORITY);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-agent-trim"));
     trim.scheduleWithFixedDelay(
         () -> trimNativeHeap(trim), TRIM_EVERY_SECONDS, TRIM_EVERY_SECONDS, TimeUnit.SECONDS);
   }

@@ -72,7 +72,7 @@ public final class Gate implements Exclusive, AutoCloseable {
       }
       loops.get(0).accepting(s, this::accepted);
     } catch (IOException e) {
-      GateLoop.closeQuietly(s);
+      Sockets.closeQuietly(s);
       loops.forEach(GateLoop::stop);
       throw new IllegalStateException(
           "gate port " + route.listenPort() + " cannot be bound: " + e.getMessage(), e);
@@ -136,7 +136,7 @@ public final class Gate implements Exclusive, AutoCloseable {
         return;
       }
     }
-    GateLoop.rst(client); // not registered anywhere: the socket closes, and resets, at once
+    Sockets.rst(client); // not registered anywhere: the socket closes, and resets, at once
     metrics.gateRefused(route.listenPort());
   }
 
@@ -144,7 +144,7 @@ public final class Gate implements Exclusive, AutoCloseable {
   public void close() {
     closed("the agent is stopping");
     loops.forEach(GateLoop::stop);
-    GateLoop.closeQuietly(server);
+    Sockets.closeQuietly(server);
   }
 
   static boolean isAccept(SelectionKey key) {

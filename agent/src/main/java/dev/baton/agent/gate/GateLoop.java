@@ -5,15 +5,11 @@ import dev.baton.agent.metrics.AgentMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.Channel;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -41,8 +37,6 @@ final class GateLoop {
 
   private static final Logger log = LoggerFactory.getLogger(GateLoop.class);
   private static final long CONNECT_TIMEOUT_NANOS = 1_000_000_000L;
-  private static final int BUFFER = 16 * 1024;
-  private static final int SPARE_BUFFERS = 16;
 
   private final GateRoute route;
   private final InetSocketAddress target;
@@ -57,8 +51,7 @@ final class GateLoop {
   // The loop thread's alone:
   private final Set<Forwarding> forwardings = new HashSet<>();
   private final List<Forwarding> connecting = new ArrayList<>();
-  private final ByteBuffer through = ByteBuffer.allocateDirect(BUFFER);
-  private final ArrayDeque<ByteBuffer> spare = new ArrayDeque<>();
+  private final GateBuffers buffers = new GateBuffers();
 
   GateLoop(GateRoute route, InetSocketAddress target, AgentMetrics metrics, int index)
       throws IOException {
@@ -163,7 +156,7 @@ final class GateLoop {
           if (Gate.isAccept(key)) {
             accept();
           } else {
-            ((Side) key.attachment()).ready(key);
+            ((GateSide) key.attachment()).ready(key);
           }
         }
         if (!connecting.isEmpty()) {
@@ -186,7 +179,7 @@ final class GateLoop {
     shut = true;
     runTasks();
     resetAll("the gate stopped");
-    closeQuietly(server);
+    Sockets.closeQuietly(server);
     try {
       selector.close();
     } catch (IOException e) {
@@ -254,109 +247,24 @@ final class GateLoop {
     }
   }
 
-  private ByteBuffer takeBuffer() {
-    ByteBuffer b = spare.poll();
-    return b != null ? b : ByteBuffer.allocateDirect(BUFFER);
-  }
-
-  private void giveBack(ByteBuffer b) {
-    if (b != null && spare.size() < SPARE_BUFFERS) {
-      b.clear();
-      spare.push(b);
-    }
-  }
-
-  /** One end of a forwarded connection: the attachment of its channel's key. */
-  private final class Side {
-    final Forwarding forwarding;
-    final SocketChannel channel;
-    SelectionKey key;
-    Side peer;
-
-    /** Bytes read from this side that its peer has not taken yet; null when none. */
-    ByteBuffer pending;
-
-    Side(Forwarding forwarding, SocketChannel channel) {
-      this.forwarding = forwarding;
-      this.channel = channel;
-    }
-
-    void ready(SelectionKey k) {
-      try {
-        if (k.isConnectable()) {
-          forwarding.connected();
-          return;
-        }
-        if (k.isWritable()) {
-          peer.drain();
-        }
-        if (k.isValid() && k.isReadable()) {
-          pump();
-        }
-      } catch (IOException | CancelledKeyException e) {
-        forwarding.fail();
-      }
-    }
-
-    /** Reads what this side sent and writes it to the peer. */
-    void pump() throws IOException {
-      ByteBuffer b = through;
-      b.clear();
-      int n = channel.read(b);
-      if (n < 0) {
-        key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
-        forwarding.passEnd(this);
-        return;
-      }
-      if (n == 0) {
-        return;
-      }
-      b.flip();
-      peer.channel.write(b);
-      if (b.hasRemaining()) {
-        // The peer is slower: keep the rest, read nothing more here until the peer took it.
-        ByteBuffer keep = takeBuffer();
-        keep.put(b).flip();
-        pending = keep;
-        key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
-        peer.key.interestOps(peer.key.interestOps() | SelectionKey.OP_WRITE);
-      }
-    }
-
-    /** The peer can take more: writes what is pending from this side, then reads here again. */
-    void drain() throws IOException {
-      if (pending == null) {
-        return;
-      }
-      peer.channel.write(pending);
-      if (pending.hasRemaining()) {
-        return;
-      }
-      giveBack(pending);
-      pending = null;
-      peer.key.interestOps(peer.key.interestOps() & ~SelectionKey.OP_WRITE);
-      key.interestOps(key.interestOps() | SelectionKey.OP_READ);
-    }
-  }
-
   /** One client connection and its connection to the target. */
-  private final class Forwarding {
+  final class Forwarding {
 
-    final Side client;
-    final Side target;
+    final GateSide client;
+    final GateSide target;
     long connectStarted;
     int halfClosed;
     boolean finished;
 
     Forwarding(SocketChannel clientChannel) {
-      client = new Side(this, clientChannel);
+      client = new GateSide(this, clientChannel, buffers);
       SocketChannel t = null;
       try {
         t = SocketChannel.open();
       } catch (IOException e) {
         log.debug("gate {}: no socket for the target: {}", route, e.getMessage());
       }
-      target = new Side(this, t);
+      target = new GateSide(this, t, buffers);
       client.peer = target;
       target.peer = client;
     }
@@ -403,12 +311,12 @@ final class GateLoop {
      * {@code from} ended, and everything it sent was passed on (nothing is read from a side while
      * some of it is pending): half-close its peer's output; once both ended, close both.
      */
-    void passEnd(Side from) throws IOException {
+    void passEnd(GateSide from) throws IOException {
       from.peer.channel.shutdownOutput();
       if (++halfClosed == 2) {
         end();
-        closeQuietly(client.channel);
-        closeQuietly(target.channel);
+        Sockets.closeQuietly(client.channel);
+        Sockets.closeQuietly(target.channel);
       }
     }
 
@@ -429,8 +337,8 @@ final class GateLoop {
       if (!finished) {
         finished = true;
         metrics.gateEnded(route.listenPort());
-        giveBack(client.pending);
-        giveBack(target.pending);
+        buffers.giveBack(client.pending);
+        buffers.giveBack(target.pending);
         client.pending = null;
         target.pending = null;
       }
@@ -438,34 +346,9 @@ final class GateLoop {
 
     /** Closes both sides with RST (SO_LINGER 0), so the peers see a reset, not a clean end. */
     void reset() {
-      rst(client.channel);
-      rst(target.channel);
+      Sockets.rst(client.channel);
+      Sockets.rst(target.channel);
       finished();
-    }
-  }
-
-  static void rst(SocketChannel s) {
-    if (s == null) {
-      return;
-    }
-    try {
-      if (s.isOpen()) {
-        s.setOption(StandardSocketOptions.SO_LINGER, 0);
-      }
-    } catch (IOException e) {
-      // not connected: nothing to reset
-    }
-    closeQuietly(s);
-  }
-
-  static void closeQuietly(Channel c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (IOException e) {
-      // closing anyway
     }
   }
 }

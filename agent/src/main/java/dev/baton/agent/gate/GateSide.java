@@ -1,0 +1,85 @@
+package dev.baton.agent.gate;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One end of a connection a {@link GateLoop} forwards: the attachment of its channel's key. Used on
+ * the loop's thread only.
+ */
+final class GateSide {
+  final GateLoop.Forwarding forwarding;
+  final SocketChannel channel;
+  private final GateBuffers buffers;
+  SelectionKey key;
+  GateSide peer;
+
+  /** Bytes read from this side that its peer has not taken yet; null when none. */
+  ByteBuffer pending;
+
+  GateSide(GateLoop.Forwarding forwarding, SocketChannel channel, GateBuffers buffers) {
+    this.forwarding = forwarding;
+    this.channel = channel;
+    this.buffers = buffers;
+  }
+
+  void ready(SelectionKey k) {
+    try {
+      if (k.isConnectable()) {
+        forwarding.connected();
+        return;
+      }
+      if (k.isWritable()) {
+        peer.drain();
+      }
+      if (k.isValid() && k.isReadable()) {
+        pump();
+      }
+    } catch (IOException | CancelledKeyException e) {
+      forwarding.fail();
+    }
+  }
+
+  /** Reads what this side sent and writes it to the peer. */
+  void pump() throws IOException {
+    ByteBuffer b = buffers.through();
+    b.clear();
+    int n = channel.read(b);
+    if (n < 0) {
+      key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+      forwarding.passEnd(this);
+      return;
+    }
+    if (n == 0) {
+      return;
+    }
+    b.flip();
+    peer.channel.write(b);
+    if (b.hasRemaining()) {
+      // The peer is slower: keep the rest, read nothing more here until the peer took it.
+      ByteBuffer keep = buffers.take();
+      keep.put(b).flip();
+      pending = keep;
+      key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
+      peer.key.interestOps(peer.key.interestOps() | SelectionKey.OP_WRITE);
+    }
+  }
+
+  /** The peer can take more: writes what is pending from this side, then reads here again. */
+  void drain() throws IOException {
+    if (pending == null) {
+      return;
+    }
+    peer.channel.write(pending);
+    if (pending.hasRemaining()) {
+      return;
+    }
+    buffers.giveBack(pending);
+    pending = null;
+    peer.key.interestOps(peer.key.interestOps() & ~SelectionKey.OP_WRITE);
+    key.interestOps(key.interestOps() | SelectionKey.OP_READ);
+  }
+}
