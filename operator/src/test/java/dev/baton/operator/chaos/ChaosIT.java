@@ -434,8 +434,8 @@ class ChaosIT {
 
   /**
    * A failed run's operator logs, with a thread dump of each live operator at its end, copied to
-   * {@code target/chaos-<seed>-<name>.log}: a violation that lasts is mostly an operator that stopped
-   * acting, and its threads say where it stands.
+   * {@code target/chaos-<seed>-<name>.log}: a violation that lasts is mostly an operator that
+   * stopped acting, and its threads say where it stands.
    */
   private void keepLogs(List<OperatorProcess> operators) {
     operators.forEach(OperatorProcess::dumpThreads);
