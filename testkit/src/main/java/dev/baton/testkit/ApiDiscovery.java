@@ -233,19 +233,14 @@ final class ApiDiscovery extends Dispatcher {
     if (resource == null) {
       return response;
     }
-    String groupVersion = base == 2 ? "v1" : parts[1] + "/" + parts[2];
-    String kind = null;
-    for (JsonNode r : groupVersions().getOrDefault(groupVersion, List.of())) {
-      if (r.path("name").asText().equals(resource)) {
-        kind = r.path("kind").asText();
-      }
-    }
-    if (kind == null) {
-      return response;
-    }
     String body = new String(response.getBody().getBytes(), StandardCharsets.UTF_8);
     Matcher head = LIST_HEAD.matcher(body);
     if (!head.lookingAt()) {
+      return response;
+    }
+    String groupVersion = base == 2 ? "v1" : parts[1] + "/" + parts[2];
+    String kind = kindOf(groupVersion, resource);
+    if (kind == null) {
       return response;
     }
     String named =
@@ -278,6 +273,27 @@ final class ApiDiscovery extends Dispatcher {
     address.put("clientCIDR", "0.0.0.0/0");
     address.put("serverAddress", "127.0.0.1:6443");
     return v;
+  }
+
+  /**
+   * A resource's kind: from the table for a built-in group version, else from the stored CRDs (read
+   * only then: listing them scans the whole store).
+   */
+  private String kindOf(String groupVersion, String resource) {
+    List<Resource> builtIn = BUILT_IN.get(groupVersion);
+    if (builtIn != null) {
+      return builtIn.stream()
+          .filter(r -> r.name().equals(resource))
+          .map(Resource::kind)
+          .findFirst()
+          .orElse(null);
+    }
+    for (JsonNode r : groupVersions().getOrDefault(groupVersion, List.of())) {
+      if (r.path("name").asText().equals(resource)) {
+        return r.path("kind").asText();
+      }
+    }
+    return null;
   }
 
   /** Every group version this API serves, "v1" (the core group) first, then by group. */
