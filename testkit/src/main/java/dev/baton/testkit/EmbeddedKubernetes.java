@@ -11,8 +11,10 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.MockResponse;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -26,7 +28,11 @@ import java.util.function.UnaryOperator;
  * resource versions, label selectors and watches, with Baton's CRDs installed. The demo and the
  * integration tests run the operator against it exactly as against a cluster. Objects are indexed
  * by name ({@link IndexedCrudDispatcher}), so a request for one object costs the same among 30,000
- * pods as among ten, as on a real API server.
+ * pods as among ten, as on a real API server. It also answers {@code /version} and API discovery
+ * ({@link ApiDiscovery}), establishes the CRDs written to it ({@link CrdEstablisher}), takes
+ * Secrets in protobuf ({@link ProtobufSecrets}) and strategic merge patches where they mean what a
+ * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
+ * uninstall a chart here.
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -60,21 +66,50 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     return start(new IndexedCrudDispatcher(), wrap);
   }
 
+  /**
+   * An API without Baton's CRDs, as a cluster is before anything installed them: for installing
+   * them another way, e.g. with a Helm chart.
+   */
+  public static EmbeddedKubernetes startWithoutCrds() {
+    return start(new IndexedCrudDispatcher(), UnaryOperator.identity(), false);
+  }
+
   /** With the given store: the stock one, to compare the indexed one against. */
   static EmbeddedKubernetes start(KubernetesCrudDispatcher crud, UnaryOperator<Dispatcher> wrap) {
+    return start(crud, wrap, true);
+  }
+
+  private static EmbeddedKubernetes start(
+      KubernetesCrudDispatcher crud, UnaryOperator<Dispatcher> wrap, boolean withCrds) {
+    Dispatcher api =
+        new ProtobufSecrets(
+            new StrategicMergePatches(
+                new ApiDiscovery(
+                    new CrdEstablisher(new ListPaging(crud)),
+                    () -> body(crud.handleGet(CRD_LIST)))));
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
             new MockWebServer(),
             new HashMap<>(),
-            new RecordingDispatcher(wrap.apply(new ListPaging(crud))),
+            new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
     EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud);
-    for (String file : CRD_FILES) {
-      k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
+    if (withCrds) {
+      for (String file : CRD_FILES) {
+        k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
+      }
     }
     return k;
+  }
+
+  private static final String CRD_LIST = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+  private static String body(MockResponse response) {
+    return response.getBody() == null
+        ? "{}"
+        : new String(response.getBody().getBytes(), StandardCharsets.UTF_8);
   }
 
   /**

@@ -1,0 +1,102 @@
+{{/*
+Names and labels shared by every template.
+*/}}
+
+{{/* The chart's short name: nameOverride or the chart name. */}}
+{{- define "baton.name" -}}
+{{- .Values.nameOverride | default .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+The base name of every object: fullnameOverride, else the release name followed by the chart's
+short name, unless the release name already contains it ("baton-operator", not
+"baton-operator-baton-operator"). Kept to 63 characters, the limit of a label value.
+*/}}
+{{- define "baton.fullname" -}}
+{{- $short := include "baton.name" . -}}
+{{- $joined := ternary .Release.Name (printf "%s-%s" .Release.Name $short) (contains $short .Release.Name) -}}
+{{- .Values.fullnameOverride | default $joined | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/*
+Name of cluster-scoped objects (ClusterRole, ClusterRoleBinding): the full name with the release
+namespace, so that releases of the same name in two namespaces do not collide.
+*/}}
+{{- define "baton.clusterScopedName" -}}
+{{- printf "%s-%s" (include "baton.fullname" .) .Release.Namespace -}}
+{{- end -}}
+
+{{/* The labels that select the operator pods; they never change across upgrades. */}}
+{{- define "baton.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "baton.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* Labels on every object of the release. */}}
+{{- define "baton.labels" -}}
+{{ include "baton.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: operator
+app.kubernetes.io/part-of: baton
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end -}}
+
+{{/* The ServiceAccount the operator runs as. */}}
+{{- define "baton.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- .Values.serviceAccount.name | default (include "baton.fullname" .) -}}
+{{- else -}}
+{{- .Values.serviceAccount.name | default "default" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* repository@digest when a digest is given, else repository:tag (tag defaults to appVersion). */}}
+{{- define "baton.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+What the operator does in each watched namespace: exactly the verbs it uses, never "*".
+The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the same table.
+*/}}
+{{- define "baton.namespacedRules" -}}
+# Candidate pods: watched, and their role label and annotations written (a JSON Patch of the keys
+# that change, guarded by the resourceVersion it was computed from, so a stale view never
+# overwrites someone else's labels).
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["baton.dev"]
+  resources: ["leadergroups", "redislocks"]
+  verbs: ["get", "list", "watch", "patch", "update"]
+- apiGroups: ["baton.dev"]
+  resources: ["leadergroups/status", "redislocks/status"]
+  verbs: ["get", "patch", "update"]
+- apiGroups: ["baton.dev"]
+  resources: ["leadergroups/finalizers", "redislocks/finalizers"]
+  verbs: ["update"]
+# An Event on every leadership change.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch", "get", "list"]
+# Redis connection Secrets named by spec.redis.secretRef.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+# Routing: the leader Services' endpoints are read for the Routed condition and the split-brain
+# check; with spec.service the operator owns a selector-less Service and writes its EndpointSlice.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["endpoints"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["get", "list", "watch", "create", "patch", "delete"]
+{{- end -}}

@@ -1,0 +1,184 @@
+package dev.baton.testkit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Strategic merge patches ({@code application/strategic-merge-patch+json}, what Helm and {@code
+ * kubectl apply} send for built-in kinds), for the kinds where such a patch means exactly what a
+ * JSON merge patch (RFC 7386) means: CustomResourceDefinitions and the RBAC kinds, none of whose
+ * lists has a merge strategy (every list is replaced whole), as long as the patch carries no
+ * directive ({@code $patch}, {@code $retainKeys}, {@code $setElementOrder/...}, {@code
+ * $deleteFromPrimitiveList/...}) and touches neither of the two metadata lists that do merge
+ * (ownerReferences, finalizers). Any other strategic merge patch is answered 415, so a test never
+ * passes on a patch merged the wrong way: lists merged by key (a Deployment's containers, env,
+ * volumes; a Service's ports) are not implemented. The patch is applied here, to the stored object,
+ * which is then written back whole: the mock's own merge patch appends lists instead of replacing
+ * them.
+ */
+final class StrategicMergePatches extends Dispatcher {
+
+  static final String STRATEGIC = "application/strategic-merge-patch+json";
+
+  private static final ObjectMapper JSON = Serialization.jsonMapper();
+  private static final Pattern OBJECT =
+      Pattern.compile(
+          "/apis/(apiextensions\\.k8s\\.io|rbac\\.authorization\\.k8s\\.io)/v1/"
+              + "(?:namespaces/[^/]+/)?([^/?]+)/[^/?]+(\\?.*)?");
+
+  /** The resources whose lists all replace under a strategic merge patch, by group. */
+  private static final Map<String, Set<String>> ATOMIC_LISTS =
+      Map.of(
+          "apiextensions.k8s.io", Set.of("customresourcedefinitions"),
+          "rbac.authorization.k8s.io",
+              Set.of("clusterroles", "roles", "clusterrolebindings", "rolebindings"));
+
+  private final Dispatcher next;
+
+  StrategicMergePatches(Dispatcher next) {
+    this.next = next;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    String type = request.getHeader("Content-Type");
+    if (!"PATCH".equals(request.getMethod()) || type == null || !type.startsWith(STRATEGIC)) {
+      return next.dispatch(request);
+    }
+    Matcher m = OBJECT.matcher(request.getPath());
+    if (!m.matches() || !ATOMIC_LISTS.get(m.group(1)).contains(m.group(2))) {
+      return unsupported(
+          "strategic merge patch of "
+              + request.getPath()
+              + " is not implemented by the embedded API (lists merged by key)");
+    }
+    JsonNode patch;
+    try {
+      patch = JSON.readTree(request.getBody().getBytes());
+    } catch (IOException e) {
+      return unsupported("patch is not JSON: " + e.getMessage());
+    }
+    String refused = refused(patch);
+    if (refused != null) {
+      return unsupported("strategic merge patch with " + refused + " is not implemented");
+    }
+    String path = request.getPath();
+    int q = path.indexOf('?');
+    String object = q < 0 ? path : path.substring(0, q);
+    boolean precondition = !patch.path("metadata").path("resourceVersion").isMissingNode();
+    // Read, merge, write back with the resourceVersion read; a write in between is a conflict, and
+    // the patch is applied again to the newer object, as the API server does with a patch.
+    for (int attempt = 0; attempt < 10; attempt++) {
+      MockResponse current = next.dispatch(request(HttpMethod.GET, object, null));
+      if (current.code() != 200) {
+        return current;
+      }
+      JsonNode merged;
+      try {
+        merged = mergePatch(JSON.readTree(current.getBody().getBytes()), patch);
+      } catch (IOException e) {
+        throw new IllegalStateException("stored object unreadable: " + object, e);
+      }
+      MockResponse written = next.dispatch(request(HttpMethod.PUT, object, merged.toString()));
+      if (written.code() != 409 || precondition) {
+        return written;
+      }
+    }
+    return unsupported("conflict after conflict patching " + object);
+  }
+
+  /** RFC 7386: objects merge key by key, null removes a key, anything else (lists too) replaces. */
+  static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+    if (!patch.isObject()) {
+      return patch.deepCopy();
+    }
+    ObjectNode result =
+        target != null && target.isObject()
+            ? (ObjectNode) target.deepCopy()
+            : JSON.createObjectNode();
+    for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> e = it.next();
+      if (e.getValue().isNull()) {
+        result.remove(e.getKey());
+      } else {
+        result.set(e.getKey(), mergePatch(result.get(e.getKey()), e.getValue()));
+      }
+    }
+    return result;
+  }
+
+  private static RecordedRequest request(HttpMethod method, String path, String body) {
+    Headers headers = Headers.builder().add("Content-Type", "application/json").build();
+    Buffer buffer = new Buffer();
+    if (body != null) {
+      buffer.writeUtf8(body);
+    }
+    return new RecordedRequest("HTTP/1.1", method, path, headers, buffer);
+  }
+
+  @Override
+  public void shutdown() {
+    next.shutdown();
+  }
+
+  /** What in the patch a merge patch would read differently, or null. */
+  private static String refused(JsonNode patch) {
+    if (!patch.isObject()) {
+      return "a non-object body";
+    }
+    JsonNode metadata = patch.path("metadata");
+    for (String merging : new String[] {"ownerReferences", "finalizers"}) {
+      if (metadata.has(merging)) {
+        return "metadata." + merging;
+      }
+    }
+    return directive(patch);
+  }
+
+  private static String directive(JsonNode node) {
+    if (node.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (e.getKey().startsWith("$")) {
+          return "directive " + e.getKey();
+        }
+        String inner = directive(e.getValue());
+        if (inner != null) {
+          return inner;
+        }
+      }
+    } else if (node.isArray()) {
+      for (JsonNode item : node) {
+        String inner = directive(item);
+        if (inner != null) {
+          return inner;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static MockResponse unsupported(String message) {
+    ObjectNode status = JSON.createObjectNode();
+    status.put("kind", "Status").put("apiVersion", "v1").put("status", "Failure");
+    status.put("message", message).put("reason", "UnsupportedMediaType").put("code", 415);
+    return new MockResponse()
+        .setResponseCode(415)
+        .setHeader("Content-Type", "application/json")
+        .setBody(status.toString());
+  }
+}
