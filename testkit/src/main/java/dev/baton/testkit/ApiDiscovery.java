@@ -40,110 +40,6 @@ final class ApiDiscovery extends Dispatcher {
 
   private static final ObjectMapper JSON = Serialization.jsonMapper();
 
-  private static final List<String> ALL_VERBS =
-      List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
-  private static final List<String> STATUS_VERBS = List.of("get", "patch", "update");
-
-  /** The verbs the apiextensions server lists for every custom resource, in its order. */
-  private static final List<String> CUSTOM_VERBS =
-      List.of("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch");
-
-  /** One built-in resource as discovery lists it; {@code name} with a slash is a subresource. */
-  private record Resource(
-      String name,
-      String kind,
-      boolean namespaced,
-      List<String> verbs,
-      List<String> shortNames,
-      List<String> categories) {
-
-    static Resource of(String name, String kind, boolean namespaced, String... shortNames) {
-      return new Resource(name, kind, namespaced, ALL_VERBS, List.of(shortNames), List.of());
-    }
-
-    static Resource workload(String name, String kind, String shortName) {
-      return new Resource(name, kind, true, ALL_VERBS, List.of(shortName), List.of("all"));
-    }
-
-    static Resource status(String parent, String kind, boolean namespaced) {
-      return new Resource(parent + "/status", kind, namespaced, STATUS_VERBS, List.of(), List.of());
-    }
-
-    static Resource createOnly(String name, String kind) {
-      return new Resource(name, kind, false, List.of("create"), List.of(), List.of());
-    }
-  }
-
-  /** The built-in group versions, in the order a server lists them. */
-  private static final Map<String, List<Resource>> BUILT_IN = new LinkedHashMap<>();
-
-  static {
-    BUILT_IN.put(
-        "v1",
-        List.of(
-            Resource.of("configmaps", "ConfigMap", true, "cm"),
-            Resource.of("endpoints", "Endpoints", true, "ep"),
-            Resource.of("events", "Event", true, "ev"),
-            new Resource(
-                "namespaces",
-                "Namespace",
-                false,
-                List.of("create", "delete", "get", "list", "patch", "update", "watch"),
-                List.of("ns"),
-                List.of()),
-            Resource.status("namespaces", "Namespace", false),
-            Resource.of("nodes", "Node", false, "no"),
-            Resource.status("nodes", "Node", false),
-            Resource.workload("pods", "Pod", "po"),
-            Resource.status("pods", "Pod", true),
-            Resource.of("secrets", "Secret", true),
-            Resource.of("serviceaccounts", "ServiceAccount", true, "sa"),
-            Resource.workload("services", "Service", "svc"),
-            Resource.status("services", "Service", true)));
-    BUILT_IN.put(
-        "apps/v1",
-        List.of(
-            Resource.workload("daemonsets", "DaemonSet", "ds"),
-            Resource.status("daemonsets", "DaemonSet", true),
-            Resource.workload("deployments", "Deployment", "deploy"),
-            Resource.status("deployments", "Deployment", true),
-            Resource.workload("replicasets", "ReplicaSet", "rs"),
-            Resource.status("replicasets", "ReplicaSet", true),
-            Resource.workload("statefulsets", "StatefulSet", "sts"),
-            Resource.status("statefulsets", "StatefulSet", true)));
-    BUILT_IN.put(
-        "authorization.k8s.io/v1",
-        List.of(
-            Resource.createOnly("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
-            Resource.createOnly("selfsubjectrulesreviews", "SelfSubjectRulesReview")));
-    BUILT_IN.put(
-        "rbac.authorization.k8s.io/v1",
-        List.of(
-            Resource.of("clusterrolebindings", "ClusterRoleBinding", false),
-            Resource.of("clusterroles", "ClusterRole", false),
-            Resource.of("rolebindings", "RoleBinding", true),
-            Resource.of("roles", "Role", true)));
-    BUILT_IN.put(
-        "policy/v1",
-        List.of(
-            Resource.of("poddisruptionbudgets", "PodDisruptionBudget", true, "pdb"),
-            Resource.status("poddisruptionbudgets", "PodDisruptionBudget", true)));
-    BUILT_IN.put(
-        "apiextensions.k8s.io/v1",
-        List.of(
-            new Resource(
-                "customresourcedefinitions",
-                "CustomResourceDefinition",
-                false,
-                ALL_VERBS,
-                List.of("crd", "crds"),
-                List.of("api-extensions")),
-            Resource.status("customresourcedefinitions", "CustomResourceDefinition", false)));
-    BUILT_IN.put("coordination.k8s.io/v1", List.of(Resource.of("leases", "Lease", true)));
-    BUILT_IN.put(
-        "discovery.k8s.io/v1", List.of(Resource.of("endpointslices", "EndpointSlice", true)));
-  }
-
   private final Dispatcher next;
   private final Supplier<String> storedCrds;
 
@@ -280,11 +176,11 @@ final class ApiDiscovery extends Dispatcher {
    * only then: listing them scans the whole store).
    */
   private String kindOf(String groupVersion, String resource) {
-    List<Resource> builtIn = BUILT_IN.get(groupVersion);
+    List<BuiltInResources.Resource> builtIn = BuiltInResources.BY_GROUP_VERSION.get(groupVersion);
     if (builtIn != null) {
       return builtIn.stream()
           .filter(r -> r.name().equals(resource))
-          .map(Resource::kind)
+          .map(BuiltInResources.Resource::kind)
           .findFirst()
           .orElse(null);
     }
@@ -299,7 +195,8 @@ final class ApiDiscovery extends Dispatcher {
   /** Every group version this API serves, "v1" (the core group) first, then by group. */
   private Map<String, List<ObjectNode>> groupVersions() {
     Map<String, List<ObjectNode>> all = new LinkedHashMap<>();
-    BUILT_IN.forEach((gv, resources) -> all.put(gv, resources.stream().map(r -> json(r)).toList()));
+    BuiltInResources.BY_GROUP_VERSION.forEach(
+        (gv, resources) -> all.put(gv, resources.stream().map(r -> json(r)).toList()));
     for (JsonNode crd : establishedCrds()) {
       String group = crd.path("spec").path("group").asText();
       for (JsonNode version : crd.path("spec").path("versions")) {
@@ -377,7 +274,7 @@ final class ApiDiscovery extends Dispatcher {
     return list;
   }
 
-  private static ObjectNode json(Resource r) {
+  private static ObjectNode json(BuiltInResources.Resource r) {
     ObjectNode o = JSON.createObjectNode();
     o.put("name", r.name());
     o.put("singularName", r.name().contains("/") ? "" : r.kind().toLowerCase());
@@ -405,7 +302,7 @@ final class ApiDiscovery extends Dispatcher {
     r.put("singularName", names.path("singular").asText(kind.toLowerCase()));
     r.put("namespaced", namespaced);
     r.put("kind", kind);
-    CUSTOM_VERBS.forEach(r.putArray("verbs")::add);
+    BuiltInResources.CUSTOM_VERBS.forEach(r.putArray("verbs")::add);
     if (names.path("shortNames").size() > 0) {
       r.set("shortNames", names.path("shortNames").deepCopy());
     }
@@ -420,7 +317,7 @@ final class ApiDiscovery extends Dispatcher {
       s.put("singularName", "");
       s.put("namespaced", namespaced);
       s.put("kind", kind);
-      STATUS_VERBS.forEach(s.putArray("verbs")::add);
+      BuiltInResources.STATUS_VERBS.forEach(s.putArray("verbs")::add);
       out.add(s);
     }
     if (subresources.has("scale")) {
@@ -431,7 +328,7 @@ final class ApiDiscovery extends Dispatcher {
       s.put("group", "autoscaling");
       s.put("version", "v1");
       s.put("kind", "Scale");
-      STATUS_VERBS.forEach(s.putArray("verbs")::add);
+      BuiltInResources.STATUS_VERBS.forEach(s.putArray("verbs")::add);
       out.add(s);
     }
     return out;
