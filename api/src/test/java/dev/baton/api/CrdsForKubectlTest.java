@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The committed CRDs as kubectl users read them: the {@code baton} category, descriptions at the
  * top, conditions as a list map, printer columns with AGE last, and immutable keys. The CEL rules
  * are enforced by the real API server only (the tests' mock runs no CEL): here their text is
- * checked to be well formed and to name only fields the schema has.
+ * checked to be well formed and to name only fields the schema has; {@link CelRulesTest} evaluates
+ * them.
  */
 class CrdsForKubectlTest {
 
