@@ -87,7 +87,7 @@ public class RedisConnections implements AutoCloseable {
    * connect first and then wait for the answer, with the delay between them; and a second on top,
    * so our bound only ever ends a call that Redisson would never end.
    */
-  private Duration callBound() {
+  public Duration callBound() {
     return commandTimeout.multipliedBy(4).plus(RETRY_DELAY).plusSeconds(1);
   }
 

@@ -1,5 +1,6 @@
 package dev.baton.operator.replica;
 
+import dev.baton.client.BoundedRedisCall;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.lease.LeaseStore;
@@ -86,7 +87,8 @@ public final class SoleReplica implements ReplicaRole {
       RBucket<String> key =
           connections.redisson(redis).getBucket(keys.holder(), StringCodec.INSTANCE);
       boolean mine =
-          key.setIfAbsent(identity, TTL) || store.renew(keys, identity, TTL.toMillis()).renewed();
+          BoundedRedisCall.await(key.setIfAbsentAsync(identity, TTL), connections.callBound())
+              || store.renew(keys, identity, TTL.toMillis()).renewed();
       if (mine) {
         other = null;
         conflict.accept(false);
