@@ -8,7 +8,6 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Dispatcher;
-import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
@@ -82,7 +81,8 @@ final class CrdEstablisher extends Dispatcher {
 
   /** False on a conflict. */
   private boolean establish(String name) {
-    MockResponse current = next.dispatch(request(HttpMethod.GET, CRDS + "/" + name, null));
+    MockResponse current =
+        next.dispatch(StoreRequests.json(HttpMethod.GET, CRDS + "/" + name, null));
     if (current.code() != 200) {
       return true;
     }
@@ -125,7 +125,8 @@ final class CrdEstablisher extends Dispatcher {
         .put("lastTransitionTime", now)
         .put("reason", "InitialNamesAccepted")
         .put("message", "the initial names have been accepted");
-    MockResponse put = next.dispatch(request(HttpMethod.PUT, CRDS + "/" + name, crd.toString()));
+    MockResponse put =
+        next.dispatch(StoreRequests.json(HttpMethod.PUT, CRDS + "/" + name, crd.toString()));
     if (put.code() == 409) {
       return false;
     }
@@ -143,14 +144,5 @@ final class CrdEstablisher extends Dispatcher {
       }
     }
     return false;
-  }
-
-  private static RecordedRequest request(HttpMethod method, String path, String body) {
-    Headers headers = Headers.builder().add("Content-Type", "application/json").build();
-    Buffer buffer = new Buffer();
-    if (body != null) {
-      buffer.writeUtf8(body);
-    }
-    return new RecordedRequest("HTTP/1.1", method, path, headers, buffer);
   }
 }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +37,7 @@ public final class LocalRedis implements AutoCloseable {
     try {
       LocalRedis redis =
           new LocalRedis(binary(), Files.createTempDirectory("baton-redis"), List.of(extraArgs));
-      redis.port = freePort();
+      redis.port = FreePorts.any();
       redis.launch();
       return redis;
     } catch (IOException e) {
@@ -248,13 +247,6 @@ public final class LocalRedis implements AutoCloseable {
       return Files.readString(dir.resolve("redis.log"));
     } catch (IOException e) {
       return "";
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.baton.testkit;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +44,7 @@ public final class LocalRedisCluster implements AutoCloseable {
                 Long.toString(NODE_TIMEOUT.toMillis()),
                 // The bus port is port + 10000 unless given: that may be taken, or past 65535.
                 "--cluster-port",
-                Integer.toString(freePort()),
+                Integer.toString(FreePorts.any()),
                 // Keep serving the slots that are still covered when a master is down.
                 "--cluster-require-full-coverage",
                 "no",
@@ -354,12 +353,6 @@ public final class LocalRedisCluster implements AutoCloseable {
   private static void expectOk(String reply) {
     if (!reply.startsWith("+OK")) {
       throw new IllegalStateException("CLUSTER SETSLOT: " + reply);
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 

@@ -2,7 +2,6 @@ package dev.baton.testkit;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -133,7 +132,7 @@ public final class OperatorProcess implements AutoCloseable {
     httpPort =
         env.containsKey("BATON_HTTP_PORT") && !"0".equals(env.get("BATON_HTTP_PORT"))
             ? Integer.parseInt(env.get("BATON_HTTP_PORT"))
-            : freePort();
+            : FreePorts.any();
     processEnv.put("BATON_HTTP_PORT", Integer.toString(httpPort));
     try {
       process = pb.start();
@@ -269,14 +268,6 @@ public final class OperatorProcess implements AutoCloseable {
   private static Path tempLog(String name) {
     try {
       return Files.createTempFile("baton-" + name, ".log");
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

@@ -64,7 +64,7 @@ final class ProtobufSecrets extends Dispatcher {
       return next.dispatch(request);
     }
     if (!SECRETS.matcher(request.getPath()).matches()) {
-      return unsupported(
+      return StoreRequests.unsupported(
           "protobuf bodies are accepted for Secrets only here: " + request.getPath());
     }
     String json;
@@ -76,7 +76,7 @@ final class ProtobufSecrets extends Dispatcher {
         json = secret(request.getBody().getBytes()).toString();
       }
     } catch (IllegalArgumentException e) {
-      return unsupported(e.getMessage());
+      return StoreRequests.unsupported(e.getMessage());
     }
     Headers headers =
         request.getHeaders().newBuilder().set("Content-Type", "application/json").build();
@@ -92,16 +92,6 @@ final class ProtobufSecrets extends Dispatcher {
   @Override
   public void shutdown() {
     next.shutdown();
-  }
-
-  private static MockResponse unsupported(String message) {
-    ObjectNode status = JSON.createObjectNode();
-    status.put("kind", "Status").put("apiVersion", "v1").put("status", "Failure");
-    status.put("message", message).put("reason", "UnsupportedMediaType").put("code", 415);
-    return new MockResponse()
-        .setResponseCode(415)
-        .setHeader("Content-Type", "application/json")
-        .setBody(status.toString());
   }
 
   /**

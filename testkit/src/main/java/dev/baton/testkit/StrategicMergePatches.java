@@ -5,9 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
-import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Dispatcher;
-import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.io.IOException;
@@ -61,7 +59,7 @@ final class StrategicMergePatches extends Dispatcher {
     }
     Matcher m = OBJECT.matcher(request.getPath());
     if (!m.matches() || !ATOMIC_LISTS.get(m.group(1)).contains(m.group(2))) {
-      return unsupported(
+      return StoreRequests.unsupported(
           "strategic merge patch of "
               + request.getPath()
               + " is not implemented by the embedded API (lists merged by key)");
@@ -70,11 +68,12 @@ final class StrategicMergePatches extends Dispatcher {
     try {
       patch = JSON.readTree(request.getBody().getBytes());
     } catch (IOException e) {
-      return unsupported("patch is not JSON: " + e.getMessage());
+      return StoreRequests.unsupported("patch is not JSON: " + e.getMessage());
     }
     String refused = refused(patch);
     if (refused != null) {
-      return unsupported("strategic merge patch with " + refused + " is not implemented");
+      return StoreRequests.unsupported(
+          "strategic merge patch with " + refused + " is not implemented");
     }
     String path = request.getPath();
     int q = path.indexOf('?');
@@ -83,7 +82,7 @@ final class StrategicMergePatches extends Dispatcher {
     // Read, merge, write back with the resourceVersion read; a write in between is a conflict, and
     // the patch is applied again to the newer object, as the API server does with a patch.
     for (int attempt = 0; attempt < 10; attempt++) {
-      MockResponse current = next.dispatch(request(HttpMethod.GET, object, null));
+      MockResponse current = next.dispatch(StoreRequests.json(HttpMethod.GET, object, null));
       if (current.code() != 200) {
         return current;
       }
@@ -93,12 +92,13 @@ final class StrategicMergePatches extends Dispatcher {
       } catch (IOException e) {
         throw new IllegalStateException("stored object unreadable: " + object, e);
       }
-      MockResponse written = next.dispatch(request(HttpMethod.PUT, object, merged.toString()));
+      MockResponse written =
+          next.dispatch(StoreRequests.json(HttpMethod.PUT, object, merged.toString()));
       if (written.code() != 409 || precondition) {
         return written;
       }
     }
-    return unsupported("conflict after conflict patching " + object);
+    return StoreRequests.unsupported("conflict after conflict patching " + object);
   }
 
   /** RFC 7386: objects merge key by key, null removes a key, anything else (lists too) replaces. */
@@ -119,15 +119,6 @@ final class StrategicMergePatches extends Dispatcher {
       }
     }
     return result;
-  }
-
-  private static RecordedRequest request(HttpMethod method, String path, String body) {
-    Headers headers = Headers.builder().add("Content-Type", "application/json").build();
-    Buffer buffer = new Buffer();
-    if (body != null) {
-      buffer.writeUtf8(body);
-    }
-    return new RecordedRequest("HTTP/1.1", method, path, headers, buffer);
   }
 
   @Override
@@ -170,15 +161,5 @@ final class StrategicMergePatches extends Dispatcher {
       }
     }
     return null;
-  }
-
-  private static MockResponse unsupported(String message) {
-    ObjectNode status = JSON.createObjectNode();
-    status.put("kind", "Status").put("apiVersion", "v1").put("status", "Failure");
-    status.put("message", message).put("reason", "UnsupportedMediaType").put("code", 415);
-    return new MockResponse()
-        .setResponseCode(415)
-        .setHeader("Content-Type", "application/json")
-        .setBody(status.toString());
   }
 }

@@ -9,6 +9,7 @@ import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.KubernetesApi;
+import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
@@ -63,7 +64,7 @@ class PythonWorkerIT {
     lock.setSpec(spec);
     sandbox.cluster.client.resource(lock).create();
 
-    int appPort = AgentSandbox.freePort();
+    int appPort = FreePorts.any();
     Map<String, String> env =
         new java.util.HashMap<>(sandbox.env("worker-0", Duration.ofSeconds(2), true));
     env.put(AgentConfig.GATE, sandbox.gatePort("worker-0") + ":127.0.0.1:" + appPort);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.testkit.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -22,7 +23,7 @@ class GateTest {
   private final ServerSocket app = newServer();
   private final AgentMetrics metrics = new AgentMetrics();
   private final Gate gate =
-      new Gate(new GateRoute(freePort(), "127.0.0.1", app.getLocalPort()), metrics);
+      new Gate(new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()), metrics);
 
   @AfterEach
   void stop() throws IOException {
@@ -149,14 +150,6 @@ class GateTest {
   private static ServerSocket newServer() {
     try {
       return new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

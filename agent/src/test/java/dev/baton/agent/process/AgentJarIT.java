@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.testkit.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -47,7 +48,7 @@ class AgentJarIT {
 
   private AgentProcess startAgent(String pod) throws IOException {
     Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
-    env.put(AgentConfig.LISTEN, "127.0.0.1:" + AgentSandbox.freePort());
+    env.put(AgentConfig.LISTEN, "127.0.0.1:" + FreePorts.any());
     env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
     AgentProcess p = AgentProcess.start(env, dir.resolve(pod + ".log"));
     processes.add(p);
@@ -130,9 +131,9 @@ class AgentJarIT {
   void anAgentStartsWhileRedisIsDownAndAnswersLocksWith503() throws Exception {
     sandbox = new AgentSandbox().pods(1);
     Map<String, String> env = new HashMap<>(sandbox.env("worker-0", CONFIRM_WITHIN, false));
-    int port = AgentSandbox.freePort();
+    int port = FreePorts.any();
     env.put(AgentConfig.LISTEN, "127.0.0.1:" + port);
-    env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + AgentSandbox.freePort());
+    env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + FreePorts.any());
     env.put("KUBECONFIG", sandbox.kubeconfig(dir).toString());
     AgentProcess p = AgentProcess.start(env, dir.resolve("redis-down.log"));
     processes.add(p);

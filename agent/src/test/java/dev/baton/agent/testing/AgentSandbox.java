@@ -8,12 +8,12 @@ import dev.baton.agent.config.AgentConfig;
 import dev.baton.client.KubernetesApi;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EchoServer;
+import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Path;
@@ -63,7 +63,7 @@ public final class AgentSandbox implements AutoCloseable {
   /** The environment an agent of {@code pod} gets: its gate, the sandbox's Redis (or none). */
   public Map<String, String> env(String pod, Duration confirmWithin, boolean redis) {
     EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
-    int gate = gatePorts.computeIfAbsent(pod, p -> freePort());
+    int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
     Map<String, String> env = new HashMap<>();
     env.put(AgentConfig.POD_NAME, pod);
     env.put(AgentConfig.POD_NAMESPACE, Sandbox.NS);
@@ -134,14 +134,6 @@ public final class AgentSandbox implements AutoCloseable {
   /** A kubeconfig for an agent in its own process (KUBECONFIG), with a token it ignores. */
   public Path kubeconfig(Path dir) throws IOException {
     return Kubeconfig.write(dir.resolve("kubeconfig"), api().toString(), "shop");
-  }
-
-  public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   @Override

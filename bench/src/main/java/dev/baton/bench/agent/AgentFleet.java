@@ -1,11 +1,11 @@
 package dev.baton.bench.agent;
 
 import dev.baton.testkit.EchoServer;
+import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -55,8 +55,8 @@ final class AgentFleet implements AutoCloseable {
 
   double start(String pod, String jvmOptions) {
     EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
-    int gate = gatePorts.computeIfAbsent(pod, p -> freePort());
-    int httpPort = httpPorts.computeIfAbsent(pod, p -> freePort());
+    int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
+    int httpPort = httpPorts.computeIfAbsent(pod, p -> FreePorts.any());
     ProcessBuilder pb =
         new ProcessBuilder(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -191,14 +191,6 @@ final class AgentFleet implements AutoCloseable {
     out.add(rssKib(agents.get(small).process().pid()) / 1024.0);
     out.add(rssKib(agents.get(plain).process().pid()) / 1024.0);
     return out;
-  }
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   /** Whether a new connection through {@code port} echoes a byte. */

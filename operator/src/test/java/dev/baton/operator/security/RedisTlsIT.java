@@ -12,6 +12,7 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.operator.testing.RedisProcess;
 import dev.baton.operator.testing.TestCertificates;
+import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.RespClient;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -36,7 +37,7 @@ class RedisTlsIT {
   /** A redis-server with no plain port: TLS on a free port, a password for the default user. */
   static RedisProcess tlsRedis(TestCertificates ca, Path dir) {
     TestCertificates.ServerFiles files = ca.issueServer(dir);
-    int port = RedisProcess.freePort();
+    int port = FreePorts.any();
     return RedisProcess.start(
         dir,
         port,

@@ -2,6 +2,7 @@ package dev.baton.operator.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.RespClient;
 import java.io.IOException;
@@ -58,7 +59,7 @@ public final class LocalSentinel implements AutoCloseable {
     List<Integer> ports = new ArrayList<>();
     List<String> ids = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      ports.add(RedisProcess.freePort());
+      ports.add(FreePorts.any());
       ids.add(String.format("%040x", new java.math.BigInteger(160, new java.util.Random())));
     }
     for (int i = 0; i < 3; i++) {

@@ -3,7 +3,6 @@ package dev.baton.operator.testing;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.RespClient;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,15 +53,6 @@ public final class RedisProcess implements AutoCloseable {
   public static Path tempDir(String prefix) {
     try {
       return Files.createTempDirectory(prefix);
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
-  public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
