@@ -10,18 +10,19 @@ import dev.baton.operator.metrics.JvmMeters;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.redislock.RedisLockReconciler;
+import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaClients;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
-import io.javaoperatorsdk.operator.api.config.ConfigurationService;
+import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
-import io.javaoperatorsdk.operator.processing.Controller;
 import io.javaoperatorsdk.operator.processing.retry.GenericRetry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -35,7 +36,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +59,8 @@ public final class BatonOperator implements AutoCloseable {
   private final OperatorConfig config;
   private final KubernetesClient client;
   private final boolean exitWhenNoLongerActive;
-  private final List<Controller<?>> controllers = new ArrayList<>();
+  private final List<RegisteredController<?>> controllers = new ArrayList<>();
+  private final Activation activation = new Activation();
   private PrometheusMeterRegistry registry;
   private JvmMeters jvmMeters;
   private BatonMetrics metrics;
@@ -116,9 +117,18 @@ public final class BatonOperator implements AutoCloseable {
     } catch (Exception e) {
       // Informer and HTTP threads would keep a half-started process alive: end it, so that
       // Kubernetes restarts the pod.
-      log.error("Baton could not start: {}", e.getMessage(), e);
+      log.error("Baton could not start: {}", rootCause(e).getMessage(), e);
       System.exit(1);
     }
+  }
+
+  /** JOSDK wraps what stopped a controller's start in exceptions of its own. */
+  private static Throwable rootCause(Throwable e) {
+    Throwable cause = e;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   /** Starts an operator in this process: the test kit's and the demo's way to run one. */
@@ -176,30 +186,19 @@ public final class BatonOperator implements AutoCloseable {
             liveness,
             clock,
             role,
+            activation,
             pods);
     leaderGroups = new LeaderGroupReconciler(kit);
-    controllers.add((Controller<?>) operator.register(leaderGroups, this::controllerSettings));
-    controllers.add(
-        (Controller<?>) operator.register(new RedisLockReconciler(kit), this::controllerSettings));
-    // Informers for every replica; event processing only for the active one.
-    ConfigurationService service = operator.getConfigurationService();
-    service.getExecutorServiceManager().start(service);
+    controllers.add(operator.register(leaderGroups, this::controllerSettings));
+    controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
     // Redis connects while both controllers' informers list: a cold start waits for the slowest
     // of the three, not the sum.
     CompletableFuture<Void> redisConnected =
         CompletableFuture.runAsync(this::warmUp, startThread("redis"));
-    try {
-      CompletableFuture.allOf(
-              controllers.stream()
-                  .map(
-                      c ->
-                          CompletableFuture.runAsync(
-                              () -> c.start(false), startThread(c.getConfiguration().getName())))
-                  .toArray(CompletableFuture[]::new))
-          .join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : e;
-    }
+    // JOSDK starts the controllers side by side and returns once their informers have synced. Every
+    // replica processes events; a standby's are dropped before they reach a reconcile, and
+    // becoming active hands every cached resource to its controller (Activation).
+    operator.start();
     informersStarted = true;
     redisConnected.join();
     role.start(this::becomeActive, this::noLongerActive);
@@ -231,7 +230,7 @@ public final class BatonOperator implements AutoCloseable {
   /** Events that came while no replica was active are marked, and handled right now. */
   private void becomeActive() {
     metrics.activeReplica(true);
-    controllers.forEach(Controller::startEventProcessing);
+    activation.wakeAll();
     // Marks left by groups deleted while no replica was active; off the role's thread.
     CompletableFuture.runAsync(leaderGroups::clearOrphans)
         .exceptionally(
@@ -259,7 +258,11 @@ public final class BatonOperator implements AutoCloseable {
    * The namespaces to watch, and the retry of a reconcile that failed on an API error: soon, then
    * backing off to 30 s, without ever giving up (docs/design.md, "Failure policy").
    */
-  private void controllerSettings(ControllerConfigurationOverrider<?> c) {
+  private <P extends HasMetadata> void controllerSettings(ControllerConfigurationOverrider<P> c) {
+    // A standby's events stop here: for RedisLocks JOSDK would otherwise try to add a missing
+    // finalizer, a write the fence refuses, and JOSDK reconciles a secondary resource's event only
+    // for a resource whose own events passed this filter.
+    c.withGenericFilter(resource -> role.mayAct());
     if (!config.watchesAllNamespaces()) {
       c.settingNamespaces(config.namespaces());
     }
@@ -350,9 +353,8 @@ public final class BatonOperator implements AutoCloseable {
     if (http != null) {
       http.close();
     }
-    controllers.forEach(Controller::stop);
     if (operator != null) {
-      operator.getConfigurationService().getExecutorServiceManager().stop(Duration.ofSeconds(5));
+      operator.stop();
     }
     if (leaderGroups != null) {
       leaderGroups.close();

@@ -8,6 +8,7 @@ import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
+import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -15,7 +16,7 @@ import java.time.Clock;
 /**
  * What both controllers are built from, the same for each: the fenced API client, the cluster id in
  * holder records, the default Redis and the connections to every Redis, metrics and liveness, the
- * clock, the replica's role, and the one pod informer.
+ * clock, the replica's role and what it does when it becomes active, and the one pod informer.
  */
 public record ControllerKit(
     KubernetesClient client,
@@ -26,6 +27,7 @@ public record ControllerKit(
     Liveness liveness,
     Clock clock,
     ReplicaRole role,
+    Activation activation,
     PodCatalog pods) {
 
   /** A controller's Event recorder; each keeps its own aggregation. */

@@ -10,6 +10,7 @@ import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
+import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -74,6 +75,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final SplitBrainCheck splitBrain;
   private final GroupRouting routing;
   private final ReplicaRole role;
+  private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
 
@@ -82,6 +84,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
+    this.activation = kit.activation();
     this.clock = kit.clock();
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
@@ -110,7 +113,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   @Override
   public List<EventSource<?, LeaderGroup>> prepareEventSources(
       EventSourceContext<LeaderGroup> context) {
-    return sources.prepare(context, leaseEvents);
+    List<EventSource<?, LeaderGroup>> all = new ArrayList<>(sources.prepare(context, leaseEvents));
+    all.add(activation.eventSource(context));
+    return all;
   }
 
   @Override

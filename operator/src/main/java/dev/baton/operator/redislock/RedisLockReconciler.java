@@ -9,6 +9,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.pods.NodeReadiness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.pods.PodEvents;
+import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -63,6 +64,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockActuator actuator;
   private final LockReporter reporter;
   private final ReplicaRole role;
+  private final Activation activation;
   private final PodCatalog pods;
   private volatile IndexerResourceCache<RedisLock> locks;
   private final NodeReadiness<RedisLock> nodes = new NodeReadiness<>();
@@ -71,6 +73,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     KubernetesClient client = kit.client();
     PodCatalog pods = kit.pods();
     this.role = kit.role();
+    this.activation = kit.activation();
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
     TokenReservations reservations = new TokenReservations(statusWriter);
@@ -130,7 +133,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
                     .filter(l -> l.getSpec() != null && l.getSpec().getHolderSelector() != null)
                     .map(ResourceID::fromResource)
                     .collect(Collectors.toSet()));
-    return List.of(podEvents, nodeEvents, lockEvents);
+    return List.of(podEvents, nodeEvents, lockEvents, activation.eventSource(context));
   }
 
   /**
@@ -224,6 +227,10 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   @Override
   public DeleteControl cleanup(RedisLock lock, Context<RedisLock> context) {
+    if (!role.mayAct()) {
+      // The active replica removes the finalizer; this one looks again if it becomes active.
+      return DeleteControl.noFinalizerRemoval();
+    }
     String ns = lock.getMetadata().getNamespace();
     String name = lock.getMetadata().getName();
     LockState state = states.remove(ResourceID.fromResource(lock));

@@ -12,6 +12,7 @@ import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.OperatorProcess;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -155,6 +156,38 @@ class OperatorFailoverIT {
     assertThat(stale).as("writes of the replica that was frozen, after it thawed").isEmpty();
     assertThat(soleLeader()).isEqualTo(next);
     assertThat(lease().getSpec().getHolderIdentity()).isEqualTo(standby.name());
+    assertThat(checker.violations()).as(checker.history(60)).isEmpty();
+  }
+
+  @Test
+  void aStandbyLetsNoEventThroughAndTakesOverEveryResourceWhenActive() throws Exception {
+    twoReplicas("1500ms");
+    OperatorProcess active = active();
+    OperatorProcess standby = standby(active);
+    // A new RedisLock needs its finalizer first: a standby that handled its events would try to
+    // add it, and its fence would refuse.
+    cluster.create(BatonCluster.grantedLock("jobs", "10s", "payments"));
+    String holder =
+        await()
+            .atMost(WAIT)
+            .until(() -> cluster.lockStatus("jobs").getHolder(), h -> h != null && !h.isEmpty());
+    String holderPod = holder.substring(holder.indexOf('/') + 1);
+    assertThat(cluster.lock("jobs").getMetadata().getFinalizers()).isNotEmpty();
+    String standbyLog = Files.readString(standby.log());
+    assertThat(standbyLog).doesNotContain("not the active operator replica");
+    assertThat(standbyLog).doesNotContain("Error during event processing");
+
+    // Taking over, the standby looks at both resources although none of their events passed.
+    active.kill();
+    checker.disrupted(active.name() + " killed");
+    await().atMost(WAIT).until(() -> standby.name().equals(lease().getSpec().getHolderIdentity()));
+    cluster.deletePod(holderPod);
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> cluster.lockStatus("jobs").getHolder(),
+            h -> h != null && !h.isEmpty() && !h.equals(holder));
+    await().atMost(WAIT).until(this::soleLeader, p -> p != null && !p.equals(holderPod));
     assertThat(checker.violations()).as(checker.history(60)).isEmpty();
   }
 

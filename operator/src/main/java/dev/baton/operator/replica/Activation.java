@@ -1,0 +1,65 @@
+package dev.baton.operator.replica;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceAction;
+import io.javaoperatorsdk.operator.processing.event.source.controller.ResourceEvent;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Hands every resource to its controller when this replica becomes active. JOSDK processes events
+ * on every replica (a standby's reconciles and event sources do nothing, docs/design.md "The
+ * operator's own failover"), so what a standby let pass must be looked at once it may act: one
+ * event per resource in each controller's cache, through an event source, JOSDK's documented way to
+ * ask for a reconcile.
+ */
+public final class Activation {
+
+  private final List<Events<?>> sources = new CopyOnWriteArrayList<>();
+
+  /** The event source to return from a controller's {@code prepareEventSources}. */
+  public <P extends HasMetadata> Events<P> eventSource(EventSourceContext<P> context) {
+    Events<P> events = new Events<>(context.getPrimaryCache());
+    sources.add(events);
+    return events;
+  }
+
+  /** Asks for a reconcile of every cached resource of every controller. */
+  public void wakeAll() {
+    sources.forEach(Events::wakeAll);
+  }
+
+  /** One controller's share: an event per resource its cache holds. */
+  public static final class Events<P extends HasMetadata> extends AbstractEventSource<Void, P> {
+
+    private final IndexerResourceCache<P> primaries;
+
+    private Events(IndexerResourceCache<P> primaries) {
+      super(Void.class, "replica-activation");
+      this.primaries = primaries;
+    }
+
+    private void wakeAll() {
+      if (isRunning()) {
+        primaries
+            .list()
+            .forEach(
+                p ->
+                    getEventHandler()
+                        .handleEvent(
+                            new ResourceEvent(
+                                ResourceAction.UPDATED, ResourceID.fromResource(p), p)));
+      }
+    }
+
+    @Override
+    public Set<Void> getSecondaryResources(P primary) {
+      return Set.of();
+    }
+  }
+}
