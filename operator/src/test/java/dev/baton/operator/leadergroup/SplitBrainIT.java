@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -20,6 +21,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Redis, the labels and the leader Service are compared, and a disagreement raised (docs/design.md,
@@ -28,12 +30,13 @@ import org.junit.jupiter.api.Test;
 class SplitBrainIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
+
   private BatonCluster cluster;
   private EndpointsController endpoints;
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster();
     endpoints = new EndpointsController(cluster.client, NS);
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");
@@ -63,7 +66,6 @@ class SplitBrainIT {
   @AfterEach
   void stop() {
     endpoints.close();
-    cluster.close();
   }
 
   private String splitBrain() {

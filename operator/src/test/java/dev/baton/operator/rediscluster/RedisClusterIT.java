@@ -15,6 +15,7 @@ import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.LocalRedisCluster;
@@ -29,6 +30,7 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -47,6 +49,8 @@ class RedisClusterIT {
   private static final int GROUPS = 9;
 
   private LocalRedisCluster redis;
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
+
   private BatonCluster cluster;
   private RedissonClient app;
   private InvariantChecker checker;
@@ -54,7 +58,6 @@ class RedisClusterIT {
   @BeforeEach
   void start() {
     redis = LocalRedisCluster.start();
-    cluster = new BatonCluster();
     cluster.env(OperatorConfig.REDIS_URL, redis.url());
     app = connect(redis);
   }
@@ -65,7 +68,6 @@ class RedisClusterIT {
       checker.close();
     }
     app.shutdown();
-    cluster.close();
     redis.close();
   }
 

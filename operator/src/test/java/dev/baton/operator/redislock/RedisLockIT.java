@@ -18,6 +18,7 @@ import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +26,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -36,19 +38,19 @@ class RedisLockIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String HELD = "locks.baton.dev/migration";
 
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
+
   private BatonCluster cluster;
   private RedissonClient redisson;
 
   @BeforeEach
   void start() {
-    cluster = new BatonCluster();
     redisson = TestRedisson.connect(cluster.redis);
   }
 
   @AfterEach
   void stop() {
     redisson.shutdown();
-    cluster.close();
   }
 
   private BatonLock appLock(Pod pod, String key, Duration ttl) {
