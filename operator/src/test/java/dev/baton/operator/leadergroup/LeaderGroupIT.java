@@ -260,6 +260,7 @@ class LeaderGroupIT {
       int eventsBefore = watcher.history().size();
       cluster.stopOperator();
       cluster.startOperator();
+      cluster.awaitReconciled("payments");
       await()
           .during(Duration.ofSeconds(2))
           .atMost(WAIT)

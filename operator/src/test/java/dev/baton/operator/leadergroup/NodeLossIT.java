@@ -51,6 +51,10 @@ class NodeLossIT {
               () -> assertThat(cluster.eventReasons("payments")).contains("LeaderNodeLost"));
 
       cluster.setNodeReady(leaderNode, "True");
+      // Seen by the operator: the pod on the returned node is a candidate again.
+      await()
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)

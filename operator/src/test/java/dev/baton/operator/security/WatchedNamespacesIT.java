@@ -70,6 +70,22 @@ class WatchedNamespacesIT {
                 return g;
               });
 
+      // The same request in a watched namespace at the same moment: carried out within the window
+      // below, it shows the operator was handling events while team-c's were ignored.
+      String teamALeader = leaders(cluster, "team-a").get(0);
+      String teamATarget = teamALeader.equals("payments-1") ? "payments-2" : "payments-1";
+      cluster
+          .client
+          .resources(LeaderGroup.class)
+          .inNamespace("team-a")
+          .withName("payments")
+          .edit(
+              g -> {
+                g.getMetadata()
+                    .setAnnotations(Map.of(BatonNames.SWITCHOVER_ANNOTATION, teamATarget));
+                return g;
+              });
+
       await()
           .during(Duration.ofSeconds(2))
           .atMost(Duration.ofSeconds(4))
@@ -92,6 +108,7 @@ class WatchedNamespacesIT {
                     .as("Events in team-c")
                     .isEmpty();
               });
+      assertThat(leaders(cluster, "team-a")).containsExactly(teamATarget);
       try (RespClient redis = RespClient.connect(cluster.redis.port())) {
         assertThat(redis.call("KEYS", "baton:*"))
             .asList()

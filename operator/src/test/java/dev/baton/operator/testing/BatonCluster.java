@@ -10,6 +10,7 @@ import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.testkit.ApiRequestLog;
 import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.Sandbox;
@@ -98,6 +99,20 @@ public final class BatonCluster extends Sandbox {
                   .isEqualTo(leaders.get(0));
             });
     return leaders(roleLabel).get(0);
+  }
+
+  /**
+   * Waits until the operator running now has reconciled the group (its term is among that
+   * operator's metrics): the positive check a test needs before asserting that nothing changed.
+   */
+  public void awaitReconciled(String group) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                operator() != null
+                    && operator().registry().find(BatonMetrics.TERM).tag("group", group).gauge()
+                        != null);
   }
 
   /** The pods with their roles and terms, and the group's status, for failure messages. */
