@@ -162,14 +162,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     String message =
         g.movedFrom() == null
             ? held
-            : "moved from "
-                + g.movedFrom()
-                + " ("
-                + g.because()
-                + ") to "
-                + g.pod()
-                + " with token "
-                + g.token();
+            : String.format(
+                "moved from %s (%s) to %s with token %s",
+                g.movedFrom(), g.because(), g.pod(), g.token());
     info(r, message);
     event(r, g.movedFrom() == null ? EventReason.LockAcquired : EventReason.LockMoved, message);
     count(r, BatonMetrics.LOCK_ACQUISITIONS);
