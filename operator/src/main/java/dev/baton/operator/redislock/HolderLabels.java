@@ -1,5 +1,6 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.leadergroup.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -8,23 +9,46 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The label {@code locks.baton.dev/<lock>: held} and the annotation with the fencing token on the
- * pod a lock is granted to. Writes go through {@link PodLabeler}'s resourceVersion-guarded update.
+ * pod a lock is granted to. Writes go through {@link PodLabeler}'s resourceVersion-guarded update;
+ * the pods as the cache shows them are the observer's.
  */
-final class HolderLabels {
+final class HolderLabels implements LockPods {
 
   private final KubernetesClient client;
   private final PodLabeler writer;
+  private final LockObserver observer;
 
-  HolderLabels(KubernetesClient client) {
+  HolderLabels(KubernetesClient client, LockObserver observer) {
     this.client = client;
     this.writer = new PodLabeler(client);
+    this.observer = observer;
   }
 
-  /** Puts the label and the token annotation on the holder, when it does not carry them yet. */
-  void mark(Pod pod, String key, long token) {
+  @Override
+  public Optional<Pod> selected(String ns, LockSettings settings, String uid) {
+    return observer.selected(ns, settings).stream()
+        .filter(
+            p -> uid.equals(p.getMetadata().getUid()) && ns.equals(p.getMetadata().getNamespace()))
+        .findFirst();
+  }
+
+  @Override
+  public List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
+    return observer.selectedAndLabeled(ns, settings);
+  }
+
+  @Override
+  public boolean anyLabeled(String ns, LockSettings settings) {
+    return observer.anyLabeled(ns, settings);
+  }
+
+  /** When it does not carry them yet. */
+  @Override
+  public void mark(Pod pod, String key, long token) {
     Map<String, String> labels = new HashMap<>();
     Map<String, String> annotations = new HashMap<>();
     if (!LockLabels.HELD.equals(Metadata.label(pod, key))) {
@@ -41,20 +65,23 @@ final class HolderLabels {
    * with {@code keepUid} (null: from all). Lists the pods from the API server, not a cache: it runs
    * before a lock changes hands, and a pod labeled a moment ago must not be missed.
    */
-  void clearAllBut(String namespace, String key, String keepUid) {
+  @Override
+  public void clearAllBut(String namespace, String key, String keepUid) {
     clear(client.pods().inNamespace(namespace).withLabel(key).list().getItems(), key, keepUid);
   }
 
-  /** Removes label and annotation from one pod, read from the API server; gone counts as done. */
-  void clearPod(String namespace, String name, String key) {
+  /** Gone counts as done. */
+  @Override
+  public void clearPod(String namespace, String name, String key) {
     Pod pod = client.pods().inNamespace(namespace).withName(name).get();
     if (pod != null) {
       clear(List.of(pod), key, null);
     }
   }
 
-  /** The same, over pods as a cache shows them (the steady state, where nothing changes hands). */
-  void clear(List<Pod> pods, String key, String keepUid) {
+  /** Over pods as a cache shows them (the steady state, where nothing changes hands). */
+  @Override
+  public void clear(List<Pod> pods, String key, String keepUid) {
     for (Pod pod : pods) {
       if (Objects.equals(pod.getMetadata().getUid(), keepUid)) {
         continue;
@@ -69,6 +96,21 @@ final class HolderLabels {
       }
       writer.patch(pod, labels, annotations);
     }
+  }
+
+  @Override
+  public void forceReleaseDone(RedisLock lock) {
+    client
+        .resources(RedisLock.class)
+        .inNamespace(lock.getMetadata().getNamespace())
+        .withName(lock.getMetadata().getName())
+        .edit(
+            l -> {
+              if (l.getMetadata().getAnnotations() != null) {
+                l.getMetadata().getAnnotations().remove(LockLabels.FORCE_RELEASE_ANNOTATION);
+              }
+              return l;
+            });
   }
 
   static boolean carries(Pod pod, String key) {

@@ -1,7 +1,6 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.client.LockStore;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.kube.LabelSelectors;
@@ -16,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
@@ -24,8 +22,8 @@ import java.util.function.Predicate;
  * The observe step of a RedisLock reconcile: the lock on every Redis instance (or the view the
  * grant's last renewal answered with, while fresh), the pods its holder selector matches, and
  * whether the pods its values name still exist. Reads only: a due renewal is a step the decision
- * asks for, and a reservation of tokens one the reconcile asks of the act step when the view says
- * too few are left.
+ * asks for, and each read names the reservation of tokens it shows is needed, which the reconcile
+ * asks of the act step.
  */
 final class LockObserver {
 
@@ -81,14 +79,13 @@ final class LockObserver {
    * renewed within half an interval, its renewal's view stands for the lock; otherwise the lock is
    * read, and the decision asks for the renewal when it is due.
    *
-   * @return the world, and whether the lock was read (not the renewal's view reused), as a read may
-   *     show that tokens must be reserved
+   * @return the world, and whether tokens must be reserved before anything is decided
    * @throws QuorumUnavailable when no majority of instances answered
    */
   Look look(
       RedisLock lock,
       LockSettings settings,
-      LockStore store,
+      LockRedis store,
       LockState state,
       boolean forceRelease) {
     List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
@@ -116,20 +113,24 @@ final class LockObserver {
             false,
             null,
             null),
-        !keptFresh);
+        !keptFresh && TokenReservations.needed(view, state.reserved));
   }
 
-  /** What {@link #look} saw, and whether it read the lock from Redis to see it. */
-  record Look(LockWorld world, boolean read) {}
+  /**
+   * What the observer saw, and whether that read shows too few tokens reserved (less than half a
+   * block left on an instance, or none): a renewal's view reused is not a read, and shows nothing.
+   */
+  record Look(LockWorld world, boolean reserveTokens) {}
 
   /** The same world after an action changed Redis. */
-  LockWorld again(LockWorld world, LockSettings settings, LockStore store) {
+  Look again(LockWorld world, LockSettings settings, LockRedis store, LockState state) {
     LockView view = observe(settings, store);
-    return world.withView(view, podAlive(view));
+    return new Look(
+        world.withView(view, podAlive(view)), TokenReservations.needed(view, state.reserved));
   }
 
   /** Reads the lock on every instance. */
-  private static LockView observe(LockSettings settings, LockStore store) {
+  private static LockView observe(LockSettings settings, LockRedis store) {
     return quorum(store.observe(settings.keys()));
   }
 
@@ -184,13 +185,6 @@ final class LockObserver {
         .filter(p -> !out.contains(p))
         .forEach(out::add);
     return out;
-  }
-
-  Optional<Pod> pod(String ns, String uid, List<Pod> among) {
-    return among.stream()
-        .filter(
-            p -> uid.equals(p.getMetadata().getUid()) && ns.equals(p.getMetadata().getNamespace()))
-        .findFirst();
   }
 
   boolean anyLabeled(String ns, LockSettings settings) {

@@ -1,9 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
 import dev.baton.api.v1alpha1.RedisLockStatus;
-import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.kube.ConditionType;
@@ -17,7 +15,6 @@ import dev.baton.operator.metrics.Liveness;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,15 +78,127 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     return new Report(lock, state);
   }
 
-  void event(Report r, EventReason reason, String message) {
+  /** What a step that changed Redis did: releases and reaps are counted, logged and Events. */
+  void acted(Report r, LockOutcome outcome) {
+    if (outcome instanceof LockOutcome.ForceReleased f) {
+      List<String> released = new ArrayList<>();
+      for (LockOutcome.Released v : f.released()) {
+        count(r, BatonMetrics.LOCK_RELEASES);
+        released.add(LockValues.holder(v.value()) + " (token " + v.token() + ")");
+      }
+      String message =
+          released.isEmpty()
+              ? "force-release requested; the lock was free"
+              : "force-released the lock of " + String.join(", ", released) + " on request";
+      info(r, message);
+      event(r, EventReason.ForceReleased, message);
+    } else if (outcome instanceof LockOutcome.Reaped reaped) {
+      for (LockOutcome.Released v : reaped.reaped()) {
+        String message =
+            "reaped the lock of "
+                + LockValues.holder(v.value())
+                + " (pod gone) without waiting for its ttl; token "
+                + v.token();
+        info(r, message);
+        event(r, EventReason.LockReaped, message);
+        count(r, BatonMetrics.LOCK_REAPS);
+      }
+    }
+  }
+
+  /** What the last step of a reconcile did: who holds the lock, Ready, and the Events it makes. */
+  void finished(Report r, LockOutcome.Last last) {
+    LockState state = r.state;
+    if (last instanceof LockOutcome.Kept k) {
+      if (k.adopted()) {
+        info(r, "adopted the grant to " + k.pod() + " with token " + k.token());
+      }
+      holder(r, k.value(), k.token());
+      state.noCandidatesReported = false;
+      ready(r, true, "Granted", k.pod() + " holds the lock with token " + k.token());
+    } else if (last instanceof LockOutcome.Granted g) {
+      granted(r, g);
+    } else if (last instanceof LockOutcome.Refused) {
+      count(r, BatonMetrics.LOCK_CONTENTION);
+      contended(r);
+    } else if (last instanceof LockOutcome.NoneEligible n) {
+      holder(r, null, 0);
+      String message = "no ready pod matches spec.holderSelector; nobody holds the lock";
+      if (!state.noCandidatesReported) {
+        state.noCandidatesReported = true;
+        event(
+            r,
+            EventReason.NoCandidates,
+            n.movedFrom() == null
+                ? message
+                : message + " (" + n.movedFrom() + " " + n.because() + ")");
+      }
+      ready(r, false, "NoCandidates", message);
+    } else if (last instanceof LockOutcome.StoodAside a) {
+      String holder = LockValues.holder(a.holder());
+      if (a.lostFrom() != null) {
+        event(
+            r,
+            EventReason.LockLost,
+            "the lock granted to " + a.lostFrom() + " is held by " + holder + " now");
+      }
+      holder(r, a.holder(), a.token());
+      ready(
+          r,
+          true,
+          "HeldElsewhere",
+          holder + " holds the lock (not granted by this operator); it is granted again once free");
+    } else if (last instanceof LockOutcome.Observed o) {
+      observed(r, o);
+    } else if (last instanceof LockOutcome.Waited) {
+      contended(r);
+    }
+  }
+
+  private void granted(Report r, LockOutcome.Granted g) {
+    holder(r, g.value(), g.token());
+    r.state.noCandidatesReported = false;
+    String held = g.pod() + " holds the lock with token " + g.token();
+    String message =
+        g.movedFrom() == null
+            ? held
+            : String.format(
+                "moved from %s (%s) to %s with token %s",
+                g.movedFrom(), g.because(), g.pod(), g.token());
+    info(r, message);
+    event(r, g.movedFrom() == null ? EventReason.LockAcquired : EventReason.LockMoved, message);
+    count(r, BatonMetrics.LOCK_ACQUISITIONS);
+    if (g.movedFrom() != null) {
+      count(r, BatonMetrics.LOCK_RELEASES);
+    }
+    ready(r, true, "Granted", held);
+  }
+
+  /** No holder selector: whoever holds the lock is reported, a new holder counted once. */
+  private void observed(Report r, LockOutcome.Observed o) {
+    String before = r.state.holder == null ? null : r.state.holder.value();
+    holder(r, o.holder(), o.token());
+    if (o.holder() == null) {
+      ready(r, true, "Free", "nobody holds the lock");
+      return;
+    }
+    String message = LockValues.holder(o.holder()) + " holds the lock with token " + o.token();
+    if (!o.holder().equals(before)) {
+      event(r, EventReason.LockAcquired, message);
+      count(r, BatonMetrics.LOCK_ACQUISITIONS);
+    }
+    ready(r, true, "Held", message);
+  }
+
+  private void event(Report r, EventReason reason, String message) {
     events.record(r.lock, reason, message);
   }
 
-  void count(Report r, String meter) {
+  private void count(Report r, String meter) {
     metrics.lock(meter, r.ns(), r.name());
   }
 
-  void info(Report r, String message) {
+  private void info(Report r, String message) {
     log.info("RedisLock {}/{}: {}", r.ns(), r.name(), message);
   }
 
@@ -109,14 +218,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     } else {
       r.conditions.keep(ConditionType.RedisAvailable);
     }
-    RedisLockStatus s = new RedisLockStatus();
-    s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
-    s.setFencingToken(r.old.getFencingToken());
-    s.setReservedToken(r.old.getReservedToken());
-    s.setAcquiredAt(r.old.getAcquiredAt());
-    s.setExpiresAt(r.old.getExpiresAt());
-    s.setInstances(r.old.getInstances());
-    s.setObservedGeneration(r.lock.getMetadata().getGeneration());
+    RedisLockStatus s = LockStatuses.asBefore(r.lock, r.old);
     s.setConditions(r.conditions.build());
     return finish(r, s, retry);
   }
@@ -203,17 +305,17 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
         settings.isRedlock() ? "QuorumLost" : "RedisUnavailable",
         message);
     r.state.forgetView();
-    RedisLockStatus s = base(r);
+    RedisLockStatus s = LockStatuses.base(r.lock, r.state);
     s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
     s.setAcquiredAt(r.old.getAcquiredAt());
     s.setExpiresAt(r.old.getExpiresAt());
-    s.setInstances(instances(settings, view, null));
+    s.setInstances(LockStatuses.instances(settings, view, null));
     s.setConditions(r.conditions.build());
     return finish(r, s, settings.interval());
   }
 
   /** Who holds the lock now (null: free), and the highest token seen. */
-  void holder(Report r, String value, long token) {
+  private void holder(Report r, String value, long token) {
     LockState state = r.state;
     String current = state.holder == null ? null : state.holder.value();
     if (!Objects.equals(value, current)) {
@@ -236,12 +338,12 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     state.maxToken = Math.max(state.maxToken, token);
   }
 
-  void ready(Report r, boolean ready, String reason, String message) {
+  private void ready(Report r, boolean ready, String reason, String message) {
     r.conditions.set(ConditionType.Ready, ready, reason, message);
   }
 
   /** A Ready condition set before is kept; with none yet, it says the lock is being taken. */
-  void contended(Report r) {
+  private void contended(Report r) {
     r.conditions.keep(ConditionType.Ready);
     if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isEmpty()) {
       r.conditions.set(ConditionType.Ready, false, "Contended", "the lock is being taken");
@@ -265,12 +367,15 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   UpdateControl<RedisLock> done(Report r, LockSettings settings, LockView view, Duration next) {
-    RedisLockStatus s = base(r);
+    RedisLockStatus s = LockStatuses.base(r.lock, r.state);
     String holder = r.state.holder == null ? null : r.state.holder.value();
     s.setHolder(holder == null ? "" : LockValues.holder(holder));
     s.setAcquiredAt(holder == null ? null : r.state.holder.acquiredAt());
-    s.setExpiresAt(holder == null ? null : expiresAt(r, view, holder));
-    s.setInstances(instances(settings, view, holder));
+    s.setExpiresAt(
+        holder == null
+            ? null
+            : LockStatuses.expiresAt(clock.instant(), r.old, r.viewAtNanos, view, holder));
+    s.setInstances(LockStatuses.instances(settings, view, holder));
     s.setConditions(r.conditions.build());
     return finish(r, s, next);
   }
@@ -278,51 +383,6 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   @Override
   protected void forgetSeries(String namespace, String name) {
     metrics.forgetLock(namespace, name);
-  }
-
-  private RedisLockStatus base(Report r) {
-    RedisLockStatus s = new RedisLockStatus();
-    s.setFencingToken(r.state.maxToken > 0 ? r.state.maxToken : null);
-    s.setReservedToken(r.state.reserved.upTo > 0 ? r.state.reserved.upTo : null);
-    s.setObservedGeneration(r.lock.getMetadata().getGeneration());
-    return s;
-  }
-
-  /**
-   * Now plus Redis's remaining time, to the second. Kept as it was when it moved less than a
-   * second, so that a status write means a renewal happened, not that time passed.
-   */
-  private String expiresAt(Report r, LockView view, String holder) {
-    long pttl = holder.equals(view.holder()) ? view.pttlMillis() : -2;
-    if (pttl < 0) {
-      return pttl == -1 ? null : r.old.getExpiresAt();
-    }
-    long age = Duration.ofNanos(System.nanoTime() - r.viewAtNanos).toMillis();
-    Instant at = clock.instant().plusMillis(pttl - age).truncatedTo(ChronoUnit.SECONDS);
-    if (r.old.getExpiresAt() != null) {
-      try {
-        Instant before = Instant.parse(r.old.getExpiresAt());
-        if (Math.abs(Duration.between(before, at).toMillis()) <= 1000) {
-          return r.old.getExpiresAt();
-        }
-      } catch (RuntimeException unparsable) {
-        // replaced below
-      }
-    }
-    return at.toString();
-  }
-
-  private static List<RedisLockInstanceStatus> instances(
-      LockSettings settings, LockView view, String holder) {
-    if (!settings.isRedlock()) {
-      return null;
-    }
-    String shown = holder != null ? holder : view.mostHeld();
-    List<RedisLockInstanceStatus> out = new ArrayList<>();
-    for (InstanceView i : view.instances()) {
-      out.add(new RedisLockInstanceStatus(i.name(), i.reachable(), i.holds(shown)));
-    }
-    return out;
   }
 
   private UpdateControl<RedisLock> finish(Report r, RedisLockStatus next, Duration reschedule) {

@@ -37,7 +37,7 @@ final class LockStores {
   /**
    * @throws RedisSecrets.SecretProblem when a Secret is missing or unusable
    */
-  LockStore of(String namespace, LockSettings settings) {
+  LockRedis of(String namespace, LockSettings settings) {
     if (settings.isRedlock()) {
       // Read every Secret first: one missing Secret makes the spec unusable as a whole.
       List<RedisSettings> all = new ArrayList<>();
@@ -48,14 +48,14 @@ final class LockStores {
       for (int i = 0; i < all.size(); i++) {
         instances.add(instance(settings.redlock().get(i), all.get(i)));
       }
-      return new LockStore(instances, LockStore.REDLOCK_INSTANCE_TIMEOUT);
+      return LockRedis.of(new LockStore(instances, LockStore.REDLOCK_INSTANCE_TIMEOUT));
     }
     RedisSettings redis =
         settings.redisSecret() == null
             ? defaultRedis
             : secrets.settings(namespace, settings.redisSecret());
     String name = settings.redisSecret() == null ? DEFAULT_INSTANCE : settings.redisSecret();
-    return new LockStore(List.of(instance(name, redis)), LockStore.SINGLE_TIMEOUT);
+    return LockRedis.of(new LockStore(List.of(instance(name, redis)), LockStore.SINGLE_TIMEOUT));
   }
 
   private LockInstance instance(String name, RedisSettings redis) {

@@ -1,7 +1,6 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.client.LockStore;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;
@@ -76,10 +75,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     this.activation = kit.activation();
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
-    TokenReservations reservations = new TokenReservations(statusWriter);
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
-    this.labels = new HolderLabels(client);
     this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost);
+    this.labels = new HolderLabels(client, observer);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
         pod -> {
@@ -94,8 +92,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
         });
     this.reporter =
         new LockReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock());
-    this.actuator =
-        new LockActuator(client, kit.clusterId(), labels, observer, reporter, reservations);
+    this.actuator = new LockActuator(kit.clusterId(), labels, new TokenReservations(statusWriter));
   }
 
   /**
@@ -187,7 +184,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     } catch (IllegalArgumentException e) {
       return reporter.invalid(report, "InvalidSpec", e.getMessage(), null);
     }
-    LockStore store;
+    LockRedis store;
     try {
       store = stores.of(lock.getMetadata().getNamespace(), settings);
     } catch (RedisSecrets.SecretProblem e) {
@@ -196,21 +193,28 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     reporter.valid(report);
     lockEvents.watch(id, settings.keys().lock());
     observer.seeSelected(lock, settings);
-    LockActuator.Scope scope = new LockActuator.Scope(lock, settings, store, state, report);
+    LockActuator.Scope scope = new LockActuator.Scope(lock, settings, store, state);
     LockWorld world;
     try {
-      LockObserver.Look look =
-          observer.look(lock, settings, store, state, LockObserver.forceReleaseAsked(lock));
-      world = look.read() ? actuator.reserveIfNeeded(scope, look.world()) : look.world();
+      world =
+          reserved(
+              scope,
+              observer.look(lock, settings, store, state, LockObserver.forceReleaseAsked(lock)));
       reporter.redisAnswered(report, settings, world.view());
       for (int i = 0; i < LockDecision.MAX_STEPS; i++) {
         LockStep step = LockDecision.decide(world);
         if (step.last()) {
-          LockActuator.Finish finish = actuator.finish(scope, world, step);
+          LockOutcome.Last last = actuator.finish(scope, world, step);
+          reporter.finished(report, last);
           reporter.holderLiveness(report, settings, LockDecision.reapable(world));
-          return reporter.done(report, settings, finish.view(), finish.next());
+          return reporter.done(report, settings, last.view(), last.next());
         }
-        world = actuator.apply(scope, world, step);
+        LockOutcome outcome = actuator.apply(scope, world, step);
+        reporter.acted(report, outcome);
+        world = outcome.after(world);
+        if (outcome.readAgain()) {
+          world = reserved(scope, observer.again(world, settings, store, state));
+        }
       }
       log.warn(
           "RedisLock {}/{}: the lock changed hands {} times in one reconcile; looking again"
@@ -223,6 +227,15 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     } catch (LockObserver.QuorumUnavailable e) {
       return reporter.failStatic(report, settings, e.view);
     }
+  }
+
+  /** The world a look saw, after the reservation of tokens it showed is needed, read again. */
+  private LockWorld reserved(LockActuator.Scope scope, LockObserver.Look look) {
+    if (!look.reserveTokens()) {
+      return look.world();
+    }
+    actuator.reserve(scope, look.world().view());
+    return observer.again(look.world(), scope.settings(), scope.store(), scope.state()).world();
   }
 
   @Override

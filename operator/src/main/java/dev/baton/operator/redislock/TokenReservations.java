@@ -4,7 +4,6 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockKeys;
-import dev.baton.client.LockStore;
 import dev.baton.client.LockView;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.StatusWriter;
@@ -59,7 +58,7 @@ final class TokenReservations {
     return view.instances().stream().anyMatch(InstanceView::unreserved);
   }
 
-  void reserve(RedisLock lock, LockState state, LockStore store, LockKeys keys, LockView view) {
+  void reserve(RedisLock lock, LockState state, LockRedis store, LockKeys keys, LockView view) {
     Reserved r = state.reserved;
     long now = System.nanoTime();
     r.block =

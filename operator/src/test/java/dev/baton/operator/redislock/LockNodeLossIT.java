@@ -80,10 +80,21 @@ class LockNodeLossIT {
 
       // The node back: the lock stays where it is (sticky), the watcher still sees one holder.
       cluster.setNodeReady(lostNode, "True");
+      String expiresBefore = cluster.lockStatus("migration").getExpiresAt();
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)
           .untilAsserted(() -> assertThat(watcher.holders()).containsExactly(next));
+      // ...and not because the operator stopped looking: it renews the lock for the same pod.
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.lockStatus("migration").getExpiresAt())
+                    .isNotEqualTo(expiresBefore);
+                assertThat(cluster.lockStatus("migration").getHolder()).isEqualTo(NS + "/" + next);
+              });
+      assertThat(watcher.holders()).containsExactly(next);
       assertThat(watcher.violations()).as(watcher.history()).isEmpty();
       System.out.println("granted lock moved off a lost node in " + movedMillis + " ms");
     }

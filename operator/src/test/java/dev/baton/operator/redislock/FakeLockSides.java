@@ -1,0 +1,172 @@
+package dev.baton.operator.redislock;
+
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.InstanceView;
+import dev.baton.client.LockKeys;
+import dev.baton.client.LockResult;
+import dev.baton.client.LockView;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One Redis and one API server held in memory, for unit tests of the act step only. Both write what
+ * is done to them into one journal, so a test sees the order of Redis and API writes.
+ */
+final class FakeLockSides {
+
+  final List<String> journal = new ArrayList<>();
+
+  /** One Redis instance: the lock's value, its token counter and the reserved ceiling. */
+  final class Redis implements LockRedis {
+    String value;
+    long counter;
+    long reserved = 1_000;
+
+    LockView view() {
+      InstanceView i =
+          new InstanceView(
+              "redis",
+              true,
+              false,
+              value,
+              value == null ? -2 : 30_000,
+              counter,
+              reserved,
+              false,
+              null);
+      return new LockView(List.of(i), 1);
+    }
+
+    @Override
+    public LockView observe(LockKeys keys) {
+      return view();
+    }
+
+    @Override
+    public LockResult acquire(
+        LockKeys keys, String value, Duration ttl, long floor, long reserved) {
+      journal.add("acquire " + value);
+      if (this.value != null) {
+        return new LockResult(false, 0, 0, view());
+      }
+      this.value = value;
+      counter = Math.max(counter, floor) + 1;
+      return new LockResult(true, counter, ttl.toMillis(), view());
+    }
+
+    @Override
+    public LockResult renew(LockKeys keys, String value, Duration ttl, long token) {
+      journal.add("renew " + value);
+      boolean ok = value.equals(this.value);
+      return new LockResult(ok, ok ? token : 0, ok ? ttl.toMillis() : 0, view());
+    }
+
+    @Override
+    public LockResult release(LockKeys keys, String value) {
+      journal.add("release " + value);
+      boolean ok = value.equals(this.value);
+      if (ok) {
+        this.value = null;
+      }
+      return new LockResult(ok, 0, 0, view());
+    }
+
+    @Override
+    public LockView reserve(LockKeys keys, long floor, long ceiling) {
+      journal.add("reserve " + ceiling);
+      reserved = ceiling;
+      return view();
+    }
+  }
+
+  /** Pods as the cache shows them, their holder labels, and writes that can be made to fail. */
+  final class Api implements LockPods {
+    final Map<String, Pod> pods = new HashMap<>();
+
+    /** Pod name to the token its annotation shows, for the pods that carry the lock's label. */
+    final Map<String, Long> labeled = new HashMap<>();
+
+    /** The next label write fails with this API error (then writes succeed again). */
+    Integer failNextWrite;
+
+    Pod pod(String name) {
+      Pod p =
+          new PodBuilder()
+              .withNewMetadata()
+              .withName(name)
+              .withNamespace("shop")
+              .withUid(name + "-uid")
+              .endMetadata()
+              .build();
+      pods.put(name, p);
+      return p;
+    }
+
+    @Override
+    public Optional<Pod> selected(String ns, LockSettings settings, String uid) {
+      return pods.values().stream().filter(p -> uid.equals(p.getMetadata().getUid())).findFirst();
+    }
+
+    @Override
+    public List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
+      return List.copyOf(pods.values());
+    }
+
+    @Override
+    public boolean anyLabeled(String ns, LockSettings settings) {
+      return !labeled.isEmpty();
+    }
+
+    @Override
+    public void mark(Pod pod, String key, long token) {
+      write("label " + pod.getMetadata().getName() + " " + token);
+      labeled.put(pod.getMetadata().getName(), token);
+    }
+
+    @Override
+    public void clearAllBut(String ns, String key, String keepUid) {
+      write("unlabel all but " + keepUid);
+      labeled.keySet().removeIf(name -> !(name + "-uid").equals(keepUid));
+    }
+
+    @Override
+    public void clearPod(String ns, String name, String key) {
+      write("unlabel " + name);
+      labeled.remove(name);
+    }
+
+    @Override
+    public void clear(List<Pod> among, String key, String keepUid) {
+      write("unlabel cached but " + keepUid);
+      among.stream()
+          .map(p -> p.getMetadata().getName())
+          .filter(name -> !(name + "-uid").equals(keepUid))
+          .forEach(labeled::remove);
+    }
+
+    @Override
+    public void forceReleaseDone(RedisLock lock) {
+      write("request done");
+    }
+
+    private void write(String what) {
+      if (failNextWrite != null) {
+        int code = failNextWrite;
+        failNextWrite = null;
+        journal.add("failed: " + what);
+        throw new KubernetesClientException("refused", code, null);
+      }
+      journal.add(what);
+    }
+  }
+
+  final Redis redis = new Redis();
+  final Api api = new Api();
+}

@@ -1,0 +1,255 @@
+package dev.baton.operator.redislock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.LockValues;
+import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.testing.BatonCluster;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The act step against Redis and the API server held in memory: the order of its writes (labels
+ * before locks), and what its outcomes say was done.
+ */
+class LockActuatorTest {
+
+  private static final String CLUSTER = "default";
+
+  private final FakeLockSides fakes = new FakeLockSides();
+  private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
+  private final LockSettings settings = LockSettings.of(lock);
+  private final LockState state = new LockState();
+  private final LockActuator.Scope scope =
+      new LockActuator.Scope(lock, settings, fakes.redis, state);
+  private final LockActuator actuator =
+      new LockActuator(CLUSTER, fakes.api, new TokenReservations(null));
+
+  private static LockWorld.LockCandidate candidate(String name) {
+    Candidate c =
+        new Candidate(
+            name,
+            name + "-uid",
+            true,
+            Candidate.Ineligibility.NONE,
+            Instant.parse("2026-01-01T00:00:00Z"),
+            0,
+            false);
+    return new LockWorld.LockCandidate(c, "shop", false);
+  }
+
+  private LockWorld world() {
+    return new LockWorld(
+        CLUSTER,
+        true,
+        false,
+        fakes.redis.view(),
+        List.of(candidate("a"), candidate("b")),
+        Map.of(),
+        null,
+        false,
+        null,
+        false,
+        null,
+        null);
+  }
+
+  private static String grantTo(String pod) {
+    return LockLabels.grantValue(CLUSTER, "shop", pod, pod + "-uid");
+  }
+
+  @Test
+  void aGrantTakesTheLockThenLabelsTheHolderWithTheTokenItCarries() {
+    fakes.api.pod("a");
+    fakes.api.pod("b");
+    fakes.redis.counter = 41;
+
+    LockOutcome.Last out =
+        actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null));
+
+    assertThat(out).isInstanceOf(LockOutcome.Granted.class);
+    LockOutcome.Granted granted = (LockOutcome.Granted) out;
+    assertThat(granted.token()).isEqualTo(42);
+    assertThat(granted.pod()).isEqualTo("a");
+    assertThat(granted.value()).isEqualTo(fakes.redis.value);
+    assertThat(LockLabels.grantedHere(granted.value(), CLUSTER))
+        .map(LockValues.PodRef::uid)
+        .contains("a-uid");
+    assertThat(fakes.journal)
+        .containsExactly("acquire " + granted.value(), "unlabel all but a-uid", "label a 42");
+    assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 42L));
+    assertThat(state.grantedValue()).isEqualTo(granted.value());
+  }
+
+  @Test
+  void aRefusedAcquireLabelsNobody() {
+    fakes.api.pod("a");
+    fakes.redis.value = "app-holder";
+
+    LockOutcome.Last out =
+        actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null));
+
+    assertThat(out).isInstanceOf(LockOutcome.Refused.class);
+    assertThat(fakes.journal).hasSize(1).allMatch(w -> w.startsWith("acquire "));
+    assertThat(fakes.api.labeled).isEmpty();
+    assertThat(state.grant).isNull();
+  }
+
+  @Test
+  void aGrantWhoseLabelFailsStaysRememberedForTheNextReconcileToLabel() {
+    fakes.api.pod("a");
+    fakes.api.failNextWrite = 500;
+
+    assertThatThrownBy(
+            () -> actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null)))
+        .isInstanceOf(KubernetesClientException.class);
+
+    assertThat(fakes.redis.value).isNotNull();
+    assertThat(state.grantedValue()).isEqualTo(fakes.redis.value);
+    assertThat(fakes.api.labeled).isEmpty();
+  }
+
+  @Test
+  void aMoveWhoseUnlabelFailsLeavesTheLockWithItsHolder() {
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    fakes.api.labeled.put("a", 7L);
+    fakes.api.failNextWrite = 409;
+    LockStep.Move move = new LockStep.Move(value, LockValues.parsePod(value).orElseThrow(), "x");
+
+    assertThatThrownBy(() -> actuator.apply(scope, world(), move))
+        .isInstanceOf(KubernetesClientException.class);
+
+    assertThat(fakes.journal).containsExactly("failed: unlabel a");
+    assertThat(fakes.redis.value).as("no release after a failed unlabel").isEqualTo(value);
+    assertThat(fakes.api.labeled).containsKey("a");
+  }
+
+  @Test
+  void aMoveUnlabelsItsPodBeforeItReleasesTheGrant() {
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    fakes.api.labeled.put("a", 7L);
+    LockStep.Move move =
+        new LockStep.Move(value, LockValues.parsePod(value).orElseThrow(), "is not ready");
+
+    LockOutcome out = actuator.apply(scope, world(), move);
+
+    assertThat(out).isEqualTo(new LockOutcome.Moved(value, "shop/a", "is not ready"));
+    assertThat(fakes.journal).containsExactly("unlabel a", "release " + value);
+    assertThat(fakes.redis.value).isNull();
+    assertThat(out.after(world()).movedFrom()).isEqualTo("shop/a");
+  }
+
+  @Test
+  void aReapDeletesOnlyTheValueItWasGivenAndSaysWhich() {
+    String gone = LockValues.pod("shop", "gone", "gone-uid", "x");
+    String other = LockValues.pod("shop", "live", "live-uid", "y");
+    fakes.redis.value = other;
+
+    LockOutcome out = actuator.apply(scope, world(), new LockStep.Reap(List.of(gone)));
+
+    assertThat(out).isEqualTo(new LockOutcome.Reaped(List.of()));
+    assertThat(fakes.redis.value).as("another holder's lock stays").isEqualTo(other);
+
+    fakes.redis.value = gone;
+    fakes.redis.counter = 9;
+    out = actuator.apply(scope, world(), new LockStep.Reap(List.of(gone)));
+
+    assertThat(out).isEqualTo(new LockOutcome.Reaped(List.of(new LockOutcome.Released(gone, 9))));
+    assertThat(fakes.redis.value).isNull();
+    assertThat(out.after(world()).reaped()).isTrue();
+  }
+
+  @Test
+  void aForceReleaseUnlabelsReleasesAndOnlyThenTakesTheRequestOff() {
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    fakes.redis.counter = 5;
+    fakes.api.labeled.put("a", 5L);
+    state.grant(value, LockValues.parsePod(value).orElseThrow(), 5, 0, null);
+    LockWorld asked = world();
+
+    LockOutcome out =
+        actuator.apply(scope, asked, new LockStep.ForceRelease(List.of(value, "somebody-else")));
+
+    assertThat(out)
+        .isEqualTo(new LockOutcome.ForceReleased(List.of(new LockOutcome.Released(value, 5))));
+    assertThat(fakes.journal)
+        .containsExactly(
+            "unlabel all but null", "release " + value, "release somebody-else", "request done");
+    assertThat(state.grant).isNull();
+    assertThat(fakes.api.labeled).isEmpty();
+  }
+
+  @Test
+  void keepingAGrantAdoptsItRemovesStaleLabelsAndLabelsTheHolder() {
+    fakes.api.pod("a");
+    fakes.api.pod("b");
+    fakes.api.labeled.put("b", 3L);
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    fakes.redis.counter = 4;
+
+    LockOutcome.Last out =
+        actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+
+    assertThat(out).isInstanceOf(LockOutcome.Kept.class);
+    LockOutcome.Kept kept = (LockOutcome.Kept) out;
+    assertThat(kept.adopted()).isTrue();
+    assertThat(kept.token()).isEqualTo(4);
+    assertThat(fakes.journal).containsExactly("unlabel cached but a-uid", "label a 4");
+    assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 4L));
+    assertThat(state.grantedValue()).isEqualTo(value);
+
+    fakes.journal.clear();
+    kept =
+        (LockOutcome.Kept)
+            actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+    assertThat(kept.adopted()).as("known since the last reconcile").isFalse();
+  }
+
+  @Test
+  void standingAsideForAnotherHolderSaysWhichGrantWasLost() {
+    String ours = grantTo("a");
+    state.grant(ours, LockValues.parsePod(ours).orElseThrow(), 2, 0, null);
+    fakes.api.labeled.put("a", 2L);
+    fakes.redis.value = "app-holder";
+    fakes.redis.counter = 3;
+
+    LockOutcome.Last out = actuator.finish(scope, world(), new LockStep.StandAside("app-holder"));
+
+    assertThat(out).isInstanceOf(LockOutcome.StoodAside.class);
+    LockOutcome.StoodAside aside = (LockOutcome.StoodAside) out;
+    assertThat(aside.lostFrom()).isEqualTo("a");
+    assertThat(aside.token()).isEqualTo(3);
+    assertThat(fakes.journal).containsExactly("unlabel all but null");
+    assertThat(state.grant).isNull();
+
+    fakes.journal.clear();
+    aside =
+        (LockOutcome.StoodAside)
+            actuator.finish(scope, world(), new LockStep.StandAside("app-holder"));
+    assertThat(aside.lostFrom()).as("nothing of ours left to lose").isNull();
+  }
+
+  @Test
+  void aRenewalAnswersWithRedisViewAndRefreshesTheGrantItRenewed() {
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    state.grant(value, LockValues.parsePod(value).orElseThrow(), 1, 0, null);
+
+    LockOutcome out = actuator.apply(scope, world(), new LockStep.Renew(value, 1));
+
+    assertThat(out).isInstanceOf(LockOutcome.Renewed.class);
+    assertThat(out.readAgain()).isFalse();
+    assertThat(((LockOutcome.Renewed) out).result().ok()).isTrue();
+    assertThat(state.grant.view()).isNotNull();
+    assertThat(out.after(world()).renewedNow()).isEqualTo(value);
+  }
+}
