@@ -64,6 +64,7 @@ public final class BatonAgent implements AutoCloseable {
       observers.forEach(leadership::add);
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
+      metrics.podReady(leadership::podReady);
       LockService locks =
           redisson == null
               ? null

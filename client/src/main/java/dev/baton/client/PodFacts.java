@@ -3,16 +3,29 @@ package dev.baton.client;
 import java.util.Map;
 
 /**
- * What one read or watch event showed of the followed pod: its uid, labels and annotations, or that
- * it does not exist.
+ * What one read or watch event showed of the followed pod: its uid, labels and annotations, whether
+ * it was ready, or that it does not exist.
+ *
+ * @param ready phase Running and condition Ready True: what the operator counts as ready, so that
+ *     the agent can tell when the operator is about to demote this pod
  */
 public record PodFacts(
-    boolean exists, String uid, Map<String, String> labels, Map<String, String> annotations) {
+    boolean exists,
+    String uid,
+    Map<String, String> labels,
+    Map<String, String> annotations,
+    boolean ready) {
 
-  public static final PodFacts GONE = new PodFacts(false, null, Map.of(), Map.of());
+  public static final PodFacts GONE = new PodFacts(false, null, Map.of(), Map.of(), false);
 
   public PodFacts {
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
+  }
+
+  /** Facts without a pod status: an existing pod counts as ready. */
+  public PodFacts(
+      boolean exists, String uid, Map<String, String> labels, Map<String, String> annotations) {
+    this(exists, uid, labels, annotations, exists);
   }
 }

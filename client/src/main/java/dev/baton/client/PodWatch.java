@@ -79,6 +79,10 @@ final class PodWatch implements BatonLeadership.Source {
   private long promotedSeenAt;
   private boolean answered;
   private long lastAsked;
+  private final Object seenLock = new Object();
+  // When the facts last told to podSeen held: an event's arrival, a read's sending; under seenLock.
+  private boolean told;
+  private long toldAt;
 
   PodWatch(Target target, BatonLeadership.Options options) {
     this(target, options, BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN, facts -> {});
@@ -131,7 +135,7 @@ final class PodWatch implements BatonLeadership.Source {
               request(podPath()).timeout(options.confirmEvery()).build(),
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() == 404) {
-        podSeen.accept(PodFacts.GONE);
+        seen(PodFacts.GONE, asked, true);
         notLeader(asked);
         return;
       }
@@ -139,9 +143,9 @@ final class PodWatch implements BatonLeadership.Source {
         unreachable.accept("reading the pod was answered " + r.statusCode());
         return;
       }
-      JsonNode meta = JSON.readTree(r.body()).path("metadata");
-      podSeen.accept(facts(meta));
-      observed(meta, asked);
+      JsonNode pod = JSON.readTree(r.body());
+      seen(facts(pod), asked, true);
+      observed(pod.path("metadata"), asked);
     } catch (IOException e) {
       unreachable.accept("the API server did not answer: " + e.getClass().getSimpleName());
     } catch (InterruptedException e) {
@@ -184,12 +188,47 @@ final class PodWatch implements BatonLeadership.Source {
     sink.accept(new BatonLeadership.Confirmation(false, 0, 0, at));
   }
 
-  private static PodFacts facts(JsonNode meta) {
+  /**
+   * Tells podSeen what a read or an event showed, unless a read may be older than what it was told
+   * already: a read answers for the moment it was sent, so one sent before the last event arrived
+   * may show the pod as it was before that event (ready, when the event said it no longer is).
+   * Events come in order and are always told.
+   */
+  private void seen(PodFacts facts, long at, boolean read) {
+    synchronized (seenLock) {
+      if (read && told && at - toldAt < 0) {
+        return;
+      }
+      if (!told || at - toldAt > 0) {
+        toldAt = at;
+      }
+      told = true;
+      podSeen.accept(facts);
+    }
+  }
+
+  private static PodFacts facts(JsonNode pod) {
+    JsonNode meta = pod.path("metadata");
     return new PodFacts(
         true,
         meta.path("uid").asText(null),
         strings(meta.path("labels")),
-        strings(meta.path("annotations")));
+        strings(meta.path("annotations")),
+        ready(pod.path("status")));
+  }
+
+  /** As the operator counts it (Candidate.isReady): running, with condition Ready True. */
+  private static boolean ready(JsonNode status) {
+    if (!"Running".equals(status.path("phase").asText(null))) {
+      return false;
+    }
+    for (JsonNode c : status.path("conditions")) {
+      if ("Ready".equals(c.path("type").asText(null))
+          && "True".equals(c.path("status").asText(null))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Map<String, String> strings(JsonNode object) {
@@ -300,7 +339,7 @@ final class PodWatch implements BatonLeadership.Source {
         JsonNode e = JSON.readTree(text);
         switch (e.path("type").asText()) {
           case "ADDED", "MODIFIED" -> {
-            podSeen.accept(facts(e.path("object").path("metadata")));
+            seen(facts(e.path("object")), received, false);
             if (termOf(e.path("object").path("metadata")) < 0) {
               notLeader(received);
             } else {
@@ -308,7 +347,7 @@ final class PodWatch implements BatonLeadership.Source {
             }
           }
           case "DELETED" -> {
-            podSeen.accept(PodFacts.GONE);
+            seen(PodFacts.GONE, received, false);
             notLeader(received);
           }
           default -> {

@@ -14,9 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Whether this pod may serve as its group's leader, by one rule for the gates and the HTTP view:
  * its pod is labeled leader and confirmed by a fresh read ({@link BatonLeadership}), and, with
  * Redis, this agent holds the group's gate key, by its own clock with a margin before the key could
- * expire. Without Redis a promotion counts only once it was seen for {@code confirmWithin}.
+ * expire. Without Redis a promotion counts only once it was seen for {@code confirmWithin}. Neither
+ * while the pod, as last seen, is one the operator is certain to demote ({@link NotReadyCut}).
  */
 public final class AgentLeadership implements AutoCloseable {
 
@@ -37,7 +36,6 @@ public final class AgentLeadership implements AutoCloseable {
   private final String namespace;
   private final String pod;
   private final GateKey gateKey;
-  private final RedissonClient redisson;
   private final String value;
   private final long ttlNanos;
   private final long renewEveryNanos;
@@ -48,11 +46,12 @@ public final class AgentLeadership implements AutoCloseable {
   private final ScheduledExecutorService deadlineThread = daemon("baton-agent-gate-deadline");
   private final Object lock = new Object();
   private BatonLeadership leadership;
-  private volatile RTopic topic;
+  private volatile String roleLabel;
   private volatile PodFacts facts;
 
   // Guarded by lock.
   private boolean confirmed;
+  private boolean cut; // NotReadyCut applies to the pod as last seen
   private long term;
   private boolean open;
   private String heldKey;
@@ -69,7 +68,6 @@ public final class AgentLeadership implements AutoCloseable {
       String namespace, String pod, Duration confirmWithin, RedissonClient redisson) {
     this.namespace = namespace;
     this.pod = pod;
-    this.redisson = redisson;
     this.gateKey = redisson == null ? null : new GateKey(redisson, confirmWithin);
     this.value = "agent:" + namespace + "/" + pod + ":" + LockValues.random();
     this.ttlNanos = confirmWithin.toNanos();
@@ -89,6 +87,7 @@ public final class AgentLeadership implements AutoCloseable {
         gateKey == null
             ? BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN
             : BatonLeadership.Promotion.AT_ONCE;
+    roleLabel = options.roleLabel();
     leadership =
         BatonLeadership.watchingPod(api, namespace, pod, options, promotion, this::podSeen);
     leadership.addListener(
@@ -107,43 +106,19 @@ public final class AgentLeadership implements AutoCloseable {
         this::checkDeadline, TICK_MILLIS, TICK_MILLIS / 2, TimeUnit.MILLISECONDS);
     if (gateKey != null) {
       keyThread.scheduleWithFixedDelay(this::tick, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
-      keyThread.execute(this::subscribe);
-    }
-  }
-
-  /**
-   * Listens for predecessors letting go. Until Redis answers (it may be down when the agent starts)
-   * the 20 ms poll alone finds the key free; the subscription is tried again every second.
-   */
-  private void subscribe() {
-    RTopic t = redisson.getTopic(GateKey.CHANNEL, StringCodec.INSTANCE);
-    try {
-      t.addListenerAsync(String.class, (channel, key) -> keyThread.execute(this::tick))
-          .whenComplete(
-              (id, error) -> {
-                if (error == null) {
-                  topic = t;
-                } else {
-                  retrySubscribe(error);
-                }
-              });
-    } catch (RuntimeException e) {
-      retrySubscribe(e);
-    }
-  }
-
-  private void retrySubscribe(Throwable error) {
-    log.debug("cannot subscribe to {} yet: {}", GateKey.CHANNEL, error.toString());
-    try {
-      keyThread.schedule(this::subscribe, 1, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      // closed meanwhile
+      gateKey.listen(() -> onKeyThread(this::tick), keyThread);
     }
   }
 
   /** Whether the first read of the pod has answered. */
   public boolean ready() {
     return facts != null;
+  }
+
+  /** Whether the pod, as last seen, is ready as the operator counts it. */
+  public boolean podReady() {
+    PodFacts f = facts;
+    return f != null && f.ready();
   }
 
   /** The pod's uid, once a read has shown it. */
@@ -182,8 +157,39 @@ public final class AgentLeadership implements AutoCloseable {
 
   private void podSeen(PodFacts seen) {
     facts = seen;
+    String release = null;
+    boolean again = false;
     synchronized (lock) {
+      boolean certain = NotReadyCut.after(cut, seen, roleLabel);
+      if (certain != cut) {
+        cut = certain;
+        again = !certain && !closing;
+        if (certain) {
+          // As on a demotion: every connection reset first, the key let go only after.
+          closeAll("the pod is not ready and its group fails over at once");
+          release = heldKey;
+          heldKey = null;
+        } else if (confirmed && !closing && gateKey == null) {
+          openAll();
+        }
+      }
       refreshView();
+    }
+    if (release != null) {
+      String key = release;
+      onKeyThread(() -> letGo(key));
+    } else if (again) {
+      onKeyThread(this::tick); // ready again: take the key at once if still confirmed
+    }
+  }
+
+  private void onKeyThread(Runnable task) {
+    if (gateKey != null) {
+      try {
+        keyThread.execute(task);
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        // closed meanwhile
+      }
     }
   }
 
@@ -191,7 +197,7 @@ public final class AgentLeadership implements AutoCloseable {
     synchronized (lock) {
       confirmed = true;
       term = t;
-      if (gateKey == null) {
+      if (gateKey == null && !cut) {
         openAll();
       }
     }
@@ -220,7 +226,7 @@ public final class AgentLeadership implements AutoCloseable {
     long now = System.nanoTime();
     String release = null;
     synchronized (lock) {
-      if (heldKey != null && (!confirmed || closing)) {
+      if (heldKey != null && (!confirmed || closing || cut)) {
         release = heldKey;
         heldKey = null;
         closeAll("no longer confirmed");
@@ -231,7 +237,7 @@ public final class AgentLeadership implements AutoCloseable {
       return;
     }
     synchronized (lock) {
-      if (!confirmed || closing) {
+      if (!confirmed || closing || cut) {
         return;
       }
       key = groupKey();
@@ -261,7 +267,7 @@ public final class AgentLeadership implements AutoCloseable {
       heldKey = key;
       lastRenewNanos = now;
       heldUntilNanos = now + ttlNanos - marginNanos;
-      if (confirmed && !closing && !open && System.nanoTime() - heldUntilNanos < 0) {
+      if (confirmed && !closing && !cut && !open && System.nanoTime() - heldUntilNanos < 0) {
         openAll();
       }
     }
@@ -364,8 +370,8 @@ public final class AgentLeadership implements AutoCloseable {
     } catch (Exception e) {
       log.debug("letting go on close: {}", e.toString());
     }
-    if (topic != null) {
-      topic.removeAllListeners();
+    if (gateKey != null) {
+      gateKey.stopListening();
     }
     keyThread.shutdownNow();
     deadlineThread.shutdownNow();

@@ -3,10 +3,15 @@ package dev.baton.agent.leadership;
 import dev.baton.client.LuaScript;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RScript;
+import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A group's gate key in Redis, {@code baton:{gate:<namespace>/<group>}}: the value of the one agent
@@ -21,12 +26,55 @@ final class GateKey {
   private static final LuaScript RENEW = LuaScript.load("gate-renew");
   private static final LuaScript LET_GO = LuaScript.load("gate-let-go");
 
+  private static final Logger log = LoggerFactory.getLogger(GateKey.class);
+
+  private final RedissonClient redisson;
   private final RScript script;
   private final long ttlMillis;
+  private volatile RTopic topic;
 
   GateKey(RedissonClient redisson, Duration ttl) {
+    this.redisson = redisson;
     this.script = redisson.getScript(StringCodec.INSTANCE);
     this.ttlMillis = ttl.toMillis();
+  }
+
+  /**
+   * Calls {@code letGo} whenever an agent lets go of a key. Until Redis answers (it may be down
+   * when the agent starts) the agent's 20 ms poll alone finds the key free; the subscription is
+   * tried again every second on {@code retryOn}.
+   */
+  void listen(Runnable letGo, ScheduledExecutorService retryOn) {
+    RTopic t = redisson.getTopic(CHANNEL, StringCodec.INSTANCE);
+    try {
+      t.addListenerAsync(String.class, (channel, key) -> letGo.run())
+          .whenComplete(
+              (id, error) -> {
+                if (error == null) {
+                  topic = t;
+                } else {
+                  retryListen(error, letGo, retryOn);
+                }
+              });
+    } catch (RuntimeException e) {
+      retryListen(e, letGo, retryOn);
+    }
+  }
+
+  private void retryListen(Throwable error, Runnable letGo, ScheduledExecutorService retryOn) {
+    log.debug("cannot subscribe to {} yet: {}", CHANNEL, error.toString());
+    try {
+      retryOn.schedule(() -> listen(letGo, retryOn), 1, TimeUnit.SECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile
+    }
+  }
+
+  void stopListening() {
+    RTopic t = topic;
+    if (t != null) {
+      t.removeAllListeners();
+    }
   }
 
   static String name(String namespace, String group) {

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -18,9 +19,14 @@ public final class AgentMetrics {
   private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
   private final Map<Integer, LongAdder> openConnections = new ConcurrentHashMap<>();
   private volatile Supplier<LeadershipView> leadership = () -> null;
+  private volatile BooleanSupplier podReady = () -> false;
 
   public void leadership(Supplier<LeadershipView> view) {
     this.leadership = view;
+  }
+
+  public void podReady(BooleanSupplier ready) {
+    this.podReady = ready;
   }
 
   public void gateAccepted(int port) {
@@ -63,6 +69,11 @@ public final class AgentMetrics {
         "term",
         "the term this pod leads with, 0 while it does not lead",
         v == null || v.term() == null ? 0 : v.term());
+    gauge(
+        out,
+        "pod_ready",
+        "1 while this pod, as last seen, is ready as the operator counts it",
+        podReady.getAsBoolean() ? 1 : 0);
     out.append("# HELP ")
         .append(PREFIX)
         .append("gate_connections_open connections forwarded now\n# TYPE ")

@@ -22,6 +22,14 @@ public final class BatonNames {
   /** High enough that a ReplicaSet scale-down picks any follower first. */
   public static final String LEADER_DELETION_COST = "1000000";
 
+  /**
+   * On the leader: the group's spec.failoverDelay, or {@link #FAILOVER_PAUSED}. What lets the pod's
+   * agent tell, from its own pod, whether a not-ready leader is about to be demoted.
+   */
+  public static final String FAILOVER_DELAY_ANNOTATION = "baton.dev/failover-delay";
+
+  public static final String FAILOVER_PAUSED = "paused";
+
   public static final String PRIORITY_ANNOTATION = "baton.dev/priority";
   public static final String SWITCHOVER_ANNOTATION = "baton.dev/switchover-to";
 

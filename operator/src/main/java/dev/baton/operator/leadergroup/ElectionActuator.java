@@ -287,7 +287,13 @@ final class ElectionActuator {
   private static PodLabeler.Role role(
       GroupSettings settings, String group, boolean leader, long term, String since) {
     return new PodLabeler.Role(
-        settings.roleLabel(), group, leader, term, since, settings.protectLeader());
+        settings.roleLabel(),
+        group,
+        leader,
+        term,
+        since,
+        settings.protectLeader(),
+        settings.failoverDelayAnnotation());
   }
 
   /** The switchover annotation goes once it was carried out or refused. */

@@ -8,6 +8,7 @@ import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.client.ElectionKeys;
+import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
@@ -120,6 +121,19 @@ public record GroupSettings(
         !Boolean.FALSE.equals(spec.getProtectLeader()),
         failoverDelay,
         spec.getService());
+  }
+
+  /**
+   * The leader's failover-delay annotation: the delay as the operator counts it (whole
+   * milliseconds, GoDuration), or {@code paused} while leadership is frozen, which keeps even a
+   * not-ready leader.
+   */
+  public String failoverDelayAnnotation() {
+    if (paused) {
+      return BatonNames.FAILOVER_PAUSED;
+    }
+    long ms = failoverDelay.toMillis();
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
   }
 
   /** What the schema says of spec.service, and what Kubernetes requires of a Service's ports. */

@@ -145,6 +145,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     String ns = group.getMetadata().getNamespace();
     GroupObserver.PodView pods = observer.pods(group, settings);
     if (settings.paused()) {
+      labeler.markLeaders(
+          pods.membership().members(), settings.roleLabel(), settings.failoverDelayAnnotation());
       try {
         String leader =
             actuator.holdWhilePaused(

@@ -28,14 +28,31 @@ public class PodLabeler {
     this.client = client;
   }
 
-  /** The metadata a pod of a group should carry. */
+  /**
+   * The metadata a pod of a group should carry.
+   *
+   * @param failoverDelay the leader's {@code baton.dev/failover-delay} ({@link
+   *     GroupSettings#failoverDelayAnnotation}); null leaves it as it is
+   */
   public record Role(
       String roleLabel,
       String group,
       boolean leader,
       long term,
       String since,
-      boolean protectLeader) {}
+      boolean protectLeader,
+      String failoverDelay) {
+
+    public Role(
+        String roleLabel,
+        String group,
+        boolean leader,
+        long term,
+        String since,
+        boolean protectLeader) {
+      this(roleLabel, group, leader, term, since, protectLeader, null);
+    }
+  }
 
   /** Returns true when a patch was sent. */
   public boolean apply(Pod pod, Role role) {
@@ -54,6 +71,10 @@ public class PodLabeler {
     if (role.leader()) {
       want(pod, annotations, BatonNames.TERM_ANNOTATION, Long.toString(role.term()));
       want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, role.since());
+      if (role.failoverDelay() != null) {
+        // In the promotion's own write: the agent never sees the label without it.
+        want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, role.failoverDelay());
+      }
       if (role.protectLeader()) {
         want(
             pod, annotations, BatonNames.DELETION_COST_ANNOTATION, BatonNames.LEADER_DELETION_COST);
@@ -63,9 +84,25 @@ public class PodLabeler {
     } else {
       want(pod, annotations, BatonNames.TERM_ANNOTATION, null);
       want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, null);
+      want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, null);
       removeOurDeletionCost(pod, annotations);
     }
     return patch(pod, labels, annotations);
+  }
+
+  /**
+   * Rewrites the failover-delay annotation of the pods labeled leader, and nothing else: while a
+   * group is paused no label or term is touched, yet an agent must stop anticipating a demotion
+   * that the pause called off.
+   */
+  public void markLeaders(List<Pod> pods, String roleLabel, String failoverDelay) {
+    for (Pod pod : pods) {
+      if (BatonNames.LEADER.equals(Metadata.label(pod, roleLabel))) {
+        Map<String, String> annotations = new LinkedHashMap<>();
+        want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, failoverDelay);
+        patch(pod, Map.of(), annotations);
+      }
+    }
   }
 
   /** Demotes a pod by name, whatever the cache says about it (used right after a promotion). */
@@ -75,6 +112,7 @@ public class PodLabeler {
     Map<String, String> annotations = new LinkedHashMap<>();
     annotations.put(BatonNames.TERM_ANNOTATION, null);
     annotations.put(BatonNames.LEADER_SINCE_ANNOTATION, null);
+    annotations.put(BatonNames.FAILOVER_DELAY_ANNOTATION, null);
     Pod byName = new Pod();
     byName.setMetadata(
         new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
@@ -95,6 +133,7 @@ public class PodLabeler {
     want(pod, annotations, BatonNames.ROLE_LABEL_ANNOTATION, null);
     want(pod, annotations, BatonNames.TERM_ANNOTATION, null);
     want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, null);
+    want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, null);
     removeOurDeletionCost(pod, annotations);
     return patch(pod, labels, annotations);
   }

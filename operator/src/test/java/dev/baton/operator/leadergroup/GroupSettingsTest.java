@@ -21,5 +21,19 @@ class GroupSettingsTest {
     assertThat(s.roleLabel()).isEqualTo("baton.dev/role");
     assertThat(s.keys().holder()).isEqualTo("baton:{shop/payments}:leader");
     assertThat(s.protectLeader()).isTrue();
+    assertThat(s.failoverDelayAnnotation()).isEqualTo("0s");
+  }
+
+  @Test
+  void theLeadersFailoverDelayAnnotationReadsAsZeroOnlyForNoDelay() {
+    LeaderGroup g = Sandbox.group("payments", "payments");
+    g.getSpec().setFailoverDelay("1m30s");
+    assertThat(GroupSettings.of(g).failoverDelayAnnotation()).isEqualTo("90s");
+    g.getSpec().setFailoverDelay("1.5s");
+    assertThat(GroupSettings.of(g).failoverDelayAnnotation()).isEqualTo("1500ms");
+    g.getSpec().setFailoverDelay("0m");
+    assertThat(GroupSettings.of(g).failoverDelayAnnotation()).isEqualTo("0s");
+    g.getSpec().setPaused(true);
+    assertThat(GroupSettings.of(g).failoverDelayAnnotation()).isEqualTo("paused");
   }
 }

@@ -1,0 +1,48 @@
+package dev.baton.agent.leadership;
+
+import dev.baton.agent.config.GoDuration;
+import dev.baton.client.PodFacts;
+
+/**
+ * Whether the operator is certain to demote this pod, so that the agent may cut its gates before
+ * the demotion reaches its watch (docs/design.md, "Not ready: the agent anticipates a certain
+ * demotion"). The operator writes the annotation on the leader with the role label and the term:
+ * the group's {@code spec.failoverDelay}, or {@code paused}. Only a delay of zero makes a not-ready
+ * leader's demotion certain; anything else, an absent annotation (an operator from before it) or a
+ * value this agent does not know, leaves the decision to the operator, as before.
+ */
+public final class NotReadyCut {
+
+  public static final String FAILOVER_DELAY = "baton.dev/failover-delay";
+
+  private NotReadyCut() {}
+
+  /**
+   * Whether the gates stay cut once {@code facts} were seen, {@code cut} telling whether they were
+   * cut before. A cut ends only when the pod is seen labeled leader and no longer certain to be
+   * demoted (ready again, or its group paused meanwhile): the demotion itself shows the pod neither
+   * ready nor annotated, and must not reopen anything in the moment before it revokes leadership.
+   */
+  public static boolean after(boolean cut, PodFacts facts, String roleLabel) {
+    if (applies(facts)) {
+      return true;
+    }
+    return cut && !"leader".equals(facts == null ? null : facts.labels().get(roleLabel));
+  }
+
+  /** True when {@code facts} show the pod not ready under a failover delay of zero. */
+  public static boolean applies(PodFacts facts) {
+    if (facts == null || !facts.exists() || facts.ready()) {
+      return false;
+    }
+    String delay = facts.annotations().get(FAILOVER_DELAY);
+    if (delay == null) {
+      return false;
+    }
+    try {
+      return GoDuration.parse(delay).isZero();
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+}
