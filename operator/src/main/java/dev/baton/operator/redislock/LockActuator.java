@@ -27,6 +27,28 @@ final class LockActuator {
     }
   }
 
+  /**
+   * A step stopped by a failed API write after Redis had already changed: what was done by then
+   * goes to the reporter before the failure goes to JOSDK's retry, so that a grant or a release is
+   * reported when it happened, not when the retry finds it.
+   */
+  static final class Interrupted extends RuntimeException {
+    private final transient LockOutcome done;
+
+    Interrupted(LockOutcome done, RuntimeException failure) {
+      super(failure.getMessage(), failure);
+      this.done = done;
+    }
+
+    LockOutcome done() {
+      return done;
+    }
+
+    RuntimeException failure() {
+      return (RuntimeException) getCause();
+    }
+  }
+
   private final String clusterId;
   private final LockPods pods;
   private final TokenReservations reservations;
@@ -155,16 +177,22 @@ final class LockActuator {
         value, LockValues.parsePod(value).orElseThrow(), r.token(), System.nanoTime(), r.view());
     // The lock is ours now, so no other grant can be live: every other label is stale and comes
     // off (listed from the API server, not a cache that may lag) before the new holder's goes on.
-    pods.clearAllBut(s.ns(), settings.labelKey(), target.getMetadata().getUid());
-    pods.mark(target, settings.labelKey(), r.token());
-    return new LockOutcome.Granted(
-        value,
-        target.getMetadata().getName(),
-        r.token(),
-        g.movedFrom(),
-        g.because(),
-        r.view(),
-        settings.interval());
+    LockOutcome.Granted granted =
+        new LockOutcome.Granted(
+            value,
+            target.getMetadata().getName(),
+            r.token(),
+            g.movedFrom(),
+            g.because(),
+            r.view(),
+            settings.interval());
+    try {
+      pods.clearAllBut(s.ns(), settings.labelKey(), target.getMetadata().getUid());
+      pods.mark(target, settings.labelKey(), r.token());
+    } catch (RuntimeException e) {
+      throw new Interrupted(granted, e);
+    }
+    return granted;
   }
 
   /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
@@ -211,8 +239,13 @@ final class LockActuator {
     pods.clearAllBut(s.ns(), s.settings().labelKey(), null);
     List<LockOutcome.Released> released = release(s, f.values(), before);
     s.state().grant = null;
-    pods.forceReleaseDone(s.lock());
-    return new LockOutcome.ForceReleased(released);
+    LockOutcome.ForceReleased done = new LockOutcome.ForceReleased(released);
+    try {
+      pods.forceReleaseDone(s.lock());
+    } catch (RuntimeException e) {
+      throw new Interrupted(done, e);
+    }
+    return done;
   }
 
   /** Compare-and-delete of each value; the ones that were still there, with their tokens. */

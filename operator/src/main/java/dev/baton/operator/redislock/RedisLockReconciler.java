@@ -224,6 +224,13 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
           LockDecision.MAX_STEPS);
       reporter.holderLiveness(report, settings, LockDecision.reapable(world));
       return reporter.done(report, settings, world.view(), Duration.ofMillis(100));
+    } catch (LockActuator.Interrupted e) {
+      if (e.done() instanceof LockOutcome.Last last) {
+        reporter.finished(report, last);
+      } else {
+        reporter.acted(report, e.done());
+      }
+      throw e.failure();
     } catch (LockObserver.QuorumUnavailable e) {
       return reporter.failStatic(report, settings, e.view);
     }

@@ -107,7 +107,14 @@ class LockActuatorTest {
 
     assertThatThrownBy(
             () -> actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null)))
-        .isInstanceOf(KubernetesClientException.class);
+        .isInstanceOfSatisfying(
+            LockActuator.Interrupted.class,
+            e -> {
+              assertThat(e.failure()).isInstanceOf(KubernetesClientException.class);
+              // The grant is reported although its label never went on.
+              assertThat(e.done()).isInstanceOf(LockOutcome.Granted.class);
+              assertThat(((LockOutcome.Granted) e.done()).value()).isEqualTo(fakes.redis.value);
+            });
 
     assertThat(fakes.redis.value).isNotNull();
     assertThat(state.grantedValue()).isEqualTo(fakes.redis.value);
