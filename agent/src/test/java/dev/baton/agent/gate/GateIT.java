@@ -48,18 +48,10 @@ class GateIT {
     return names;
   }
 
-  private String awaitOpenLeader() {
-    String leader = sandbox.awaitLeader();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> sandbox.agent(leader).leadership().view().leader());
-    return leader;
-  }
-
   @Test
   void theLeadersGateForwardsAndAFollowersGateRefuses() throws IOException {
     startWithAgents(2, true);
-    String leader = awaitOpenLeader();
+    String leader = sandbox.awaitLeadingAgent();
     String follower =
         sandbox.cluster.roles(ROLE).keySet().stream()
             .filter(p -> !p.equals(leader))
@@ -79,7 +71,7 @@ class GateIT {
   void deletingTheLeaderCutsItsConnectionsAndTheNextGateOpensWellBeforeConfirmWithin()
       throws IOException {
     startWithAgents(3, true);
-    String old = awaitOpenLeader();
+    String old = sandbox.awaitLeadingAgent();
     try (Socket held = sandbox.connectThroughGate(old)) {
       assertEchoes(held, "before");
       long deleted = System.nanoTime();
@@ -114,7 +106,7 @@ class GateIT {
   void aLeaderTurnedNotReadyIsCutAndNoTwoGatesAreEverOpenOverAStringOfFailovers()
       throws IOException {
     startWithAgents(3, true);
-    String leader = awaitOpenLeader();
+    String leader = sandbox.awaitLeadingAgent();
     for (int i = 0; i < 5; i++) {
       try (Socket held = sandbox.connectThroughGate(leader)) {
         assertEchoes(held, "round " + i);
@@ -135,7 +127,7 @@ class GateIT {
   @Test
   void stoppingTheLeadersAgentCutsItsConnectionsAndLetsGoAtOnce() throws IOException {
     startWithAgents(2, true);
-    String leader = awaitOpenLeader();
+    String leader = sandbox.awaitLeadingAgent();
     String other = leader.equals("worker-0") ? "worker-1" : "worker-0";
     long stopped;
     try (Socket held = sandbox.connectThroughGate(leader)) {
@@ -159,7 +151,7 @@ class GateIT {
   @Test
   void withoutRedisAGateOpensOnlyOnceThePromotionWasSeenForConfirmWithin() throws IOException {
     startWithAgents(2, false);
-    String old = awaitOpenLeader();
+    String old = sandbox.awaitLeadingAgent();
     long notReady = System.nanoTime();
     sandbox.cluster.setReady(old, false);
     String next = sandbox.awaitLeaderOtherThan(old);

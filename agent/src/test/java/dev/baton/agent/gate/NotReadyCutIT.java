@@ -54,11 +54,7 @@ class NotReadyCutIT {
     LeaderGroup g = Sandbox.group(AgentSandbox.GROUP, AgentSandbox.APP);
     g.getSpec().setFailoverDelay(delay);
     sandbox.cluster.create(g);
-    String leader = sandbox.awaitLeader();
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> sandbox.agent(leader).leadership().view().leader());
-    return leader;
+    return sandbox.awaitLeadingAgent();
   }
 
   @Test

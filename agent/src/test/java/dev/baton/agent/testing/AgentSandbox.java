@@ -118,6 +118,13 @@ public final class AgentSandbox implements AutoCloseable {
     return cluster.leaders(ROLE).get(0);
   }
 
+  /** Waits for the labeled leader's own agent to say it leads: its gate may open. */
+  public String awaitLeadingAgent() {
+    String leader = awaitLeader();
+    await().atMost(Duration.ofSeconds(10)).until(() -> agent(leader).leadership().view().leader());
+    return leader;
+  }
+
   /** Waits for a leader other than {@code old}. */
   public String awaitLeaderOtherThan(String old) {
     await()
