@@ -2,11 +2,9 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.HolderRecord;
-import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,8 +39,7 @@ final class ElectionActuator {
       boolean retrySoon,
       RuntimeException failure) {}
 
-  private final KubernetesClient client;
-  private final PodLabeler labeler;
+  private final Writes writes;
   private final LeaseRenewer<ResourceID> renewer;
   private final TermReservations reservations;
   private final PodCache podCache;
@@ -52,14 +49,29 @@ final class ElectionActuator {
     boolean holds(String namespace, String name);
   }
 
+  /**
+   * The act step's writes to pods and to the group ({@link GroupWrites} against the API server).
+   * Each throws when the write fails, which stops the step.
+   */
+  interface Writes {
+    /** Gives the pod the marks of its role, when it does not carry them already. */
+    void label(Pod pod, PodLabeler.Role role);
+
+    /** Demotes a pod by name, whatever the cache says about it. */
+    void demote(String namespace, String pod, PodLabeler.Role follower);
+
+    /** Removes every mark of the group from a pod that left it. */
+    void clear(Pod pod, String roleLabel);
+
+    void removeSwitchoverRequest(LeaderGroup group);
+  }
+
   ElectionActuator(
-      KubernetesClient client,
-      PodLabeler labeler,
+      Writes writes,
       LeaseRenewer<ResourceID> renewer,
       TermReservations reservations,
       PodCache podCache) {
-    this.client = client;
-    this.labeler = labeler;
+    this.writes = writes;
     this.renewer = renewer;
     this.reservations = reservations;
     this.podCache = podCache;
@@ -100,7 +112,7 @@ final class ElectionActuator {
   /** Strips the marks of this group from pods that left it. */
   void clearStrays(Membership membership, GroupSettings settings) {
     for (Pod stray : membership.strays()) {
-      labeler.clear(stray, settings.roleLabel());
+      writes.clear(stray, settings.roleLabel());
     }
   }
 
@@ -145,13 +157,13 @@ final class ElectionActuator {
     boolean apply(ElectionPlan.Effect effect) {
       long ttl = settings.ttl().toMillis();
       if (effect instanceof ElectionPlan.Effect.Demote d) {
-        labeler.apply(d.pod(), follower());
+        writes.label(d.pod(), follower());
         demoted.add(d.pod().getMetadata().getName());
       } else if (effect instanceof ElectionPlan.Effect.DemoteByName d) {
         // A pod the cache no longer holds was deleted (it was there when we promoted it) and
         // carries no label to remove: a deleted leader costs no write here.
         if (podCache.holds(seen.namespace(), d.pod())) {
-          labeler.demote(seen.namespace(), d.pod(), follower());
+          writes.demote(seen.namespace(), d.pod(), follower());
         }
         demoted.add(d.pod());
       } else if (effect instanceof ElectionPlan.Effect.KeepLease k) {
@@ -181,12 +193,12 @@ final class ElectionActuator {
         holder = null;
         since = null;
       } else if (effect instanceof ElectionPlan.Effect.LabelLeader l) {
-        labeler.apply(l.pod(), role(true, holder.term(), since));
+        writes.label(l.pod(), role(true, holder.term(), since));
         labeledLeader = l.pod().getMetadata().getName();
       } else if (effect instanceof ElectionPlan.Effect.LabelFollower l) {
-        labeler.apply(l.pod(), follower());
+        writes.label(l.pod(), follower());
       } else if (effect instanceof ElectionPlan.Effect.RemoveSwitchoverRequest) {
-        removeSwitchoverRequest(seen.group());
+        writes.removeSwitchoverRequest(seen.group());
       } else if (effect instanceof ElectionPlan.Effect.ReserveTermsAhead) {
         long maxTerm = Math.max(seen.state().maxTerm(), holder.term());
         if (reserved() - maxTerm < TermReservations.BLOCK / 2) {
@@ -248,20 +260,5 @@ final class ElectionActuator {
       return new Outcome(
           holder, since, List.copyOf(demoted), labeledLeader, reserved, retrySoon, failure);
     }
-  }
-
-  /** The switchover annotation goes once it was carried out or refused. */
-  private void removeSwitchoverRequest(LeaderGroup group) {
-    client
-        .resources(LeaderGroup.class)
-        .inNamespace(group.getMetadata().getNamespace())
-        .withName(group.getMetadata().getName())
-        .edit(
-            g -> {
-              if (g.getMetadata().getAnnotations() != null) {
-                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
-              }
-              return g;
-            });
   }
 }

@@ -99,7 +99,10 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             clock);
     this.actuator =
         new ElectionActuator(
-            client, labeler, renewer, new TermReservations(statusWriter), sources::holdsPod);
+            new GroupWrites(client, labeler),
+            renewer,
+            new TermReservations(statusWriter),
+            sources::holdsPod);
     this.reporter =
         new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources.routes());
