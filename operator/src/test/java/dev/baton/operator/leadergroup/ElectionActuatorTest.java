@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.leadergroup.ElectionWorld.decide;
+import static dev.baton.operator.leadergroup.ElectionWorld.notReady;
 import static dev.baton.operator.leadergroup.ElectionWorld.ours;
 import static dev.baton.operator.leadergroup.ElectionWorld.pod;
 import static dev.baton.operator.leadergroup.ElectionWorld.record;
@@ -14,7 +15,6 @@ import dev.baton.client.HolderRecord;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisUnavailableException;
-import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -105,11 +105,6 @@ class ElectionActuatorTest {
     var seen = seen(List.of(a, b), ours(held), false, state(held, "a", 1000), store);
     var decision = decide(seen);
     return actuator.carryOut(seen, ElectionPlan.plan(decision, seen));
-  }
-
-  private static Pod notReady(Pod p) {
-    p.getStatus().setConditions(List.of(Sandbox.readyCondition(false)));
-    return p;
   }
 
   /** Pod writes as a list of calls; the pod named {@code failOn} answers with a server error. */

@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.leadergroup.ElectionWorld.decide;
+import static dev.baton.operator.leadergroup.ElectionWorld.notReady;
 import static dev.baton.operator.leadergroup.ElectionWorld.ours;
 import static dev.baton.operator.leadergroup.ElectionWorld.pod;
 import static dev.baton.operator.leadergroup.ElectionWorld.record;
@@ -10,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.leadergroup.ElectionPlan.Effect;
-import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
@@ -144,10 +144,5 @@ class ElectionPlanTest {
       }
     }
     return -1;
-  }
-
-  private static Pod notReady(Pod p) {
-    p.getStatus().setConditions(List.of(Sandbox.readyCondition(false)));
-    return p;
   }
 }

@@ -37,6 +37,11 @@ final class ElectionWorld {
     return p;
   }
 
+  static Pod notReady(Pod p) {
+    p.getStatus().setConditions(List.of(Sandbox.readyCondition(false)));
+    return p;
+  }
+
   static Candidate candidate(Pod p) {
     return Candidate.of(p, SETTINGS.roleLabel(), node -> false);
   }
