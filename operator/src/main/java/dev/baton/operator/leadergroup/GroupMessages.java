@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.routing.RouteConvergence;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -11,6 +12,10 @@ import java.util.TreeMap;
 
 /** The sentences {@link GroupReporter} writes into conditions and Events. */
 final class GroupMessages {
+
+  static final String VIEWS_AGREE =
+      "no disagreement between Redis, the pod labels and the leader Service endpoints has"
+          + " outlived a renew interval";
 
   private GroupMessages() {}
 
@@ -55,7 +60,18 @@ final class GroupMessages {
     };
   }
 
-  static String seconds(Duration d) {
+  static String routingConverged(Duration after, String routes) {
+    return "routing converged after " + seconds(after) + ": " + routes;
+  }
+
+  static String routingSlow(String routes) {
+    return "routing has not converged "
+        + seconds(RouteConvergence.WARN_AFTER)
+        + " after the leader changed: "
+        + routes;
+  }
+
+  private static String seconds(Duration d) {
     return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 }

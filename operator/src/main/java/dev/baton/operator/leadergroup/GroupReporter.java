@@ -312,18 +312,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         events.record(
             r.group,
             EventReason.RoutingConverged,
-            "routing converged after "
-                + GroupMessages.seconds(step.converged())
-                + ": "
-                + verdict.message());
+            GroupMessages.routingConverged(step.converged(), verdict.message()));
       }
     }
     if (step.slow()) {
-      String message =
-          "routing has not converged "
-              + GroupMessages.seconds(RouteConvergence.WARN_AFTER)
-              + " after the leader changed: "
-              + verdict.message();
+      String message = GroupMessages.routingSlow(verdict.message());
       log.warn("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, EventReason.RoutingSlow, message);
     }
@@ -354,11 +347,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
 
   private static void notSuspected(GroupReport r) {
     r.conditions.set(
-        ConditionType.SplitBrainSuspected,
-        false,
-        "ViewsAgree",
-        "no disagreement between Redis, the pod labels and the leader Service endpoints has"
-            + " outlived a renew interval");
+        ConditionType.SplitBrainSuspected, false, "ViewsAgree", GroupMessages.VIEWS_AGREE);
   }
 
   /**
