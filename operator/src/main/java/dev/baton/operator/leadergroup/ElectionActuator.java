@@ -1,82 +1,80 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.HolderRecord;
-import dev.baton.operator.kube.BatonNames;
-import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import java.time.Clock;
-import java.time.temporal.ChronoUnit;
-import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.Set;
 
 /**
- * The act step of a LeaderGroup reconcile: carries out the election's decision in Redis and on the
- * pods, break-before-make (docs/design.md, "One leader label"): every pod but the new leader loses
- * the leader label before the lease changes hands, and the new leader is labeled only after.
+ * The act step of a LeaderGroup reconcile: carries out the effects {@link ElectionPlan} planned, in
+ * their order, and returns what happened. It decides nothing but two things the plan cannot know
+ * beforehand, each from the result of an earlier effect: the term and since of the leader's label
+ * come from the lease kept or acquired in this step, and terms are reserved ahead only when the
+ * acquired term leaves less than half a block (docs/design.md, "The flow").
  */
 final class ElectionActuator {
 
   /**
-   * What the act step did.
+   * What the act step did, whether it finished or stopped midway.
    *
-   * @param leader the pod that leads now, or null
-   * @param previousLeader the pod that led before this step, or null
-   * @param previousLeaderUid its uid when known, or null
+   * @param holder the holder record this operator holds after the step, or null
+   * @param leaderSince when that holder became leader
+   * @param demoted names of the pods demoted in this step
+   * @param labeledLeader the pod labeled leader in this step, or null
+   * @param reserved the term reservation made in this step, or 0
    * @param retrySoon the lease changed under us between read and write: decide again at once
+   * @param failure what stopped the step midway (Redis stopped answering, an API write failed), or
+   *     null; whatever was done so far leaves at most one pod labeled leader
    */
   record Outcome(
-      Candidate leader, String previousLeader, String previousLeaderUid, boolean retrySoon) {
+      HolderRecord holder,
+      String leaderSince,
+      List<String> demoted,
+      String labeledLeader,
+      long reserved,
+      boolean retrySoon,
+      RuntimeException failure) {}
 
-    /**
-     * Whether the leader is the pod that led before: by uid when known, since a pod recreated under
-     * the same name (a StatefulSet's) is another pod.
-     */
-    boolean sameLeader() {
-      if (leader == null || previousLeader == null) {
-        return false;
-      }
-      return previousLeaderUid != null
-          ? leader.uid().equals(previousLeaderUid)
-          : leader.name().equals(previousLeader);
-    }
-  }
-
-  private final KubernetesClient client;
-  private final String clusterId;
-  private final PodLabeler labeler;
+  private final Writes writes;
   private final LeaseRenewer<ResourceID> renewer;
   private final TermReservations reservations;
   private final PodCache podCache;
-  private final Clock clock;
 
   /** Whether the pod informer holds a pod of this name. */
   interface PodCache {
     boolean holds(String namespace, String name);
   }
 
+  /**
+   * The act step's writes to pods and to the group ({@link GroupWrites} against the API server).
+   * Each throws when the write fails, which stops the step.
+   */
+  interface Writes {
+    /** Gives the pod the marks of its role, when it does not carry them already. */
+    void label(Pod pod, PodLabeler.Role role);
+
+    /** Demotes a pod by name, whatever the cache says about it. */
+    void demote(String namespace, String pod, PodLabeler.Role follower);
+
+    /** Removes every mark of the group from a pod that left it. */
+    void clear(Pod pod, String roleLabel);
+
+    void removeSwitchoverRequest(LeaderGroup group);
+  }
+
   ElectionActuator(
-      KubernetesClient client,
-      String clusterId,
-      PodLabeler labeler,
+      Writes writes,
       LeaseRenewer<ResourceID> renewer,
       TermReservations reservations,
-      PodCache podCache,
-      Clock clock) {
-    this.client = client;
-    this.clusterId = clusterId;
-    this.labeler = labeler;
+      PodCache podCache) {
+    this.writes = writes;
     this.renewer = renewer;
     this.reservations = reservations;
     this.podCache = podCache;
-    this.clock = clock;
   }
 
   /**
@@ -94,7 +92,7 @@ final class ElectionActuator {
       List<Candidate> candidates,
       LeaseStore store) {
     ResourceID id = ResourceID.fromResource(group);
-    HolderRecord holder = state.holder;
+    HolderRecord holder = state.holder();
     if (holder == null || candidates.stream().noneMatch(c -> c.uid().equals(holder.uid()))) {
       renewer.forget(id);
       return null;
@@ -114,204 +112,154 @@ final class ElectionActuator {
   /** Strips the marks of this group from pods that left it. */
   void clearStrays(Membership membership, GroupSettings settings) {
     for (Pod stray : membership.strays()) {
-      labeler.clear(stray, settings.roleLabel());
+      writes.clear(stray, settings.roleLabel());
     }
   }
 
-  /**
-   * @throws dev.baton.operator.lease.RedisUnavailableException when Redis stops answering midway;
-   *     whatever was done so far leaves at most one pod labeled leader
-   */
-  Outcome carryOut(
-      LeaderGroup group,
-      GroupSettings settings,
-      ElectionState state,
-      GroupObserver.PodView pods,
-      GroupObserver.LeaseView lease,
-      Election.Decision decision,
-      LeaderGroupStatus old) {
-    ResourceID id = ResourceID.fromResource(group);
-    String ns = group.getMetadata().getNamespace();
-    String name = group.getMetadata().getName();
-    List<Pod> members = pods.membership().members();
-    Election.Holder holder = lease.holder();
-    String previousLeader =
-        holder instanceof Election.Holder.Ours o ? o.record().pod() : state.promotedPod;
-    String previousLeaderUid =
-        holder instanceof Election.Holder.Ours o
-            ? o.record().uid()
-            : state.holder != null && state.holder.pod().equals(previousLeader)
-                ? state.holder.uid()
-                : null;
-    Candidate leader = decision.leader();
-    LeaseStore store = lease.store();
-    long ttl = settings.ttl().toMillis();
-    Set<String> demoted = Set.of();
-    switch (decision.action()) {
-      case KEEP -> {
-        Election.Holder.Ours ours = (Election.Holder.Ours) holder;
-        if (!lease.fresh() && !store.renew(settings.keys(), ours.raw(), ttl).renewed()) {
-          return new Outcome(leader, previousLeader, previousLeaderUid, true);
-        }
-        if (state.holder == null || !state.holder.uid().equals(ours.record().uid())) {
-          state.leaderSince =
-              Objects.equals(old.getLeaderUID(), ours.record().uid())
-                  ? old.getLeaderSince()
-                  : now();
-        }
-        state.adopt(ours.record());
-        if (!lease.fresh()) {
-          renewer.hold(
-              id, store, settings.keys(), ours.raw(), settings.ttl(), settings.renewInterval());
+  /** Carries out the effects in order; the first that fails or is refused stops the step. */
+  Outcome carryOut(GroupObserver.Observation seen, List<ElectionPlan.Effect> effects) {
+    Step step = new Step(seen);
+    try {
+      for (ElectionPlan.Effect effect : effects) {
+        if (!step.apply(effect)) {
+          return step.outcome(true, null);
         }
       }
-      case ELECT -> {
-        demoted = demoteAllBut(leader, members, state, settings, name, ns, demoted);
-        String expected = holder instanceof Election.Holder.Ours o ? o.raw() : "";
-        String prefix = HolderRecord.prefix(clusterId, ns, leader.name(), leader.uid());
-        LeaseStore.Acquisition got =
-            store.acquire(
-                settings.keys(), expected, prefix, ttl, TermReservations.known(group, state));
+    } catch (RuntimeException e) {
+      return step.outcome(false, e);
+    }
+    return step.outcome(false, null);
+  }
+
+  /** One run of the effects: what they did so far. */
+  private final class Step {
+    private final GroupObserver.Observation seen;
+    private final ResourceID id;
+    private final GroupSettings settings;
+    private final LeaseStore store;
+    private final List<String> demoted = new ArrayList<>();
+    private HolderRecord holder;
+    private String raw;
+    private String since;
+    private String labeledLeader;
+    private long reserved;
+
+    Step(GroupObserver.Observation seen) {
+      this.seen = seen;
+      this.id = ResourceID.fromResource(seen.group());
+      this.settings = seen.settings();
+      this.store = seen.lease().store();
+      this.holder = seen.state().holder();
+      this.since = seen.state().leaderSince();
+    }
+
+    /** Returns false when Redis refused: the lease changed under us. */
+    boolean apply(ElectionPlan.Effect effect) {
+      long ttl = settings.ttl().toMillis();
+      if (effect instanceof ElectionPlan.Effect.Demote d) {
+        writes.label(d.pod(), follower());
+        demoted.add(d.pod().getMetadata().getName());
+      } else if (effect instanceof ElectionPlan.Effect.DemoteByName d) {
+        // A pod the cache no longer holds was deleted (it was there when we promoted it) and
+        // carries no label to remove: a deleted leader costs no write here.
+        if (podCache.holds(seen.namespace(), d.pod())) {
+          writes.demote(seen.namespace(), d.pod(), follower());
+        }
+        demoted.add(d.pod());
+      } else if (effect instanceof ElectionPlan.Effect.KeepLease k) {
+        if (k.renew() && !store.renew(settings.keys(), k.raw(), ttl).renewed()) {
+          return false;
+        }
+        held(k.record(), k.raw(), k.since());
+      } else if (effect instanceof ElectionPlan.Effect.AcquireLease a) {
+        LeaseStore.Acquisition got = acquire(a);
         if (got.unreserved()) {
-          reservations.reserve(
-              group, state, store, settings.keys(), members, got.unreservedCounter());
-          got =
-              store.acquire(
-                  settings.keys(), expected, prefix, ttl, TermReservations.known(group, state));
+          // Redis issues no term above a reservation it does not hold: reserve, then once more.
+          reserve(got.unreservedCounter());
+          got = acquire(a);
         }
         if (!got.acquired()) {
-          return new Outcome(leader, previousLeader, previousLeaderUid, true);
+          return false;
         }
-        HolderRecord record = HolderRecord.parse(got.holder()).orElseThrow();
-        boolean samePod =
-            state.holder != null && state.holder.uid().equals(leader.uid())
-                || leader.labeledLeader();
-        if (!samePod || state.leaderSince == null) {
-          state.leaderSince = now();
-        }
-        state.adopt(record);
-        renewer.hold(
-            id, store, settings.keys(), got.holder(), settings.ttl(), settings.renewInterval());
-      }
-      case RELEASE, STAND_ASIDE -> {
+        held(HolderRecord.parse(got.holder()).orElseThrow(), got.holder(), a.since());
+      } else if (effect instanceof ElectionPlan.Effect.HoldRenewal) {
+        renewer.hold(id, store, settings.keys(), raw, settings.ttl(), settings.renewInterval());
+      } else if (effect instanceof ElectionPlan.Effect.ForgetRenewal) {
         renewer.forget(id);
-        demoted = demoteAllBut(null, members, state, settings, name, ns, demoted);
-        if (decision.action() == Election.Action.RELEASE
-            && holder instanceof Election.Holder.Ours o) {
-          store.release(settings.keys(), o.raw());
+      } else if (effect instanceof ElectionPlan.Effect.DropLease d) {
+        if (d.release() != null) {
+          store.release(settings.keys(), d.release());
         }
-        state.forgetHolder();
-      }
-    }
-    labelMembers(leader, members, state, settings, name, ns, demoted);
-    if (decision.switchover() != Election.SwitchoverOutcome.NONE) {
-      removeSwitchoverRequest(group);
-    }
-    if (decision.action() == Election.Action.ELECT
-        && state.reserved - state.maxTerm < TermReservations.BLOCK / 2) {
-      // Ahead of need, once the new leader is labeled: the next failover finds terms reserved
-      // and waits for no status write.
-      reservations.reserve(group, state, store, settings.keys(), members, state.maxTerm);
-    }
-    return new Outcome(leader, previousLeader, previousLeaderUid, false);
-  }
-
-  /**
-   * Break before make: every pod but the new leader loses the leader label first.
-   *
-   * @return the uids of the pods demoted here, whose cached copies are now stale
-   */
-  private Set<String> demoteAllBut(
-      Candidate leader,
-      List<Pod> members,
-      ElectionState state,
-      GroupSettings settings,
-      String group,
-      String ns,
-      Set<String> alreadyDemoted) {
-    PodLabeler.Role follower = role(settings, group, false, 0, null);
-    Set<String> demoted = new HashSet<>(alreadyDemoted);
-    for (Pod pod : members) {
-      boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
-      // A pod demoted earlier in this step still shows the leader label in its cached copy.
-      if (!isLeader
-          && !demoted.contains(pod.getMetadata().getUid())
-          && BatonNames.LEADER.equals(Metadata.label(pod, settings.roleLabel()))) {
-        labeler.apply(pod, follower);
-        demoted.add(pod.getMetadata().getUid());
-        if (pod.getMetadata().getName().equals(state.promotedPod)) {
-          state.promotedPod = null;
+        holder = null;
+        since = null;
+      } else if (effect instanceof ElectionPlan.Effect.LabelLeader l) {
+        writes.label(l.pod(), role(true, holder.term(), since));
+        labeledLeader = l.pod().getMetadata().getName();
+      } else if (effect instanceof ElectionPlan.Effect.LabelFollower l) {
+        writes.label(l.pod(), follower());
+      } else if (effect instanceof ElectionPlan.Effect.RemoveSwitchoverRequest) {
+        writes.removeSwitchoverRequest(seen.group());
+      } else if (effect instanceof ElectionPlan.Effect.ReserveTermsAhead) {
+        long maxTerm = Math.max(seen.state().maxTerm(), holder.term());
+        if (reserved() - maxTerm < TermReservations.BLOCK / 2) {
+          reserve(maxTerm);
         }
       }
+      return true;
     }
-    // The informer may not show our last promotion yet: demote that pod whatever the cache says
-    // about its labels. A pod the cache no longer holds at all was deleted (it was there when we
-    // promoted it) and carries no label to remove: a deleted leader costs no write here.
-    if (state.promotedPod != null && (leader == null || !state.promotedPod.equals(leader.name()))) {
-      if (podCache.holds(ns, state.promotedPod)) {
-        labeler.demote(ns, state.promotedPod, follower);
-      }
-      state.promotedPod = null;
+
+    private LeaseStore.Acquisition acquire(ElectionPlan.Effect.AcquireLease a) {
+      return store.acquire(
+          settings.keys(),
+          a.expected(),
+          a.prefix(),
+          settings.ttl().toMillis(),
+          TermReservations.known(seen.group(), reserved()));
     }
-    return demoted;
-  }
 
-  private void labelMembers(
-      Candidate leader,
-      List<Pod> members,
-      ElectionState state,
-      GroupSettings settings,
-      String group,
-      String ns,
-      Set<String> demoted) {
-    Set<String> done = demoteAllBut(leader, members, state, settings, group, ns, demoted);
-    if (leader != null) {
-      Pod pod =
-          members.stream()
-              .filter(p -> leader.uid().equals(p.getMetadata().getUid()))
-              .findFirst()
-              .orElseThrow();
-      labeler.apply(pod, role(settings, group, true, state.holder.term(), state.leaderSince));
-      state.promotedPod = leader.name();
+    private void reserve(long counter) {
+      long maxTerm = Math.max(seen.state().maxTerm(), holder == null ? 0 : holder.term());
+      reserved =
+          Math.max(
+              reserved,
+              reservations.reserve(
+                  seen.group(),
+                  reserved(),
+                  maxTerm,
+                  store,
+                  settings.keys(),
+                  seen.pods().membership().members(),
+                  counter));
     }
-    PodLabeler.Role follower = role(settings, group, false, 0, null);
-    for (Pod pod : members) {
-      boolean isLeader = leader != null && leader.uid().equals(pod.getMetadata().getUid());
-      // A pod demoted in this step is a follower already; its cached copy predates that write.
-      if (!isLeader && !done.contains(pod.getMetadata().getUid())) {
-        labeler.apply(pod, follower);
-      }
+
+    private long reserved() {
+      return Math.max(seen.state().reserved(), reserved);
     }
-  }
 
-  private static PodLabeler.Role role(
-      GroupSettings settings, String group, boolean leader, long term, String since) {
-    return new PodLabeler.Role(
-        settings.roleLabel(),
-        group,
-        leader,
-        term,
-        since,
-        settings.protectLeader(),
-        settings.failoverDelayAnnotation());
-  }
+    private void held(HolderRecord record, String raw, String since) {
+      this.holder = record;
+      this.raw = raw;
+      this.since = since;
+    }
 
-  /** The switchover annotation goes once it was carried out or refused. */
-  private void removeSwitchoverRequest(LeaderGroup group) {
-    client
-        .resources(LeaderGroup.class)
-        .inNamespace(group.getMetadata().getNamespace())
-        .withName(group.getMetadata().getName())
-        .edit(
-            g -> {
-              if (g.getMetadata().getAnnotations() != null) {
-                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
-              }
-              return g;
-            });
-  }
+    private PodLabeler.Role follower() {
+      return role(false, 0, null);
+    }
 
-  private String now() {
-    return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+    private PodLabeler.Role role(boolean leader, long term, String since) {
+      return new PodLabeler.Role(
+          settings.roleLabel(),
+          seen.group().getMetadata().getName(),
+          leader,
+          term,
+          since,
+          settings.protectLeader(),
+          settings.failoverDelayAnnotation());
+    }
+
+    Outcome outcome(boolean retrySoon, RuntimeException failure) {
+      return new Outcome(
+          holder, since, List.copyOf(demoted), labeledLeader, reserved, retrySoon, failure);
+    }
   }
 }

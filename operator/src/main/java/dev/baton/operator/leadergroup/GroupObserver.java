@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
@@ -11,6 +12,8 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -34,12 +37,62 @@ final class GroupObserver {
    */
   record LeaseView(LeaseStore store, Election.Holder holder, boolean fresh, long term) {}
 
+  /**
+   * Everything one reconcile decides and plans from, read once: nothing in it changes during the
+   * reconcile, and nothing was written to make it.
+   *
+   * @param state what the operator remembered of the election when the reconcile began, with the
+   *     term counter just read
+   * @param old the status as the cache shows it
+   * @param now when the observation was made
+   */
+  record Observation(
+      String clusterId,
+      LeaderGroup group,
+      GroupSettings settings,
+      PodView pods,
+      LeaseView lease,
+      ElectionState state,
+      LeaderGroupStatus old,
+      Instant now) {
+
+    String namespace() {
+      return group.getMetadata().getNamespace();
+    }
+
+    /** The pod that led before this reconcile: Redis's holder, else the one promoted last. */
+    String previousLeader() {
+      return lease.holder() instanceof Election.Holder.Ours o
+          ? o.record().pod()
+          : state.promotedPod();
+    }
+
+    /**
+     * Whether this pod led before the reconcile: by uid when known, since a pod recreated under the
+     * same name (a StatefulSet's) is another pod.
+     */
+    boolean ledBefore(Candidate leader) {
+      String previous = previousLeader();
+      if (leader == null || previous == null) {
+        return false;
+      }
+      String uid =
+          lease.holder() instanceof Election.Holder.Ours o
+              ? o.record().uid()
+              : state.holder() != null && state.holder().pod().equals(previous)
+                  ? state.holder().uid()
+                  : null;
+      return uid != null ? leader.uid().equals(uid) : leader.name().equals(previous);
+    }
+  }
+
   private final String clusterId;
   private final RedisSettings defaultRedis;
   private final RedisConnections connections;
   private final RedisSecrets secrets;
   private final LeaseRenewer<ResourceID> renewer;
   private final GroupEventSources sources;
+  private final Clock clock;
 
   GroupObserver(
       String clusterId,
@@ -47,13 +100,15 @@ final class GroupObserver {
       RedisConnections connections,
       RedisSecrets secrets,
       LeaseRenewer<ResourceID> renewer,
-      GroupEventSources sources) {
+      GroupEventSources sources,
+      Clock clock) {
     this.clusterId = clusterId;
     this.defaultRedis = defaultRedis;
     this.connections = connections;
     this.secrets = secrets;
     this.renewer = renewer;
     this.sources = sources;
+    this.clock = clock;
   }
 
   PodView pods(LeaderGroup group, GroupSettings settings) {
@@ -78,13 +133,28 @@ final class GroupObserver {
    * @throws RedisSecrets.SecretProblem when the group's Secret is missing or unusable
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
    */
-  LeaseView lease(LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
+  Observation observe(
+      LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
+    LeaseView lease = lease(group, settings, state, pods);
+    return new Observation(
+        clusterId,
+        group,
+        settings,
+        pods,
+        lease,
+        state.termSeen(lease.term()),
+        group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus(),
+        clock.instant());
+  }
+
+  private LeaseView lease(
+      LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
     LeaseStore store = store(group);
-    if (state.holder != null && pods.switchoverTo() == null) {
-      String record = state.holder.encode();
+    HolderRecord holder = state.holder();
+    if (holder != null && pods.switchoverTo() == null) {
+      String record = holder.encode();
       boolean holderEligible =
-          pods.candidates().stream()
-              .anyMatch(c -> c.uid().equals(state.holder.uid()) && c.eligible());
+          pods.candidates().stream().anyMatch(c -> c.uid().equals(holder.uid()) && c.eligible());
       if (holderEligible && renewer.fresh(ResourceID.fromResource(group), record)) {
         return new LeaseView(store, classify(record), true, -1);
       }

@@ -3,7 +3,6 @@ package dev.baton.operator.leadergroup;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.PendingFailover;
-import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
@@ -14,23 +13,25 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.routing.RouteCheck;
+import dev.baton.operator.routing.RouteConvergence;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The report step of a LeaderGroup reconcile: conditions, Events, metrics and the status. Every
- * condition change goes through a {@link Report}, which starts from the status as it was, so a
- * condition nobody looked at this time is carried over, and the status is written only when it
- * changed.
+ * The report step of a LeaderGroup reconcile, and the only one that says anything: turns what was
+ * observed, decided, done, routed and checked into conditions, Events, metrics and the status.
+ * Every condition change goes through a {@link GroupReport}, which starts from the status as it
+ * was, so a condition nobody looked at this time is carried over, and the status is written only
+ * when it changed.
  */
 final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus> {
 
@@ -39,35 +40,19 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   /** How soon a group whose Secret is missing or unusable looks again. */
   static final Duration SECRET_RETRY = Duration.ofSeconds(5);
 
-  /** One reconcile's report, built as the reconcile goes. */
-  final class Report {
-    final LeaderGroup group;
-    final ElectionState state;
-    final LeaderGroupStatus old;
-    final Conditions conditions;
-    final long startedNanos;
+  /**
+   * What was said about a group in earlier reconciles, so that a problem is reported once, not on
+   * every retry. Written by {@link #remember} alone.
+   *
+   * @param redisDown Redis was reported unreachable
+   * @param problem the last problem reported as an Event
+   * @param routingProblem the last problem writing spec.service's objects
+   */
+  private record Said(boolean redisDown, String problem, String routingProblem) {}
 
-    /** Where each leader Service routes: carried over unless the routing step looked. */
-    List<RouteStatus> routing;
+  private static final Said NOTHING = new Said(false, null, null);
 
-    private Report(LeaderGroup group, ElectionState state) {
-      this.group = group;
-      this.state = state;
-      this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
-      this.routing = old.getRouting();
-      this.conditions =
-          new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
-      this.startedNanos = System.nanoTime();
-    }
-
-    private String ns() {
-      return group.getMetadata().getNamespace();
-    }
-
-    private String name() {
-      return group.getMetadata().getName();
-    }
-  }
+  private final Map<ResourceID, Said> said = new ConcurrentHashMap<>();
 
   GroupReporter(
       EventRecorder events,
@@ -85,11 +70,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         TermReservations::reserved);
   }
 
-  Report begin(LeaderGroup group, ElectionState state) {
-    return new Report(group, state);
+  GroupReport begin(LeaderGroup group) {
+    return new GroupReport(group, clock);
   }
 
-  UpdateControl<LeaderGroup> invalid(Report r, String message) {
+  UpdateControl<LeaderGroup> invalid(GroupReport r, ElectionState state, String message) {
     reportOnce(r, EventReason.InvalidSpec, message);
     r.conditions
         .set(ConditionType.Invalid, true, "InvalidSpec", message)
@@ -98,10 +83,10 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         .keep(ConditionType.Conflict)
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    return finish(r, r.old.getCandidates(), null);
+    return finish(r, state, r.old.getCandidates(), null);
   }
 
-  void valid(Report r) {
+  void valid(GroupReport r) {
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
   }
 
@@ -109,7 +94,8 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
    * Paused: Paused=True, and Ready keeps meaning "has a leader" (the one whose lease is kept), so a
    * maintenance window pages nobody. Looked at again each renew interval, as the renewer does.
    */
-  UpdateControl<LeaderGroup> paused(Report r, String leader, int ready, Duration renewInterval) {
+  UpdateControl<LeaderGroup> paused(
+      GroupReport r, ElectionState state, String leader, int ready, Duration renewInterval) {
     r.conditions.set(
         ConditionType.Paused,
         true,
@@ -117,7 +103,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         "spec.paused: leadership is frozen (nobody is elected, labels are left as they are); the"
             + " current leader's lease is still renewed while its pod exists");
     if (leader != null) {
-      long term = r.state.holder == null ? 0 : r.state.holder.term();
+      long term = state.holder() == null ? 0 : state.holder().term();
       r.conditions.set(
           ConditionType.Ready,
           true,
@@ -136,38 +122,40 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         .keep(ConditionType.Conflict)
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    metrics.groupState(r.ns(), r.name(), r.state.maxTerm, ready);
-    return finish(r, ready, renewInterval);
+    metrics.groupState(r.ns(), r.name(), state.maxTerm(), ready);
+    return finish(r, state, ready, renewInterval);
   }
 
   /** Pods claimed by an older group with the same role label are reported, once as an Event. */
-  void membership(Report r, Membership membership, String roleLabel) {
+  void membership(GroupReport r, Membership membership, String roleLabel) {
     if (membership.conflicts().isEmpty()) {
       r.conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
       return;
     }
-    String message = conflictMessage(membership.conflicts(), roleLabel);
+    String message = GroupMessages.conflict(membership.conflicts(), roleLabel);
     if (!Conditions.isTrue(r.old.getConditions(), ConditionType.Conflict)) {
       events.record(r.group, EventReason.Conflict, message);
     }
     r.conditions.set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", message);
   }
 
-  UpdateControl<LeaderGroup> secretProblem(Report r, RedisSecrets.SecretProblem e, int ready) {
+  UpdateControl<LeaderGroup> secretProblem(
+      GroupReport r, ElectionState state, RedisSecrets.SecretProblem e, int ready) {
     reportOnce(r, EventReason.RedisUnavailable, e.getMessage());
     r.conditions
         .set(ConditionType.RedisAvailable, false, e.reason(), e.getMessage())
         .set(ConditionType.Ready, false, e.reason(), e.getMessage())
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    return finish(r, ready, SECRET_RETRY);
+    return finish(r, state, ready, SECRET_RETRY);
   }
 
   /** Redis did not answer: labels stay as they are (docs/design.md, "Failure policy"). */
   UpdateControl<LeaderGroup> failStatic(
-      Report r, RedisUnavailableException e, int ready, Duration retry) {
-    if (!r.state.redisDown) {
-      r.state.redisDown = true;
+      GroupReport r, ElectionState state, RedisUnavailableException e, int ready, Duration retry) {
+    Said before = said(r);
+    if (!before.redisDown()) {
+      remember(r, new Said(true, before.problem(), before.routingProblem()));
       log.warn(
           "LeaderGroup {}/{}: {}; keeping labels as they are", r.ns(), r.name(), e.getMessage());
       events.record(
@@ -188,42 +176,43 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     } else {
       r.conditions.set(ConditionType.Ready, false, "RedisUnavailable", e.getMessage());
     }
-    return finish(r, ready, retry);
+    return finish(r, state, ready, retry);
   }
 
-  void redisAnswered(Report r) {
-    if (r.state.redisDown) {
-      r.state.redisDown = false;
+  void redisAnswered(GroupReport r) {
+    Said before = said(r);
+    if (before.redisDown()) {
       events.record(r.group, EventReason.RedisRecovered, "Redis is reachable again");
     }
-    r.state.lastProblem = null;
+    remember(r, new Said(false, null, before.routingProblem()));
     r.conditions.set(ConditionType.RedisAvailable, true, "Reachable", "Redis answered");
   }
 
   /** Events, metrics and the Ready condition for what the act step did. */
   void carriedOut(
-      Report r,
+      GroupReport r,
+      ElectionState state,
       Election.Decision decision,
-      ElectionActuator.Outcome outcome,
-      Membership membership,
-      int ready,
+      GroupObserver.Observation seen,
       FailoverDamping.Verdict damping) {
-    Candidate leader = outcome.leader();
+    Candidate leader = decision.leader();
+    Membership membership = seen.pods().membership();
     damped(r, damping);
-    long term = r.state.holder == null ? 0 : r.state.holder.term();
+    long term = state.holder() == null ? 0 : state.holder().term();
     if (decision.action() == Election.Action.ELECT) {
-      String previous = outcome.previousLeader();
+      String previous = seen.previousLeader();
+      boolean sameLeader = seen.ledBefore(leader);
       String message =
-          outcome.sameLeader()
+          sameLeader
               ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
               : leader.name()
                   + " leads with term "
                   + term
-                  + describeChange(decision.reason(), previous);
+                  + GroupMessages.change(decision.reason(), previous);
       log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, decision.reason(), message);
       metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
-      if (previous != null && !outcome.sameLeader()) {
+      if (previous != null && !sameLeader) {
         metrics.failover(r.ns(), r.name(), Duration.ofNanos(System.nanoTime() - r.startedNanos));
       }
     }
@@ -237,7 +226,10 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       case KEEP, ELECT -> {
         if (damping.keepHolder()) {
           r.conditions.set(
-              ConditionType.Ready, false, "FailoverPending", pendingMessage(damping.pending()));
+              ConditionType.Ready,
+              false,
+              "FailoverPending",
+              GroupMessages.pending(damping.pending()));
         } else {
           r.conditions.set(
               ConditionType.Ready,
@@ -271,15 +263,15 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         r.conditions.set(ConditionType.Ready, false, reason, message);
       }
     }
-    metrics.groupState(r.ns(), r.name(), r.state.maxTerm, ready);
+    metrics.groupState(r.ns(), r.name(), state.maxTerm(), seen.pods().ready());
   }
 
   /** Events for a not-ready leader kept by spec.failoverDelay, once when it starts or ends. */
-  private void damped(Report r, FailoverDamping.Verdict damping) {
+  private void damped(GroupReport r, FailoverDamping.Verdict damping) {
     PendingFailover before = r.old.getPendingFailover();
     FailoverDamping.Pending now = damping.pending();
     if (now != null && (before == null || !now.pod().equals(before.getPod()))) {
-      String message = pendingMessage(now);
+      String message = GroupMessages.pending(now);
       log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, EventReason.FailoverPending, message);
     }
@@ -291,20 +283,89 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     }
   }
 
-  private static String pendingMessage(FailoverDamping.Pending p) {
-    return "the leader "
-        + p.pod()
-        + " is not ready; it stays leader until "
-        + p.failoverAt().truncatedTo(ChronoUnit.MILLIS)
-        + " (spec.failoverDelay) unless it becomes ready";
+  /** Conditions, Events and metrics for what the routing step wrote and found. */
+  void routed(GroupReport r, GroupRouting.Routed routed) {
+    RouteCheck.Verdict verdict = routed.verdict();
+    r.routing = verdict.routes().isEmpty() ? null : verdict.routes();
+    Said before = said(r);
+    String problem = routed.writeProblem();
+    remember(r, new Said(before.redisDown(), before.problem(), problem));
+    if (problem != null) {
+      if (!problem.equals(before.routingProblem())) {
+        events.record(r.group, EventReason.ServiceProblem, problem);
+      }
+      r.conditions.set(ConditionType.Routed, false, "ServiceProblem", problem);
+      return;
+    }
+    switch (verdict.state()) {
+      case NO_SERVICE ->
+          r.conditions.unknown(ConditionType.Routed, verdict.reason(), verdict.message());
+      case ROUTED ->
+          r.conditions.set(ConditionType.Routed, true, verdict.reason(), verdict.message());
+      case NOT_ROUTED ->
+          r.conditions.set(ConditionType.Routed, false, verdict.reason(), verdict.message());
+    }
+    RouteConvergence.Step step = routed.step();
+    if (step.converged() != null) {
+      metrics.routingConverged(r.ns(), r.name(), step.converged());
+      if (step.wasSlow()) {
+        events.record(
+            r.group,
+            EventReason.RoutingConverged,
+            GroupMessages.routingConverged(step.converged(), verdict.message()));
+      }
+    }
+    if (step.slow()) {
+      String message = GroupMessages.routingSlow(verdict.message());
+      log.warn("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
+      events.record(r.group, EventReason.RoutingSlow, message);
+    }
   }
 
-  /** Writes the status when it changed and says when to reconcile next. */
-  UpdateControl<LeaderGroup> finish(Report r, Integer ready, Duration next) {
-    LeaderGroupStatus status = status(r, ready);
+  /** SplitBrainSuspected, and its Event once, from what the three views' check found. */
+  void viewsChecked(GroupReport r, SplitBrainCheck.Finding found, Duration renewInterval) {
+    List<Condition> before = r.old.getConditions();
+    if (found.disagreement() == null) {
+      notSuspected(r);
+    } else if (found.outlived()) {
+      String message =
+          found.disagreement() + " (for more than " + renewInterval.toMillis() + " ms)";
+      if (!Conditions.isTrue(before, ConditionType.SplitBrainSuspected)) {
+        log.warn("LeaderGroup {}/{}: split brain suspected: {}", r.ns(), r.name(), message);
+        events.record(r.group, EventReason.SplitBrainSuspected, message);
+      }
+      r.conditions.set(ConditionType.SplitBrainSuspected, true, "ViewsDisagree", message);
+    } else if (Conditions.find(before, ConditionType.SplitBrainSuspected).isEmpty()) {
+      // A new group, whose cache has not shown its first labels yet: nothing is suspected before
+      // a disagreement outlives the interval. Said in the status write this reconcile makes
+      // anyway, rather than in one more write a moment later.
+      notSuspected(r);
+    } else {
+      r.conditions.keep(ConditionType.SplitBrainSuspected);
+    }
+  }
+
+  private static void notSuspected(GroupReport r) {
+    r.conditions.set(
+        ConditionType.SplitBrainSuspected, false, "ViewsAgree", GroupMessages.VIEWS_AGREE);
+  }
+
+  /**
+   * Writes the status when it changed and says when to reconcile next. The reservation the status
+   * records afterwards is left in the report, for the reconciler to keep.
+   */
+  UpdateControl<LeaderGroup> finish(
+      GroupReport r, ElectionState state, Integer ready, Duration next) {
+    LeaderGroupStatus status = r.status(state, ready);
     metrics.conditions(r.ns(), r.name(), status.getConditions());
-    r.state.reserved = Math.max(r.state.reserved, write(r.group, status, next));
+    r.reserved = write(r.group, status, next);
     return next(next);
+  }
+
+  @Override
+  public void forget(LeaderGroup group) {
+    said.remove(ResourceID.fromResource(group));
+    super.forget(group);
   }
 
   @Override
@@ -312,67 +373,20 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     metrics.forgetGroup(namespace, name);
   }
 
-  private LeaderGroupStatus status(Report r, Integer ready) {
-    ElectionState state = r.state;
-    LeaderGroupStatus s = new LeaderGroupStatus();
-    s.setLeader(state.holder == null ? "" : state.holder.pod());
-    s.setLeaderUID(state.holder == null ? "" : state.holder.uid());
-    s.setTerm(state.maxTerm > 0 ? state.maxTerm : null);
-    s.setReservedTerm(state.reserved > 0 ? state.reserved : null);
-    s.setLeaderSince(state.holder == null || state.leaderSince == null ? "" : state.leaderSince);
-    s.setCandidates(ready == null ? 0 : ready);
-    s.setObservedGeneration(r.group.getMetadata().getGeneration());
-    s.setRouting(r.routing);
-    FailoverDamping.Pending pending = state.pendingFailover;
-    s.setPendingFailover(
-        pending == null
-            ? null
-            : new PendingFailover(
-                pending.pod(),
-                pending.notReadySince().toString(),
-                pending.failoverAt().toString()));
-    s.setConditions(r.conditions.build());
-    return s;
-  }
-
-  private void reportOnce(Report r, EventReason reason, String message) {
-    if (!message.equals(r.state.lastProblem)) {
-      r.state.lastProblem = message;
+  private void reportOnce(GroupReport r, EventReason reason, String message) {
+    Said before = said(r);
+    if (!message.equals(before.problem())) {
+      remember(r, new Said(before.redisDown(), message, before.routingProblem()));
       log.warn("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.group, reason, message);
     }
   }
 
-  private static String conflictMessage(Map<String, String> conflicts, String roleLabel) {
-    Map<String, List<String>> byGroup = new TreeMap<>();
-    conflicts.forEach((pod, g) -> byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(pod));
-    StringBuilder sb = new StringBuilder();
-    byGroup.forEach(
-        (g, podNames) ->
-            sb.append(sb.length() == 0 ? "" : "; ")
-                .append("pods ")
-                .append(String.join(", ", podNames.stream().sorted().toList()))
-                .append(" are claimed by LeaderGroup ")
-                .append(g)
-                .append(" with the same roleLabel ")
-                .append(roleLabel)
-                .append(" and are left alone"));
-    return sb.toString();
+  private Said said(GroupReport r) {
+    return said.getOrDefault(r.id, NOTHING);
   }
 
-  private static String describeChange(EventReason reason, String previous) {
-    if (previous == null) {
-      return "";
-    }
-    return switch (reason) {
-      case LeaderDeleted -> " (" + previous + " is gone)";
-      case LeaderNotReady -> " (" + previous + " is not ready)";
-      case LeaderTerminating -> " (" + previous + " is terminating)";
-      case LeaderNodeLost -> " (the node of " + previous + " is not ready)";
-      case LeaderOptedOut -> " (" + previous + " is annotated baton.dev/candidate=false)";
-      case Switchover -> " (switchover from " + previous + ")";
-      case LeaseExpired -> " (the lease of " + previous + " expired)";
-      default -> "";
-    };
+  private void remember(GroupReport r, Said now) {
+    said.put(r.id, now);
   }
 }

@@ -176,6 +176,17 @@ public record GroupSettings(
     }
   }
 
+  /**
+   * The safety-net timer: events and the renewer drive everything, so this only catches what no
+   * event announced. Twenty renew intervals, at least 60 s, at most 10 min.
+   */
+  Duration resync() {
+    long nanos = renewInterval.toNanos() * 20;
+    return Duration.ofNanos(
+        Math.min(
+            Math.max(nanos, Duration.ofSeconds(60).toNanos()), Duration.ofMinutes(10).toNanos()));
+  }
+
   private static Duration duration(String field, String value) {
     try {
       return GoDuration.parse(value);

@@ -4,7 +4,6 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.kube.BatonNames;
-import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
@@ -36,13 +35,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each LeaderGroup's election as observe ({@link GroupObserver}), decide ({@link Election},
- * with {@link FailoverDamping}), act ({@link ElectionActuator}), route ({@link GroupRouting}) and
- * report ({@link GroupReporter}, {@link SplitBrainCheck}). Triggered by pod, node, Service,
- * EndpointSlice and LeaderGroup events (annotations included, hence no generation filtering), by
- * the lease renewer when a lease is lost or Redis stops or starts answering, and by a slow resync
- * timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the reconcile
- * loop. API errors are thrown, for the framework's retry.
+ * Runs each LeaderGroup's reconcile as a pipeline of values (docs/design.md, "The flow"): observe
+ * ({@link GroupObserver}), decide ({@link Election}, with {@link FailoverDamping}), plan ({@link
+ * ElectionPlan}), act ({@link ElectionActuator}), route ({@link GroupRouting}), check the three
+ * views ({@link SplitBrainCheck}) and report ({@link GroupReporter}). Each step returns what it
+ * found or did; this class alone keeps the {@link ElectionState} that follows. Triggered by pod,
+ * node, Service, EndpointSlice and LeaderGroup events (annotations included, hence no generation
+ * filtering), by the lease renewer when a lease is lost or Redis stops or starts answering, and by
+ * a slow resync timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the
+ * reconcile loop. API errors are thrown, for the framework's retry.
  */
 @ControllerConfiguration(
     name = "leadergroup",
@@ -89,25 +90,27 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
-    EventRecorder events = kit.events();
     StatusWriter statusWriter = kit.statusWriter();
     this.observer =
         new GroupObserver(
-            clusterId, kit.defaultRedis(), kit.connections(), kit.secrets(), renewer, sources);
+            clusterId,
+            kit.defaultRedis(),
+            kit.connections(),
+            kit.secrets(),
+            renewer,
+            sources,
+            clock);
     this.actuator =
         new ElectionActuator(
-            client,
-            clusterId,
-            labeler,
+            new GroupWrites(client, labeler),
             renewer,
             new TermReservations(statusWriter),
-            sources::holdsPod,
-            clock);
-    this.reporter = new GroupReporter(events, kit.metrics(), kit.liveness(), statusWriter, clock);
-    this.splitBrain = new SplitBrainCheck(sources.routes(), events, clock);
+            sources::holdsPod);
+    this.reporter =
+        new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock);
+    this.splitBrain = new SplitBrainCheck(sources.routes());
     this.routing =
-        new GroupRouting(
-            sources.routes(), new LeaderEndpoints(client, sources.routes()), events, kit.metrics());
+        new GroupRouting(sources.routes(), new LeaderEndpoints(client, sources.routes()));
   }
 
   @Override
@@ -128,79 +131,87 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return UpdateControl.noUpdate();
     }
     removeLegacyFinalizer(group);
-    ElectionState state =
-        states.computeIfAbsent(
-            ResourceID.fromResource(group),
-            id ->
-                ElectionState.from(
-                    group.getStatus(), clusterId, group.getMetadata().getNamespace()));
-    GroupReporter.Report report = reporter.begin(group, state);
+    ResourceID id = ResourceID.fromResource(group);
+    ElectionState state = states.get(id);
+    if (state == null) {
+      state = ElectionState.from(group.getStatus(), clusterId, group.getMetadata().getNamespace());
+    }
+    GroupReport report = reporter.begin(group);
     GroupSettings settings;
     try {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
-      return reporter.invalid(report, e.getMessage());
+      return finished(report, state, reporter.invalid(report, state, e.getMessage()));
     }
     reporter.valid(report);
-    String ns = group.getMetadata().getNamespace();
     GroupObserver.PodView pods = observer.pods(group, settings);
     if (settings.paused()) {
       labeler.markLeaders(
           pods.membership().members(), settings.roleLabel(), settings.failoverDelayAnnotation());
-      try {
-        String leader =
-            actuator.holdWhilePaused(
-                group, settings, state, pods.candidates(), observer.store(group));
-        if (leader != null) {
-          reporter.redisAnswered(report);
-        }
-        return reporter.paused(report, leader, pods.ready(), settings.renewInterval());
-      } catch (RedisSecrets.SecretProblem e) {
-        return reporter.secretProblem(report, e, pods.ready());
-      } catch (RedisUnavailableException e) {
-        return reporter.failStatic(report, e, pods.ready(), settings.renewInterval());
-      }
+      return finished(report, state, holdWhilePaused(group, settings, state, pods, report));
     }
     reporter.membership(report, pods.membership(), settings.roleLabel());
     actuator.clearStrays(pods.membership(), settings);
-    ElectionActuator.Outcome outcome;
-    Election.Decision decision;
-    FailoverDamping.Verdict damping;
+    GroupObserver.Observation seen;
     try {
-      GroupObserver.LeaseView lease = observer.lease(group, settings, state, pods);
-      reporter.redisAnswered(report);
-      if (lease.term() > 0) {
-        state.maxTerm = Math.max(state.maxTerm, lease.term());
-      }
-      damping =
-          FailoverDamping.judge(
-              settings.failoverDelay(),
-              pods.candidates(),
-              lease.holder(),
-              pods.switchoverTo(),
-              state.pendingFailover,
-              clock.instant());
-      // The one place the pending failover, which outlives the reconcile, is written.
-      state.pendingFailover = damping.pending();
-      decision =
-          Election.decide(
-              pods.candidates(), lease.holder(), pods.switchoverTo(), ns, damping.keepHolder());
-      outcome = actuator.carryOut(group, settings, state, pods, lease, decision, report.old);
+      seen = observer.observe(group, settings, state, pods);
     } catch (RedisSecrets.SecretProblem e) {
-      return reporter.secretProblem(report, e, pods.ready());
+      return finished(report, state, reporter.secretProblem(report, state, e, pods.ready()));
     } catch (RedisUnavailableException e) {
-      return reporter.failStatic(report, e, pods.ready(), settings.renewInterval());
+      return finished(
+          report,
+          state,
+          reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval()));
+    }
+    reporter.redisAnswered(report);
+    FailoverDamping.Verdict damping =
+        FailoverDamping.judge(
+            settings.failoverDelay(),
+            pods.candidates(),
+            seen.lease().holder(),
+            pods.switchoverTo(),
+            seen.state().pendingFailover(),
+            seen.now());
+    Election.Decision decision =
+        Election.decide(
+            pods.candidates(),
+            seen.lease().holder(),
+            pods.switchoverTo(),
+            seen.namespace(),
+            damping.keepHolder());
+    ElectionActuator.Outcome outcome = actuator.carryOut(seen, ElectionPlan.plan(decision, seen));
+    state = keep(id, seen.state().pending(damping.pending()).record(outcome));
+    if (outcome.failure() instanceof RedisUnavailableException e) {
+      return finished(
+          report,
+          state,
+          reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval()));
+    }
+    if (outcome.failure() != null) {
+      throw outcome.failure();
     }
     if (outcome.retrySoon()) {
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
-    reporter.carriedOut(report, decision, outcome, pods.membership(), pods.ready(), damping);
-    boolean promoted = decision.action() == Election.Action.ELECT && !outcome.sameLeader();
-    Duration routeAgain = routing.route(report, settings, pods, outcome.leader(), promoted);
-    Duration next =
+    reporter.carriedOut(report, state, decision, seen, damping);
+    boolean promoted =
+        decision.action() == Election.Action.ELECT && !seen.ledBefore(decision.leader());
+    GroupRouting.Routed routed =
+        routing.route(group, settings, pods, decision.leader(), promoted, state.routing());
+    state = keep(id, state.routed(routed.timing()));
+    reporter.routed(report, routed);
+    SplitBrainCheck.Finding views =
         splitBrain.check(
-            group, state, settings, pods.membership(), report.conditions, damping.keepHolder());
-    next = earliest(next, routeAgain);
+            seen.namespace(),
+            state.holder() == null ? null : state.holder().pod(),
+            settings,
+            pods.membership(),
+            damping.keepHolder(),
+            state.viewsDisagreeSinceMillis(),
+            clock.millis());
+    state = keep(id, state.viewsDisagreeSince(views.sinceMillis()));
+    reporter.viewsChecked(report, views, settings.renewInterval());
+    Duration next = earliest(views.lookAgainIn(), routed.lookAgainIn());
     if (damping.keepHolder()) {
       // A little after the deadline, so the clock has passed it when the reconcile runs.
       next =
@@ -208,7 +219,42 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
               next,
               Duration.between(clock.instant(), damping.pending().failoverAt()).plusMillis(5));
     }
-    return reporter.finish(report, pods.ready(), next);
+    return finished(report, state, reporter.finish(report, state, pods.ready(), next));
+  }
+
+  /** Paused: the leader's lease is kept while its pod exists; nothing is decided or labeled. */
+  private UpdateControl<LeaderGroup> holdWhilePaused(
+      LeaderGroup group,
+      GroupSettings settings,
+      ElectionState state,
+      GroupObserver.PodView pods,
+      GroupReport report) {
+    try {
+      String leader =
+          actuator.holdWhilePaused(
+              group, settings, state, pods.candidates(), observer.store(group));
+      if (leader != null) {
+        reporter.redisAnswered(report);
+      }
+      return reporter.paused(report, state, leader, pods.ready(), settings.renewInterval());
+    } catch (RedisSecrets.SecretProblem e) {
+      return reporter.secretProblem(report, state, e, pods.ready());
+    } catch (RedisUnavailableException e) {
+      return reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval());
+    }
+  }
+
+  /** The status was written: the reservation it records afterwards is kept too. */
+  private UpdateControl<LeaderGroup> finished(
+      GroupReport report, ElectionState state, UpdateControl<LeaderGroup> control) {
+    keep(report.id, state.reservedUpTo(report.reserved));
+    return control;
+  }
+
+  /** The one place the state that outlives a reconcile is written. */
+  private ElectionState keep(ResourceID id, ElectionState state) {
+    states.put(id, state);
+    return state;
   }
 
   /**
@@ -229,9 +275,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             : group.getSpec().getRoleLabel();
     // Labels first, then the lease: a pod never carries the leader label without a lease.
     observer.labeledBy(group).forEach(p -> labeler.clear(p, roleLabel));
-    if (state != null && state.holder != null) {
+    if (state != null && state.holder() != null) {
       try {
-        observer.store(group).release(GroupSettings.of(group).keys(), state.holder.encode());
+        observer.store(group).release(GroupSettings.of(group).keys(), state.holder().encode());
       } catch (RuntimeException e) {
         log.info(
             "LeaderGroup {}/{} deleted; its lease is left to expire: {}", ns, name, e.getMessage());

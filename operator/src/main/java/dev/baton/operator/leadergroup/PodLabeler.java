@@ -41,18 +41,7 @@ public class PodLabeler {
       long term,
       String since,
       boolean protectLeader,
-      String failoverDelay) {
-
-    public Role(
-        String roleLabel,
-        String group,
-        boolean leader,
-        long term,
-        String since,
-        boolean protectLeader) {
-      this(roleLabel, group, leader, term, since, protectLeader, null);
-    }
-  }
+      String failoverDelay) {}
 
   /** Returns true when a patch was sent. */
   public boolean apply(Pod pod, Role role) {

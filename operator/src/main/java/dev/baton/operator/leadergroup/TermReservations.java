@@ -32,16 +32,20 @@ final class TermReservations {
   }
 
   /**
+   * @param reserved the highest reservation this operator knows it recorded
+   * @param maxTerm the highest term it saw
    * @param counter the term counter Redis reported when it refused to issue the next term
+   * @return the reservation the status records afterwards, 0 when the group is gone
    */
-  void reserve(
+  long reserve(
       LeaderGroup group,
-      ElectionState state,
+      long reserved,
+      long maxTerm,
       LeaseStore store,
       ElectionKeys keys,
       List<Pod> members,
       long counter) {
-    long known = Math.max(state.reserved, state.maxTerm);
+    long known = Math.max(reserved, maxTerm);
     for (Pod p : members) {
       known = Math.max(known, Membership.term(p));
     }
@@ -50,24 +54,24 @@ final class TermReservations {
     StatusWriter.Written<LeaderGroupStatus> written =
         statusWriter.write(group, raise, TermReservations::raise);
     if (written == null) {
-      return;
+      return 0;
     }
     long ceiling = reserved(written.after());
-    state.reserved = Math.max(state.reserved, ceiling);
     store.reserve(keys, Math.max(known, reserved(written.before())), ceiling);
     log.info(
         "LeaderGroup {}/{}: reserved terms up to {}",
         group.getMetadata().getNamespace(),
         group.getMetadata().getName(),
         ceiling);
+    return ceiling;
   }
 
   /**
    * The highest reservation this operator knows was recorded: a Redis whose own is lower refuses to
    * issue (it may be a replaced master that has not learned it yet), so the operator reserves.
    */
-  static long known(LeaderGroup group, ElectionState state) {
-    return Math.max(state.reserved, reserved(group.getStatus()));
+  static long known(LeaderGroup group, long reserved) {
+    return Math.max(reserved, reserved(group.getStatus()));
   }
 
   static long reserved(LeaderGroupStatus s) {

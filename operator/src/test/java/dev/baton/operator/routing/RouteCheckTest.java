@@ -76,16 +76,22 @@ class RouteCheckTest {
 
   @Test
   void convergenceIsTimedOnceAndWarnedOnceAfterTheBound() {
-    RouteConvergence c = new RouteConvergence();
+    RouteConvergence c = RouteConvergence.IDLE;
     assertThat(c.observe(State.NOT_ROUTED, 0).converged()).isNull();
-    c.leaderChanged(0);
+    c = c.leaderChanged(0);
     var early = c.observe(State.NOT_ROUTED, Duration.ofSeconds(2).toNanos());
     assertThat(early.slow()).isFalse();
     assertThat(early.lookAgainIn()).isEqualTo(Duration.ofSeconds(8));
-    assertThat(c.observe(State.NOT_ROUTED, Duration.ofSeconds(11).toNanos()).slow()).isTrue();
-    assertThat(c.observe(State.NOT_ROUTED, Duration.ofSeconds(12).toNanos()).slow()).isFalse();
-    assertThat(c.observe(State.ROUTED, Duration.ofSeconds(13).toNanos()).converged())
-        .isEqualTo(Duration.ofSeconds(13));
+    c = early.next();
+    var late = c.observe(State.NOT_ROUTED, Duration.ofSeconds(11).toNanos());
+    assertThat(late.slow()).isTrue();
+    c = late.next();
+    var later = c.observe(State.NOT_ROUTED, Duration.ofSeconds(12).toNanos());
+    assertThat(later.slow()).isFalse();
+    c = later.next();
+    var routed = c.observe(State.ROUTED, Duration.ofSeconds(13).toNanos());
+    assertThat(routed.converged()).isEqualTo(Duration.ofSeconds(13));
+    c = routed.next();
     assertThat(c.observe(State.ROUTED, Duration.ofSeconds(14).toNanos()).converged()).isNull();
   }
 }

@@ -1,0 +1,181 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.client.HolderRecord;
+import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.Metadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Turns a decision into the effects that carry it out, in the order they must happen: a pure
+ * function of the decision and the observation. The order is the break-before-make invariant
+ * (docs/design.md, "One leader label"): every demotion comes before the lease changes hands, and
+ * the new leader is labeled only after.
+ */
+final class ElectionPlan {
+
+  /** One thing the act step does to Redis, a pod, the group or the renewer. */
+  sealed interface Effect {
+
+    /** A member the cache shows labeled leader, which is not the new leader, becomes follower. */
+    record Demote(Pod pod) implements Effect {}
+
+    /**
+     * The pod this operator labeled leader last becomes follower whatever the cache says of its
+     * labels, which may not show that promotion yet.
+     */
+    record DemoteByName(String pod) implements Effect {}
+
+    /**
+     * The holder keeps the lease; {@code renew}: it is renewed first (the renewer's renewal is not
+     * fresh), and a refusal stops the step, to decide again at once.
+     *
+     * @param since when the holder became leader, for its annotation and the status
+     */
+    record KeepLease(HolderRecord record, String raw, boolean renew, String since)
+        implements Effect {}
+
+    /**
+     * The lease is taken for the new leader, over {@code expected} ("" when free). A refusal stops
+     * the step, to decide again at once.
+     *
+     * @param prefix the new holder record up to its term, which Redis issues
+     * @param since when the new holder became leader
+     */
+    record AcquireLease(String expected, String prefix, String since) implements Effect {}
+
+    /** The renewer keeps renewing the lease this step kept or acquired. */
+    record HoldRenewal() implements Effect {}
+
+    /** The renewer stops renewing this group's lease. */
+    record ForgetRenewal() implements Effect {}
+
+    /**
+     * This operator holds no lease for the group from now on; {@code release}, our record in Redis,
+     * is released there first (null: Redis is left alone).
+     */
+    record DropLease(String release) implements Effect {}
+
+    /** The new leader is labeled, with the term and since of the lease this step holds. */
+    record LabelLeader(Pod pod) implements Effect {}
+
+    /** A member that is neither leader nor demoted in this step carries the follower marks. */
+    record LabelFollower(Pod pod) implements Effect {}
+
+    /** The switchover annotation goes: the request was carried out or refused. */
+    record RemoveSwitchoverRequest() implements Effect {}
+
+    /**
+     * Terms are reserved ahead of need when less than half a block is left above the term just
+     * acquired, so that the next failover waits for no status write.
+     */
+    record ReserveTermsAhead() implements Effect {}
+  }
+
+  private ElectionPlan() {}
+
+  static List<Effect> plan(Election.Decision decision, GroupObserver.Observation seen) {
+    List<Effect> effects = new ArrayList<>();
+    ElectionState state = seen.state();
+    Election.Holder holder = seen.lease().holder();
+    Candidate leader = decision.leader();
+    String now = seen.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    Set<String> demoted = Set.of();
+    switch (decision.action()) {
+      case KEEP -> {
+        Election.Holder.Ours ours = (Election.Holder.Ours) holder;
+        String uid = ours.record().uid();
+        String since =
+            state.holder() != null && state.holder().uid().equals(uid)
+                ? state.leaderSince()
+                : Objects.equals(seen.old().getLeaderUID(), uid)
+                    ? seen.old().getLeaderSince()
+                    : now;
+        boolean renew = !seen.lease().fresh();
+        effects.add(new Effect.KeepLease(ours.record(), ours.raw(), renew, since));
+        if (renew) {
+          effects.add(new Effect.HoldRenewal());
+        }
+        demoted = demoteAllBut(leader, seen, effects);
+      }
+      case ELECT -> {
+        demoted = demoteAllBut(leader, seen, effects);
+        boolean samePod =
+            state.holder() != null && state.holder().uid().equals(leader.uid())
+                || leader.labeledLeader();
+        String since = !samePod || state.leaderSince() == null ? now : state.leaderSince();
+        effects.add(
+            new Effect.AcquireLease(
+                holder instanceof Election.Holder.Ours o ? o.raw() : "",
+                HolderRecord.prefix(
+                    seen.clusterId(), seen.namespace(), leader.name(), leader.uid()),
+                since));
+        effects.add(new Effect.HoldRenewal());
+      }
+      case RELEASE, STAND_ASIDE -> {
+        effects.add(new Effect.ForgetRenewal());
+        demoted = demoteAllBut(null, seen, effects);
+        effects.add(
+            new Effect.DropLease(
+                decision.action() == Election.Action.RELEASE
+                        && holder instanceof Election.Holder.Ours o
+                    ? o.raw()
+                    : null));
+      }
+    }
+    List<Pod> members = seen.pods().membership().members();
+    if (leader != null) {
+      effects.add(
+          new Effect.LabelLeader(
+              members.stream().filter(p -> isPod(leader, p)).findFirst().orElseThrow()));
+    }
+    for (Pod pod : members) {
+      // A pod demoted in this step is a follower already; its cached copy predates that write.
+      if (!isPod(leader, pod) && !demoted.contains(pod.getMetadata().getUid())) {
+        effects.add(new Effect.LabelFollower(pod));
+      }
+    }
+    if (decision.switchover() != Election.SwitchoverOutcome.NONE) {
+      effects.add(new Effect.RemoveSwitchoverRequest());
+    }
+    if (decision.action() == Election.Action.ELECT) {
+      effects.add(new Effect.ReserveTermsAhead());
+    }
+    return effects;
+  }
+
+  /**
+   * Break before make: every pod but the new leader loses the leader label first.
+   *
+   * @return the uids of the members demoted, whose cached copies are now stale
+   */
+  private static Set<String> demoteAllBut(
+      Candidate leader, GroupObserver.Observation seen, List<Effect> effects) {
+    Set<String> demoted = new HashSet<>();
+    String promoted = seen.state().promotedPod();
+    for (Pod pod : seen.pods().membership().members()) {
+      if (!isPod(leader, pod)
+          && BatonNames.LEADER.equals(Metadata.label(pod, seen.settings().roleLabel()))) {
+        effects.add(new Effect.Demote(pod));
+        demoted.add(pod.getMetadata().getUid());
+        if (pod.getMetadata().getName().equals(promoted)) {
+          promoted = null;
+        }
+      }
+    }
+    // The informer may not show our last promotion yet: that pod is demoted by name.
+    if (promoted != null && (leader == null || !promoted.equals(leader.name()))) {
+      effects.add(new Effect.DemoteByName(promoted));
+    }
+    return demoted;
+  }
+
+  private static boolean isPod(Candidate c, Pod pod) {
+    return c != null && c.uid().equals(pod.getMetadata().getUid());
+  }
+}

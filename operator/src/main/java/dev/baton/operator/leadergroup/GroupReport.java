@@ -1,0 +1,68 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.PendingFailover;
+import dev.baton.api.v1alpha1.RouteStatus;
+import dev.baton.client.HolderRecord;
+import dev.baton.operator.kube.Conditions;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import java.time.Clock;
+import java.util.List;
+
+/** One reconcile's report, built by {@link GroupReporter} as the reconcile goes. */
+final class GroupReport {
+  final LeaderGroup group;
+  final LeaderGroupStatus old;
+  final Conditions conditions;
+  final long startedNanos;
+  final ResourceID id;
+
+  /** Where each leader Service routes: carried over unless the routing step looked. */
+  List<RouteStatus> routing;
+
+  /** The reservation the status on the server records after the write, 0 before it. */
+  long reserved;
+
+  GroupReport(LeaderGroup group, Clock clock) {
+    this.group = group;
+    this.id = ResourceID.fromResource(group);
+    this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
+    this.routing = old.getRouting();
+    this.conditions =
+        new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
+    this.startedNanos = System.nanoTime();
+  }
+
+  String ns() {
+    return group.getMetadata().getNamespace();
+  }
+
+  String name() {
+    return group.getMetadata().getName();
+  }
+
+  /** The status to write: the election as the state holds it, and the conditions set. */
+  LeaderGroupStatus status(ElectionState state, Integer ready) {
+    LeaderGroupStatus s = new LeaderGroupStatus();
+    HolderRecord holder = state.holder();
+    s.setLeader(holder == null ? "" : holder.pod());
+    s.setLeaderUID(holder == null ? "" : holder.uid());
+    s.setTerm(state.maxTerm() > 0 ? state.maxTerm() : null);
+    s.setReservedTerm(state.reserved() > 0 ? state.reserved() : null);
+    s.setLeaderSince(holder == null || state.leaderSince() == null ? "" : state.leaderSince());
+    s.setCandidates(ready == null ? 0 : ready);
+    s.setObservedGeneration(group.getMetadata().getGeneration());
+    s.setRouting(routing);
+    FailoverDamping.Pending pending = state.pendingFailover();
+    s.setPendingFailover(
+        pending == null
+            ? null
+            : new PendingFailover(
+                pending.pod(),
+                pending.notReadySince().toString(),
+                pending.failoverAt().toString()));
+    s.setConditions(conditions.build());
+    return s;
+  }
+}

@@ -1,0 +1,48 @@
+package dev.baton.operator.leadergroup;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.kube.BatonNames;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+
+/** The act step's writes, against the API server. */
+final class GroupWrites implements ElectionActuator.Writes {
+
+  private final KubernetesClient client;
+  private final PodLabeler labeler;
+
+  GroupWrites(KubernetesClient client, PodLabeler labeler) {
+    this.client = client;
+    this.labeler = labeler;
+  }
+
+  @Override
+  public void label(Pod pod, PodLabeler.Role role) {
+    labeler.apply(pod, role);
+  }
+
+  @Override
+  public void demote(String namespace, String pod, PodLabeler.Role follower) {
+    labeler.demote(namespace, pod, follower);
+  }
+
+  @Override
+  public void clear(Pod pod, String roleLabel) {
+    labeler.clear(pod, roleLabel);
+  }
+
+  @Override
+  public void removeSwitchoverRequest(LeaderGroup group) {
+    client
+        .resources(LeaderGroup.class)
+        .inNamespace(group.getMetadata().getNamespace())
+        .withName(group.getMetadata().getName())
+        .edit(
+            g -> {
+              if (g.getMetadata().getAnnotations() != null) {
+                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
+              }
+              return g;
+            });
+  }
+}

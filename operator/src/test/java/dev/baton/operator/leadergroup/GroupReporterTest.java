@@ -1,0 +1,88 @@
+package dev.baton.operator.leadergroup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.kube.ConditionType;
+import dev.baton.operator.kube.Conditions;
+import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.StatusWriter;
+import dev.baton.operator.metrics.BatonMetrics;
+import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.routing.RouteCheck;
+import dev.baton.operator.routing.RouteConvergence;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The reporter alone turns what the other steps found into conditions and Events. */
+class GroupReporterTest {
+
+  private final List<String> events = new ArrayList<>();
+  private final GroupReporter reporter =
+      new GroupReporter(
+          new EventRecorder(null, Clock.systemUTC()) {
+            @Override
+            public void record(HasMetadata about, EventReason reason, String message) {
+              events.add(reason + ": " + message);
+            }
+          },
+          new BatonMetrics(new SimpleMeterRegistry()),
+          new Liveness(),
+          new StatusWriter(null),
+          Clock.systemUTC());
+  private final LeaderGroup group = Sandbox.group("payments", "payments");
+
+  @Test
+  void aServiceProblemIsAConditionEachTimeAndAnEventOnce() {
+    var routed =
+        new GroupRouting.Routed(
+            "spec.service: forbidden",
+            new RouteCheck.Verdict(List.of(), RouteCheck.State.NO_SERVICE, "NoLeaderService", "-"),
+            null,
+            RouteConvergence.IDLE);
+
+    GroupReport first = reporter.begin(group);
+    reporter.routed(first, routed);
+    GroupReport second = reporter.begin(group);
+    reporter.routed(second, routed);
+
+    assertThat(condition(second, ConditionType.Routed).getStatus()).isEqualTo("False");
+    assertThat(condition(second, ConditionType.Routed).getReason()).isEqualTo("ServiceProblem");
+    assertThat(events).containsExactly("ServiceProblem: spec.service: forbidden");
+  }
+
+  @Test
+  void viewsThatDisagreePastTheIntervalRaiseSplitBrainSuspectedWithAnEvent() {
+    GroupReport fresh = reporter.begin(group);
+    reporter.viewsChecked(
+        fresh,
+        new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, false, null),
+        Duration.ofMillis(500));
+    assertThat(condition(fresh, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("False");
+    assertThat(events).isEmpty();
+
+    GroupReport later = reporter.begin(group);
+    reporter.viewsChecked(
+        later,
+        new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, true, null),
+        Duration.ofMillis(500));
+
+    assertThat(condition(later, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("True");
+    assertThat(events)
+        .containsExactly(
+            "SplitBrainSuspected: Redis holder a, pods labeled leader [a, b] (for more than 500"
+                + " ms)");
+  }
+
+  private static Condition condition(GroupReport r, ConditionType type) {
+    return Conditions.find(r.conditions.build(), type).orElseThrow();
+  }
+}
