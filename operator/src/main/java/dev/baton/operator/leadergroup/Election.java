@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.EventReason;
+import dev.baton.operator.pods.Candidate;
 import java.util.List;
 import java.util.Optional;
 

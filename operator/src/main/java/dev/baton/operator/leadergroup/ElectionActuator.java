@@ -4,6 +4,8 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
+import dev.baton.operator.pods.Candidate;
+import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.util.ArrayList;

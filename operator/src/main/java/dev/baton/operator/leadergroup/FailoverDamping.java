@@ -1,5 +1,6 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.operator.pods.Candidate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -10,6 +10,7 @@ import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
+import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;

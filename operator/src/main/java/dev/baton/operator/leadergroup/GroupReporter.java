@@ -13,6 +13,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.routing.RouteCheck;
 import dev.baton.operator.routing.RouteConvergence;
 import io.fabric8.kubernetes.api.model.Condition;

@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.routing.LeaderEndpoints;
 import dev.baton.operator.routing.LeaderServices;
 import dev.baton.operator.routing.RouteCheck;

@@ -2,7 +2,7 @@ package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.kube.Metadata;
-import dev.baton.operator.leadergroup.PodLabeler;
+import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package dev.baton.operator.redislock;
 
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.Candidate;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

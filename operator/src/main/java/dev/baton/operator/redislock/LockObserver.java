@@ -5,7 +5,7 @@ import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
-import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.pods.PodCatalog;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,7 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.client.LockView;
-import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.Candidate;
 import java.util.List;
 import java.util.Map;
 

@@ -8,10 +8,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.EventReason;
-import dev.baton.operator.leadergroup.Candidate.Ineligibility;
 import dev.baton.operator.leadergroup.Election.Decision;
 import dev.baton.operator.leadergroup.Election.Holder;
 import dev.baton.operator.leadergroup.Election.SwitchoverOutcome;
+import dev.baton.operator.pods.Candidate;
+import dev.baton.operator.pods.Candidate.Ineligibility;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -5,6 +5,7 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.lease.LeaseStore;
+import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.routing.RouteConvergence;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;

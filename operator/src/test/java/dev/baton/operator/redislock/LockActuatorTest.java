@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockValues;
-import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.operator.leadergroup.Candidate;
+import dev.baton.operator.pods.Candidate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package dev.baton.operator.leadergroup;
+package dev.baton.operator.pods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

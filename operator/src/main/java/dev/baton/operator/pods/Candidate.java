@@ -1,4 +1,4 @@
-package dev.baton.operator.leadergroup;
+package dev.baton.operator.pods;
 
 import dev.baton.operator.kube.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,4 +1,4 @@
-package dev.baton.operator.leadergroup;
+package dev.baton.operator.pods;
 
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.operator.kube.BatonNames;
@@ -32,7 +32,8 @@ public class PodLabeler {
    * The metadata a pod of a group should carry.
    *
    * @param failoverDelay the leader's {@code baton.dev/failover-delay} ({@link
-   *     GroupSettings#failoverDelayAnnotation}); null leaves it as it is
+   *     dev.baton.operator.leadergroup.GroupSettings#failoverDelayAnnotation}); null leaves it as
+   *     it is
    */
   public record Role(
       String roleLabel,
@@ -128,7 +129,7 @@ public class PodLabeler {
   }
 
   /** The role label a group put on this pod, as the pod itself tells. */
-  static String roleLabelOf(Pod pod) {
+  public static String roleLabelOf(Pod pod) {
     String key = Metadata.annotation(pod, BatonNames.ROLE_LABEL_ANNOTATION);
     return key == null || key.isBlank() ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : key;
   }
