@@ -22,10 +22,4 @@ public record PodFacts(
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
   }
-
-  /** Facts without a pod status: an existing pod counts as ready. */
-  public PodFacts(
-      boolean exists, String uid, Map<String, String> labels, Map<String, String> annotations) {
-    this(exists, uid, labels, annotations, exists);
-  }
 }

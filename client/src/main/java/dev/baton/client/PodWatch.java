@@ -80,9 +80,8 @@ final class PodWatch implements BatonLeadership.Source {
   private boolean answered;
   private long lastAsked;
   private final Object seenLock = new Object();
-  // When the facts last told to podSeen held: an event's arrival, a read's sending; under seenLock.
-  private boolean told;
-  private long toldAt;
+  // Passing on under one lock keeps podSeen in the order the freshness check saw.
+  private final PodFreshness freshness = new PodFreshness();
 
   PodWatch(Target target, BatonLeadership.Options options) {
     this(target, options, BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN, facts -> {});
@@ -135,7 +134,7 @@ final class PodWatch implements BatonLeadership.Source {
               request(podPath()).timeout(options.confirmEvery()).build(),
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() == 404) {
-        seen(PodFacts.GONE, asked, true);
+        seen(PodFacts.GONE, -1, asked, true);
         notLeader(asked);
         return;
       }
@@ -144,7 +143,7 @@ final class PodWatch implements BatonLeadership.Source {
         return;
       }
       JsonNode pod = JSON.readTree(r.body());
-      seen(facts(pod), asked, true);
+      seen(facts(pod), PodFreshness.version(pod), asked, true);
       observed(pod.path("metadata"), asked);
     } catch (IOException e) {
       unreachable.accept("the API server did not answer: " + e.getClass().getSimpleName());
@@ -188,22 +187,12 @@ final class PodWatch implements BatonLeadership.Source {
     sink.accept(new BatonLeadership.Confirmation(false, 0, 0, at));
   }
 
-  /**
-   * Tells podSeen what a read or an event showed, unless a read may be older than what it was told
-   * already: a read answers for the moment it was sent, so one sent before the last event arrived
-   * may show the pod as it was before that event (ready, when the event said it no longer is).
-   * Events come in order and are always told.
-   */
-  private void seen(PodFacts facts, long at, boolean read) {
+  /** Tells podSeen what a read or an event showed, unless it is older than what it was told. */
+  private void seen(PodFacts facts, long version, long at, boolean read) {
     synchronized (seenLock) {
-      if (read && told && at - toldAt < 0) {
-        return;
+      if (freshness.newer(version, at, read)) {
+        podSeen.accept(facts);
       }
-      if (!told || at - toldAt > 0) {
-        toldAt = at;
-      }
-      told = true;
-      podSeen.accept(facts);
     }
   }
 
@@ -339,7 +328,7 @@ final class PodWatch implements BatonLeadership.Source {
         JsonNode e = JSON.readTree(text);
         switch (e.path("type").asText()) {
           case "ADDED", "MODIFIED" -> {
-            seen(facts(e.path("object")), received, false);
+            seen(facts(e.path("object")), PodFreshness.version(e.path("object")), received, false);
             if (termOf(e.path("object").path("metadata")) < 0) {
               notLeader(received);
             } else {
@@ -347,7 +336,7 @@ final class PodWatch implements BatonLeadership.Source {
             }
           }
           case "DELETED" -> {
-            seen(PodFacts.GONE, received, false);
+            seen(PodFacts.GONE, PodFreshness.version(e.path("object")), received, false);
             notLeader(received);
           }
           default -> {

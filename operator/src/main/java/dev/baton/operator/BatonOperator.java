@@ -173,7 +173,7 @@ public final class BatonOperator implements AutoCloseable {
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
     Clock clock = Clock.systemUTC();
-    // One pod informer for both controllers.
+    // One pod informer for both controllers: two would hold every pod twice.
     pods = new PodCatalog(fencedClient, config.namespaces());
     metrics.cachedPods(pods::wholeCount, pods::compactCount);
     ControllerKit kit =
@@ -227,7 +227,10 @@ public final class BatonOperator implements AutoCloseable {
     }
   }
 
-  /** Events that came while no replica was active are marked, and handled right now. */
+  /**
+   * Every cached resource is handed to its controller now: events that came while this replica
+   * stood by were filtered out, whichever replica acted on them.
+   */
   private void becomeActive() {
     metrics.activeReplica(true);
     activation.wakeAll();
@@ -255,14 +258,15 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   /**
-   * The namespaces to watch, and the retry of a reconcile that failed on an API error: soon, then
-   * backing off to 30 s, without ever giving up (docs/design.md, "Failure policy").
+   * The filter that keeps a standby's events out of its controllers, the namespaces to watch, and
+   * the retry of a reconcile that failed on an API error: soon, then backing off to 30 s, without
+   * ever giving up (docs/design.md, "Failure policy").
    */
   private <P extends HasMetadata> void controllerSettings(ControllerConfigurationOverrider<P> c) {
     // A standby's events stop here: for RedisLocks JOSDK would otherwise try to add a missing
     // finalizer, a write the fence refuses, and JOSDK reconciles a secondary resource's event only
     // for a resource whose own events passed this filter.
-    c.withGenericFilter(resource -> role.mayAct());
+    c.withGenericFilter(resource -> role.holdsRole());
     if (!config.watchesAllNamespaces()) {
       c.settingNamespaces(config.namespaces());
     }

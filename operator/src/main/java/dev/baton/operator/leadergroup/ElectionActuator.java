@@ -221,17 +221,15 @@ final class ElectionActuator {
 
     private void reserve(long counter) {
       long maxTerm = Math.max(seen.state().maxTerm(), holder == null ? 0 : holder.term());
-      reserved =
-          Math.max(
-              reserved,
-              reservations.reserve(
-                  seen.group(),
-                  reserved(),
-                  maxTerm,
-                  store,
-                  settings.keys(),
-                  seen.pods().membership().members(),
-                  counter));
+      reservations.reserve(
+          seen.group(),
+          reserved(),
+          maxTerm,
+          store,
+          settings.keys(),
+          seen.pods().membership().members(),
+          counter,
+          ceiling -> reserved = Math.max(reserved, ceiling));
     }
 
     private long reserved() {

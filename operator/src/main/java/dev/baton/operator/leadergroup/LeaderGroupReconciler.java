@@ -125,7 +125,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
     if (!role.mayAct()) {
-      return UpdateControl.noUpdate();
+      return role.holdsRole()
+          ? UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(ReplicaRole.LATE_RENEWAL_RETRY)
+          : UpdateControl.noUpdate();
     }
     if (context.isPrimaryResourceDeleted() || group.isMarkedForDeletion()) {
       cleanup(group);
@@ -223,7 +225,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     return finished(report, state, reporter.finish(report, state, pods.ready(), next));
   }
 
-  /** Paused: the leader's lease is kept while its pod exists; nothing is decided or labeled. */
+  /**
+   * Paused: the leader's lease is kept while its pod exists; nothing is decided, and no label
+   * changes (the caller marked the leaders' failover-delay annotation "paused", so their agents
+   * wait for the operator).
+   */
   private UpdateControl<LeaderGroup> holdWhilePaused(
       LeaderGroup group,
       GroupSettings settings,
@@ -268,6 +274,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     String name = group.getMetadata().getName();
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = states.remove(id);
+    if (state == null) {
+      // A deletion this replica did not see happen while it acted (it became active since): the
+      // last status names the holder, whose record the release compares before deleting it.
+      state = ElectionState.from(group.getStatus(), clusterId, ns);
+    }
     renewer.forget(id);
     sources.forget(group);
     String roleLabel =

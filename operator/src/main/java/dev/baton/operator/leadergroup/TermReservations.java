@@ -9,6 +9,7 @@ import dev.baton.operator.lease.LeaseStore;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.List;
+import java.util.function.LongConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,16 +36,18 @@ final class TermReservations {
    * @param reserved the highest reservation this operator knows it recorded
    * @param maxTerm the highest term it saw
    * @param counter the term counter Redis reported when it refused to issue the next term
-   * @return the reservation the status records afterwards, 0 when the group is gone
+   * @param recorded told the reservation the status records as soon as it does, before Redis is
+   *     written: a Redis failure after that must not make the operator forget it
    */
-  long reserve(
+  void reserve(
       LeaderGroup group,
       long reserved,
       long maxTerm,
       LeaseStore store,
       ElectionKeys keys,
       List<Pod> members,
-      long counter) {
+      long counter,
+      LongConsumer recorded) {
     long known = Math.max(reserved, maxTerm);
     for (Pod p : members) {
       known = Math.max(known, Membership.term(p));
@@ -54,16 +57,16 @@ final class TermReservations {
     StatusWriter.Written<LeaderGroupStatus> written =
         statusWriter.write(group, raise, TermReservations::raise);
     if (written == null) {
-      return 0;
+      return; // the group is gone
     }
     long ceiling = reserved(written.after());
+    recorded.accept(ceiling);
     store.reserve(keys, Math.max(known, reserved(written.before())), ceiling);
     log.info(
         "LeaderGroup {}/{}: reserved terms up to {}",
         group.getMetadata().getNamespace(),
         group.getMetadata().getName(),
         ceiling);
-    return ceiling;
   }
 
   /**

@@ -32,8 +32,7 @@ public class PodLabeler {
    * The metadata a pod of a group should carry.
    *
    * @param failoverDelay the leader's {@code baton.dev/failover-delay} ({@link
-   *     dev.baton.operator.leadergroup.GroupSettings#failoverDelayAnnotation}); null leaves it as
-   *     it is
+   *     dev.baton.operator.leadergroup.GroupSettings#failoverDelayAnnotation})
    */
   public record Role(
       String roleLabel,
@@ -61,10 +60,8 @@ public class PodLabeler {
     if (role.leader()) {
       want(pod, annotations, BatonNames.TERM_ANNOTATION, Long.toString(role.term()));
       want(pod, annotations, BatonNames.LEADER_SINCE_ANNOTATION, role.since());
-      if (role.failoverDelay() != null) {
-        // In the promotion's own write: the agent never sees the label without it.
-        want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, role.failoverDelay());
-      }
+      // In the promotion's own write: the agent never sees the label without it.
+      want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, role.failoverDelay());
       if (role.protectLeader()) {
         want(
             pod, annotations, BatonNames.DELETION_COST_ANNOTATION, BatonNames.LEADER_DELETION_COST);

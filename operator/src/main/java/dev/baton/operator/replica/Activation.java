@@ -12,11 +12,13 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Hands every resource to its controller when this replica becomes active. JOSDK processes events
- * on every replica (a standby's reconciles and event sources do nothing, docs/design.md "The
- * operator's own failover"), so what a standby let pass must be looked at once it may act: one
- * event per resource in each controller's cache, through an event source, JOSDK's documented way to
- * ask for a reconcile.
+ * Hands every resource to its controller when this replica becomes active. While it stands by, a
+ * filter on each controller lets no event of their resources through (docs/design.md, "The
+ * operator's own failover"), so once it holds the role every resource in each controller's cache is
+ * handed over as an event of its own, through an event source, JOSDK's documented way to ask for a
+ * reconcile. It is a resource event, as if the informer had delivered an update: JOSDK reconciles a
+ * plain event only for a resource whose own events it has seen, and a standby's were all filtered
+ * out.
  */
 public final class Activation {
 

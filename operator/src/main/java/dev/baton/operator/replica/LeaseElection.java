@@ -119,6 +119,11 @@ public final class LeaseElection implements ReplicaRole {
   }
 
   @Override
+  public boolean holdsRole() {
+    return active;
+  }
+
+  @Override
   public boolean mayAct() {
     return active && System.nanoTime() - lastRenewStartNanos < timing.renewDeadline().toNanos();
   }

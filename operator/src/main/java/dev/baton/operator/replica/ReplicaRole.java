@@ -1,5 +1,7 @@
 package dev.baton.operator.replica;
 
+import java.time.Duration;
+
 /**
  * Whether this operator replica is the active one and may act: write to the API server, change
  * Redis. A standby replica keeps its caches warm and acts on nothing (docs/design.md, "The
@@ -7,8 +9,22 @@ package dev.baton.operator.replica;
  */
 public interface ReplicaRole extends AutoCloseable {
 
+  /**
+   * How soon a reconcile that came while this replica held its role but could not prove it (a
+   * renewal running late) looks again: dropping it would lose the event, since nothing hands it
+   * over again unless the role is lost and won back.
+   */
+  Duration LATE_RENEWAL_RETRY = Duration.ofMillis(100);
+
   /** True only while this replica can prove it is the active one. */
   boolean mayAct();
+
+  /**
+   * True from becoming active until the role is lost or closed, also while a late renewal keeps
+   * {@link #mayAct()} false for a moment: what the controllers filter their events on, so that no
+   * event of the active replica is dropped in such a moment.
+   */
+  boolean holdsRole();
 
   /** A line for /readyz and logs: active, standby and why. */
   String describe();

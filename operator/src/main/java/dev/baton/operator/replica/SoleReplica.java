@@ -70,6 +70,11 @@ public final class SoleReplica implements ReplicaRole {
   }
 
   @Override
+  public boolean holdsRole() {
+    return active;
+  }
+
+  @Override
   public boolean mayAct() {
     return active;
   }

@@ -102,16 +102,21 @@ class TokenFencingIT {
     faults.get().failAll(FaultInjector.statusWrites("redislocks", "jobs"));
     firstHold.release();
     LockLease secondHold = fromA.tryAcquire(WAIT).orElseThrow();
+    long heldAt = System.nanoTime();
     assertThat(secondHold.token()).isGreaterThan(firstHold.token());
-    // The operator saw the second token (its Event is no status write, so it is recorded): the
-    // status below shows the first because the write failed, not because nobody looked yet.
-    String seen = " holds the lock with token " + secondHold.token();
+    // The operator looked after the second acquire and tried to record it: two status writes came
+    // after it (the second from a reconcile that began after the first failed, so it read the
+    // second token). The status below shows the first because those writes failed, not because
+    // nobody looked yet.
     await()
         .atMost(WAIT)
         .until(
             () ->
-                cluster.events("jobs").stream()
-                    .anyMatch(e -> e.getMessage() != null && e.getMessage().endsWith(seen)));
+                faults.get().writes().stream()
+                        .filter(w -> w.atNanos() > heldAt)
+                        .filter(w -> w.path().contains("/redislocks/jobs/status"))
+                        .count()
+                    >= 2);
     assertThat(cluster.lockStatus("jobs").getFencingToken())
         .as("the status write of the second token failed")
         .isEqualTo(firstHold.token());
