@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.BatonNames;
+import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,16 +35,6 @@ final class GroupWrites implements ElectionActuator.Writes {
 
   @Override
   public void removeSwitchoverRequest(LeaderGroup group) {
-    client
-        .resources(LeaderGroup.class)
-        .inNamespace(group.getMetadata().getNamespace())
-        .withName(group.getMetadata().getName())
-        .edit(
-            g -> {
-              if (g.getMetadata().getAnnotations() != null) {
-                g.getMetadata().getAnnotations().remove(BatonNames.SWITCHOVER_ANNOTATION);
-              }
-              return g;
-            });
+    Metadata.removeAnnotation(client, group, BatonNames.SWITCHOVER_ANNOTATION);
   }
 }

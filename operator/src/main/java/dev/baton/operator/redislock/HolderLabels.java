@@ -100,17 +100,7 @@ final class HolderLabels implements LockPods {
 
   @Override
   public void forceReleaseDone(RedisLock lock) {
-    client
-        .resources(RedisLock.class)
-        .inNamespace(lock.getMetadata().getNamespace())
-        .withName(lock.getMetadata().getName())
-        .edit(
-            l -> {
-              if (l.getMetadata().getAnnotations() != null) {
-                l.getMetadata().getAnnotations().remove(LockLabels.FORCE_RELEASE_ANNOTATION);
-              }
-              return l;
-            });
+    Metadata.removeAnnotation(client, lock, LockLabels.FORCE_RELEASE_ANNOTATION);
   }
 
   static boolean carries(Pod pod, String key) {
