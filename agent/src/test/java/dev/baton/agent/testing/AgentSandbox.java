@@ -143,11 +143,13 @@ public final class AgentSandbox implements AutoCloseable {
     return Kubeconfig.write(dir.resolve("kubeconfig"), api().toString(), "shop");
   }
 
+  /** Stops everything, then holds every test to it: never two gates open at one instant. */
   @Override
   public void close() {
     agents.values().forEach(BatonAgent::close);
     agents.clear();
     apps.values().forEach(EchoServer::close);
     cluster.close();
+    assertThat(recorder.overlaps()).as("gates of one group open at the same instant").isEmpty();
   }
 }
