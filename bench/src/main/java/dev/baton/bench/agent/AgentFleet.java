@@ -28,6 +28,7 @@ final class AgentFleet implements AutoCloseable {
 
   private final Sandbox cluster;
   private final Path jar;
+  private final Path entrypoint;
   private final Path dir;
   private final Duration confirmWithin;
   private final Path kubeconfig;
@@ -38,9 +39,11 @@ final class AgentFleet implements AutoCloseable {
   private final Map<String, Integer> gatePorts = new HashMap<>();
   private final Map<String, Integer> httpPorts = new HashMap<>();
 
-  AgentFleet(Sandbox cluster, Path jar, Path dir, Duration confirmWithin) throws IOException {
+  AgentFleet(Sandbox cluster, Path jar, Path entrypoint, Path dir, Duration confirmWithin)
+      throws IOException {
     this.cluster = cluster;
     this.jar = jar;
+    this.entrypoint = entrypoint;
     this.dir = dir;
     this.confirmWithin = confirmWithin;
     this.kubeconfig =
@@ -54,14 +57,47 @@ final class AgentFleet implements AutoCloseable {
   }
 
   double start(String pod, String jvmOptions) {
+    return start(
+        pod,
+        List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-jar",
+            jar.toAbsolutePath().toString()),
+        jvmOptions == null ? Map.of() : Map.of("JDK_JAVA_OPTIONS", jvmOptions));
+  }
+
+  /**
+   * Starts the agent of {@code pod} as the image does: the entrypoint, its default options, and a
+   * class archive it trained as the Dockerfile has it train (once, beside a copy of the jar).
+   */
+  double startAsTheImage(String pod) throws IOException, InterruptedException {
+    Path home = dir.resolve("image-home");
+    if (!Files.isRegularFile(home.resolve("baton-agent.jsa"))) {
+      Files.createDirectories(home);
+      Files.copy(jar, home.resolve("baton-agent.jar"));
+      ProcessBuilder training =
+          new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("class-archive-training.log").toFile());
+      training.environment().put("BATON_HOME", home.toString());
+      if (training.start().waitFor() != 0) {
+        throw new IllegalStateException(
+            "the entrypoint did not train the agent's class archive; see "
+                + dir.resolve("class-archive-training.log"));
+      }
+    }
+    return start(
+        pod,
+        List.of("sh", entrypoint.toAbsolutePath().toString()),
+        Map.of("BATON_HOME", home.toString()));
+  }
+
+  private double start(String pod, List<String> command, Map<String, String> extraEnv) {
     EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
     int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
     int httpPort = httpPorts.computeIfAbsent(pod, p -> FreePorts.any());
     ProcessBuilder pb =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                jar.toAbsolutePath().toString())
+        new ProcessBuilder(command)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(pod + ".log").toFile()));
     Map<String, String> env = pb.environment();
@@ -73,9 +109,7 @@ final class AgentFleet implements AutoCloseable {
     env.put("BATON_AGENT_CONFIRM_WITHIN", confirmWithin.toMillis() + "ms");
     env.put("BATON_REDIS_URL", cluster.redis.url());
     env.put("KUBECONFIG", kubeconfig.toString());
-    if (jvmOptions != null) {
-      env.put("JDK_JAVA_OPTIONS", jvmOptions);
-    }
+    env.putAll(extraEnv);
     long start = System.nanoTime();
     Process p;
     try {
@@ -160,37 +194,64 @@ final class AgentFleet implements AutoCloseable {
   }
 
   static long rssKib(long pid) throws IOException {
+    return statusKib(pid, "VmRSS:");
+  }
+
+  /**
+   * The part of the RSS that is this process's alone: the rest maps files (the JVM's libraries, the
+   * class archives), whose pages every agent of a node started from one image shares.
+   */
+  static long anonymousRssKib(long pid) throws IOException {
+    return statusKib(pid, "RssAnon:");
+  }
+
+  private static long statusKib(long pid, String field) throws IOException {
     for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-      if (line.startsWith("VmRSS:")) {
+      if (line.startsWith(field)) {
         return Long.parseLong(line.replaceAll("[^0-9]", ""));
       }
     }
     return -1;
   }
 
+  /** Idle followers' footprint: as the image runs the agent, and with no JVM options at all. */
+  record IdleFootprint(
+      List<Double> startToReadyAsTheImage,
+      double rssAsTheImageAfter5s,
+      double rssAsTheImageAfter70s,
+      double anonymousRssAsTheImageAfter70s,
+      double rssPlainAfter70s) {}
+
   /**
-   * Two agents for pods outside the group (idle followers), one with the example manifests' JVM
-   * options and one with none: the first's RSS after 5 s and its start to /readyz, then both RSS 70
-   * s after their start (steady: the agent trims its native heap every minute).
+   * Agents for pods outside the group (idle followers): three started as the image starts them, one
+   * after the other (their start to /readyz), then one with no JVM options; the RSS of the last
+   * image-started one 5 s after its start, and of both 70 s after (steady: the agent trims its
+   * native heap every minute).
    */
-  List<Double> footprintOfIdleFollowers(Sandbox cluster) throws Exception {
-    String small = "agent-footprint";
+  IdleFootprint footprintOfIdleFollowers(Sandbox cluster) throws Exception {
+    List<Double> ready = new ArrayList<>();
+    String image = null;
+    long started = 0;
+    for (int i = 0; i < 3; i++) {
+      image = "agent-image-" + i;
+      cluster.createPod(image, "not-in-a-group");
+      started = System.nanoTime();
+      ready.add(startAsTheImage(image));
+    }
     String plain = "agent-footprint-plain";
-    cluster.createPod(small, "not-in-a-group");
     cluster.createPod(plain, "not-in-a-group");
-    long started = System.nanoTime();
-    double ready = start(small, "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx24m -Xss256k");
     start(plain);
-    LockSupport.parkNanos(Duration.ofSeconds(5).toNanos());
-    double rss = rssKib(agents.get(small).process().pid()) / 1024.0;
+    LockSupport.parkNanos(
+        Math.max(0, Duration.ofSeconds(5).toNanos() - (System.nanoTime() - started)));
+    double after5s = rssKib(agents.get(image).process().pid()) / 1024.0;
     LockSupport.parkNanos(
         Math.max(0, Duration.ofSeconds(70).toNanos() - (System.nanoTime() - started)));
-    List<Double> out = new ArrayList<>();
-    out.add(rss);
-    out.add(ready);
-    out.add(rssKib(agents.get(small).process().pid()) / 1024.0);
-    out.add(rssKib(agents.get(plain).process().pid()) / 1024.0);
-    return out;
+    return new IdleFootprint(
+        ready,
+        after5s,
+        rssKib(agents.get(image).process().pid()) / 1024.0,
+        anonymousRssKib(agents.get(image).process().pid()) / 1024.0,
+        rssKib(agents.get(plain).process().pid()) / 1024.0);
   }
 
   /** Whether a new connection through {@code port} echoes a byte. */
