@@ -79,6 +79,7 @@ final class AgentFleet implements AutoCloseable {
           new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("class-archive-training.log").toFile());
+      training.environment().keySet().removeIf(k -> !k.equals("PATH") && !k.equals("HOME"));
       training.environment().put("BATON_HOME", home.toString());
       if (training.start().waitFor() != 0) {
         throw new IllegalStateException(
