@@ -135,10 +135,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     }
     removeLegacyFinalizer(group);
     ResourceID id = ResourceID.fromResource(group);
-    ElectionState state = states.get(id);
-    if (state == null) {
-      state = ElectionState.from(group.getStatus(), clusterId, group.getMetadata().getNamespace());
-    }
+    ElectionState state = keptOrFromStatus(states.get(id), group);
     GroupReport report = reporter.begin(group);
     GroupSettings settings;
     try {
@@ -264,6 +261,13 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     return state;
   }
 
+  /** What this replica kept of the group, or, when it kept nothing, what its status says. */
+  private ElectionState keptOrFromStatus(ElectionState kept, LeaderGroup group) {
+    return kept != null
+        ? kept
+        : ElectionState.from(group.getStatus(), clusterId, group.getMetadata().getNamespace());
+  }
+
   /**
    * Undoes what the group did: its marks on pods, its lease, the Services it owns. Runs on the
    * deletion event, and again on every event of a group held in deletion by someone else's
@@ -273,12 +277,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     String ns = group.getMetadata().getNamespace();
     String name = group.getMetadata().getName();
     ResourceID id = ResourceID.fromResource(group);
-    ElectionState state = states.remove(id);
-    if (state == null) {
-      // A deletion this replica did not see happen while it acted (it became active since): the
-      // last status names the holder, whose record the release compares before deleting it.
-      state = ElectionState.from(group.getStatus(), clusterId, ns);
-    }
+    // A deletion this replica did not see happen while it acted (it became active since): the last
+    // status names the holder, whose record the release compares before deleting it.
+    ElectionState state = keptOrFromStatus(states.remove(id), group);
     renewer.forget(id);
     sources.forget(group);
     String roleLabel =
@@ -287,7 +288,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             : group.getSpec().getRoleLabel();
     // Labels first, then the lease: a pod never carries the leader label without a lease.
     observer.labeledBy(group).forEach(p -> labeler.clear(p, roleLabel));
-    if (state != null && state.holder() != null) {
+    if (state.holder() != null) {
       try {
         observer.store(group).release(GroupSettings.of(group).keys(), state.holder().encode());
       } catch (RuntimeException e) {
