@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -141,41 +142,81 @@ public final class AgentBench {
               "CPU µs per round trip: clients + echo server",
               "CPU µs per round trip: agent");
       long agentPid = fleet.pidOfLeader(cluster);
-      for (int connections : new int[] {1, 64}) {
-        Overhead.Result direct =
-            new Overhead(fleet.appPortOfLeader(cluster), connections, agentPid).run();
-        Overhead.Result through =
-            new Overhead(fleet.gatePortOfLeader(cluster), connections, agentPid).run();
-        o.row(
-            connections + ", straight to the target",
-            direct.perSecond(),
-            direct.p50Micros(),
-            direct.p99Micros(),
-            direct.benchCpuMicros(),
-            direct.agentCpuMicros());
-        o.row(
-            connections + ", through the gate",
-            through.perSecond(),
-            through.p50Micros(),
-            through.p99Micros(),
-            through.benchCpuMicros(),
-            through.agentCpuMicros());
-        o.note(
-            connections
-                + " connection(s): added p50 "
-                + Math.round(through.p50Micros() - direct.p50Micros())
-                + " µs; throughput through the gate "
-                + Math.round(100 * through.perSecond() / direct.perSecond())
-                + "% of straight; the agent spent "
-                + Math.round(through.agentCpuMicros())
-                + " µs of CPU per round trip where the clients and the echo server spent "
-                + Math.round(direct.benchCpuMicros())
-                + " µs straight, so with both cores busy the gate's ceiling is about "
-                + Math.round(
-                    100
-                        * direct.benchCpuMicros()
-                        / (through.benchCpuMicros() + through.agentCpuMicros()))
-                + "% of straight.");
+      Optional<HaproxyAnchor> haproxy = HaproxyAnchor.start(dir, fleet.appPortOfLeader(cluster));
+      try {
+        for (int connections : new int[] {1, 64}) {
+          Overhead.Result direct =
+              new Overhead(fleet.appPortOfLeader(cluster), connections, agentPid).run();
+          Overhead.Result through =
+              new Overhead(fleet.gatePortOfLeader(cluster), connections, agentPid).run();
+          Optional<Overhead.Result> anchor = Optional.empty();
+          if (haproxy.isPresent()) {
+            anchor =
+                Optional.of(
+                    new Overhead(haproxy.get().port(), connections, haproxy.get().pid()).run());
+          }
+          o.row(
+              connections + ", straight to the target",
+              direct.perSecond(),
+              direct.p50Micros(),
+              direct.p99Micros(),
+              direct.benchCpuMicros(),
+              direct.agentCpuMicros());
+          o.row(
+              connections + ", through the gate",
+              through.perSecond(),
+              through.p50Micros(),
+              through.p99Micros(),
+              through.benchCpuMicros(),
+              through.agentCpuMicros());
+          o.note(
+              connections
+                  + " connection(s): added p50 "
+                  + Math.round(through.p50Micros() - direct.p50Micros())
+                  + " µs; throughput through the gate "
+                  + Math.round(100 * through.perSecond() / direct.perSecond())
+                  + "% of straight; the agent spent "
+                  + Math.round(through.agentCpuMicros())
+                  + " µs of CPU per round trip where the clients and the echo server spent "
+                  + Math.round(direct.benchCpuMicros())
+                  + " µs straight, so with both cores busy the gate's ceiling is about "
+                  + Math.round(
+                      100
+                          * direct.benchCpuMicros()
+                          / (through.benchCpuMicros() + through.agentCpuMicros()))
+                  + "% of straight.");
+          if (anchor.isPresent()) {
+            Overhead.Result h = anchor.get();
+            o.row(
+                connections + ", through HAProxy (the anchor)",
+                h.perSecond(),
+                h.p50Micros(),
+                h.p99Micros(),
+                h.benchCpuMicros(),
+                h.agentCpuMicros());
+            o.note(
+                connections
+                    + " connection(s), the anchor: "
+                    + haproxy.get().version()
+                    + " in TCP mode, one thread per core, in front of the same echo server: added"
+                    + " p50 "
+                    + Math.round(h.p50Micros() - direct.p50Micros())
+                    + " µs; throughput "
+                    + Math.round(100 * h.perSecond() / direct.perSecond())
+                    + "% of straight (the gate: "
+                    + Math.round(100 * through.perSecond() / direct.perSecond())
+                    + "%); HAProxy spent "
+                    + Math.round(h.agentCpuMicros())
+                    + " µs of CPU per round trip (its column is the agent's).");
+          }
+        }
+      } finally {
+        if (haproxy.isPresent()) {
+          haproxy.get().close();
+        }
+      }
+      if (haproxy.isEmpty()) {
+        o.note("No haproxy installed: the anchor rows are left out (apt-get install haproxy).");
       }
       o.note(Overhead.describe());
 
