@@ -139,6 +139,13 @@ final class LockActuator {
     LockSettings settings = s.settings();
     Pod pod = pods.selected(s.ns(), settings, k.pod().pod().uid()).orElseThrow();
     boolean adopted = !k.value().equals(state.grantedValue());
+    long token = adopted ? k.token() : state.grant.token();
+    // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
+    pods.clear(
+        pods.selectedAndLabeled(s.ns(), settings), settings.labelKey(), pod.getMetadata().getUid());
+    pods.mark(pod, settings.labelKey(), token);
+    // Remembered only once its pod is labeled: a label write that fails leaves the grant unknown,
+    // so the next reconcile adopts it again, labels it, and reports the adoption then.
     if (adopted) {
       state.grant(
           k.value(),
@@ -147,11 +154,6 @@ final class LockActuator {
           System.nanoTime(),
           world.view());
     }
-    long token = state.grant.token();
-    // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
-    pods.clear(
-        pods.selectedAndLabeled(s.ns(), settings), settings.labelKey(), pod.getMetadata().getUid());
-    pods.mark(pod, settings.labelKey(), token);
     long sinceRenew = System.nanoTime() - state.grant.renewedAtNanos();
     return new LockOutcome.Kept(
         k.value(),

@@ -93,8 +93,14 @@ final class FakeLockSides {
     /** Pod name to the token its annotation shows, for the pods that carry the lock's label. */
     final Map<String, Long> labeled = new HashMap<>();
 
-    /** The next label write fails with this API error (then writes succeed again). */
-    Integer failNextWrite;
+    private String failing;
+    private int failingCode;
+
+    /** The next write whose journal line starts with {@code what} fails with this API error. */
+    void failNext(String what, int code) {
+      failing = what;
+      failingCode = code;
+    }
 
     Pod pod(String name) {
       Pod p =
@@ -157,11 +163,10 @@ final class FakeLockSides {
     }
 
     private void write(String what) {
-      if (failNextWrite != null) {
-        int code = failNextWrite;
-        failNextWrite = null;
+      if (failing != null && what.startsWith(failing)) {
+        failing = null;
         journal.add("failed: " + what);
-        throw new KubernetesClientException("refused", code, null);
+        throw new KubernetesClientException("refused", failingCode, null);
       }
       journal.add(what);
     }

@@ -103,7 +103,7 @@ class LockActuatorTest {
   @Test
   void aGrantWhoseLabelFailsStaysRememberedForTheNextReconcileToLabel() {
     fakes.api.pod("a");
-    fakes.api.failNextWrite = 500;
+    fakes.api.failNext("label a", 500);
 
     assertThatThrownBy(
             () -> actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null)))
@@ -116,9 +116,41 @@ class LockActuatorTest {
               assertThat(((LockOutcome.Granted) e.done()).value()).isEqualTo(fakes.redis.value);
             });
 
+    assertThat(fakes.journal).endsWith("failed: label a 1");
     assertThat(fakes.redis.value).isNotNull();
     assertThat(state.grantedValue()).isEqualTo(fakes.redis.value);
     assertThat(fakes.api.labeled).isEmpty();
+
+    // The next reconcile finds the grant in Redis, knows it as its own, and labels its pod.
+    fakes.journal.clear();
+    LockOutcome.Last next =
+        actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), fakes.redis.value, 1));
+    assertThat(next).isInstanceOf(LockOutcome.Kept.class);
+    assertThat(((LockOutcome.Kept) next).adopted()).as("it was this operator's grant").isFalse();
+    assertThat(fakes.journal).containsExactly("unlabel cached but a-uid", "label a 1");
+    assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 1L));
+  }
+
+  @Test
+  void anAdoptionWhoseLabelFailsIsAdoptedAndReportedByTheNextReconcile() {
+    fakes.api.pod("a");
+    String value = grantTo("a");
+    fakes.redis.value = value;
+    fakes.redis.counter = 4;
+    fakes.api.failNext("label a", 500);
+
+    assertThatThrownBy(
+            () -> actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4)))
+        .isInstanceOf(KubernetesClientException.class);
+    assertThat(state.grant).as("not remembered while its pod is unlabeled").isNull();
+
+    LockOutcome.Kept kept =
+        (LockOutcome.Kept)
+            actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+    assertThat(kept.adopted()).isTrue();
+    assertThat(kept.token()).isEqualTo(4);
+    assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 4L));
+    assertThat(state.grantedValue()).isEqualTo(value);
   }
 
   @Test
@@ -126,7 +158,7 @@ class LockActuatorTest {
     String value = grantTo("a");
     fakes.redis.value = value;
     fakes.api.labeled.put("a", 7L);
-    fakes.api.failNextWrite = 409;
+    fakes.api.failNext("unlabel", 409);
     LockStep.Move move = new LockStep.Move(value, LockValues.parsePod(value).orElseThrow(), "x");
 
     assertThatThrownBy(() -> actuator.apply(scope, world(), move))
