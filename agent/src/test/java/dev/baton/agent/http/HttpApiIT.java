@@ -9,9 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
@@ -120,7 +118,7 @@ class HttpApiIT {
 
   @Test
   void aLockIsTakenRenewedRefusedToAnotherPodReapedWithItsPodAndReleased() throws Exception {
-    createLock("migration");
+    sandbox.createLock("migration");
     Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
     assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
     long token = taken.body.get("token").asLong();
@@ -200,15 +198,6 @@ class HttpApiIT {
         .contains("baton_agent_leader 0")
         .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
         .doesNotContain(sandbox.cluster.redis.url());
-  }
-
-  private void createLock(String name) {
-    RedisLock l = new RedisLock();
-    l.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(Sandbox.NS).build());
-    RedisLockSpec spec = new RedisLockSpec();
-    spec.setTtl("30s");
-    l.setSpec(spec);
-    sandbox.cluster.client.resource(l).create();
   }
 
   private dev.baton.api.v1alpha1.RedisLockStatus lockStatus(String name) {

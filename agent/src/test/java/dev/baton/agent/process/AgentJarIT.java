@@ -102,6 +102,31 @@ class AgentJarIT {
     assertThat(TimeUnit.NANOSECONDS.toMillis(opened[0] - keyExpires)).isLessThan(1000);
   }
 
+  /**
+   * The lock path of the shipped jar, whose shading leaves out the parts of Redisson the agent
+   * never calls: a class it does call but lacks would fail here, not in the in-process tests.
+   */
+  @Test
+  void theShippedJarTakesRenewsAndReleasesAFencedLock() throws Exception {
+    sandbox = new AgentSandbox().pods(1).startOperator();
+    sandbox.createLock("migration");
+    AgentProcess p = startAgent("worker-0");
+    await().atMost(Duration.ofSeconds(20)).until(p::ready);
+    String key = "baton:{shop/migration}:lock";
+
+    var taken = p.send("POST", "/v1/locks/shop/migration?ttl=30s&wait=2s");
+    assertThat(taken.statusCode()).as(taken.body()).isEqualTo(200);
+    assertThat(taken.body()).containsPattern("\"token\":[1-9]");
+    assertThat(sandbox.cluster.redis.command("GET", key)).contains("worker-0");
+    var renewed = p.send("POST", "/v1/locks/shop/migration/renew");
+    assertThat(renewed.statusCode()).as(renewed.body()).isEqualTo(200);
+    var released = p.send("DELETE", "/v1/locks/shop/migration");
+    assertThat(released.statusCode()).as(released.body()).isEqualTo(200);
+    assertThat(sandbox.cluster.redis.command("EXISTS", key)).contains("0");
+    assertThat(p.send("POST", "/v1/locks/shop/migration/renew").statusCode()).isEqualTo(409);
+    assertThat(p.log()).doesNotContain("Exception").doesNotContain("NoClassDefFoundError");
+  }
+
   @Test
   void aMissingPodNameEndsTheAgentWithAnErrorNamingIt() throws Exception {
     sandbox = new AgentSandbox();

@@ -86,6 +86,16 @@ public final class AgentProcess implements AutoCloseable {
     }
   }
 
+  /** A request with no body on the agent's HTTP API (POST, DELETE, ...): status and body. */
+  public HttpResponse<String> send(String method, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+            .method(method, HttpRequest.BodyPublishers.noBody())
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   public boolean ready() {
     HttpResponse<String> r = get("/readyz");
     return r != null && r.statusCode() == 200;

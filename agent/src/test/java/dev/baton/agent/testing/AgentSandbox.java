@@ -5,12 +5,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.KubernetesApi;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EchoServer;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -54,6 +57,16 @@ public final class AgentSandbox implements AutoCloseable {
   public AgentSandbox group() {
     cluster.create(Sandbox.group(GROUP, APP));
     return this;
+  }
+
+  /** A RedisLock named {@code name} in the pods' namespace, for applications to take (30 s ttl). */
+  public void createLock(String name) {
+    RedisLock l = new RedisLock();
+    l.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(Sandbox.NS).build());
+    RedisLockSpec spec = new RedisLockSpec();
+    spec.setTtl("30s");
+    l.setSpec(spec);
+    cluster.client.resource(l).create();
   }
 
   public URI api() {
