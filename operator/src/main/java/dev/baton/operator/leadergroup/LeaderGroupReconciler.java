@@ -125,9 +125,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
     if (!role.mayAct()) {
-      return role.holdsRole()
-          ? UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(ReplicaRole.LATE_RENEWAL_RETRY)
-          : UpdateControl.noUpdate();
+      return role.notNow();
     }
     if (context.isPrimaryResourceDeleted() || group.isMarkedForDeletion()) {
       cleanup(group);

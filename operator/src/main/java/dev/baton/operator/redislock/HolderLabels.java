@@ -37,11 +37,6 @@ final class HolderLabels implements LockPods {
   }
 
   @Override
-  public List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
-    return observer.selectedAndLabeled(ns, settings);
-  }
-
-  @Override
   public boolean anyLabeled(String ns, LockSettings settings) {
     return observer.anyLabeled(ns, settings);
   }
@@ -79,9 +74,12 @@ final class HolderLabels implements LockPods {
     }
   }
 
-  /** Over pods as a cache shows them (the steady state, where nothing changes hands). */
   @Override
-  public void clear(List<Pod> pods, String key, String keepUid) {
+  public void clearSelected(String ns, LockSettings settings, String keepUid) {
+    clear(observer.selectedAndLabeled(ns, settings), settings.labelKey(), keepUid);
+  }
+
+  private void clear(List<Pod> pods, String key, String keepUid) {
     for (Pod pod : pods) {
       if (Objects.equals(pod.getMetadata().getUid(), keepUid)) {
         continue;

@@ -98,7 +98,7 @@ final class LockActuator {
       return grant(s, g);
     }
     if (step instanceof LockStep.NoCandidates n) {
-      pods.clear(pods.selectedAndLabeled(s.ns(), settings), settings.labelKey(), null);
+      pods.clearSelected(s.ns(), settings, null);
       state.grant = null;
       return new LockOutcome.NoneEligible(n.movedFrom(), n.because(), view, settings.interval());
     }
@@ -108,7 +108,7 @@ final class LockActuator {
         pods.clearAllBut(s.ns(), settings.labelKey(), null);
         state.grant = null;
       } else {
-        pods.clear(pods.selectedAndLabeled(s.ns(), settings), settings.labelKey(), null);
+        pods.clearSelected(s.ns(), settings, null);
       }
       return new LockOutcome.StoodAside(
           a.holder(), view.holderToken(), lostFrom, view, settings.interval());
@@ -141,8 +141,7 @@ final class LockActuator {
     boolean adopted = !k.value().equals(state.grantedValue());
     long token = adopted ? k.token() : state.grant.token();
     // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
-    pods.clear(
-        pods.selectedAndLabeled(s.ns(), settings), settings.labelKey(), pod.getMetadata().getUid());
+    pods.clearSelected(s.ns(), settings, pod.getMetadata().getUid());
     pods.mark(pod, settings.labelKey(), token);
     // Remembered only once its pod is labeled: a label write that fails leaves the grant unknown,
     // so the next reconcile adopts it again, labels it, and reports the adoption then.

@@ -2,7 +2,6 @@ package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,9 +13,6 @@ interface LockPods {
 
   /** The pod with {@code uid} among those the holder selector matches, as the cache shows them. */
   Optional<Pod> selected(String ns, LockSettings settings, String uid);
-
-  /** The selected pods plus any pod of the namespace that carries the lock's label (cache). */
-  List<Pod> selectedAndLabeled(String ns, LockSettings settings);
 
   /** Whether any pod of the namespace carries the lock's label (cache). */
   boolean anyLabeled(String ns, LockSettings settings);
@@ -33,8 +29,12 @@ interface LockPods {
   /** Removes label and annotation from one pod, read from the API server. */
   void clearPod(String ns, String name, String key);
 
-  /** Removes label and annotation from these pods, except {@code keepUid}. */
-  void clear(List<Pod> pods, String key, String keepUid);
+  /**
+   * Removes label and annotation, as the cache shows them, from the selected pods and any other pod
+   * of the namespace that carries them, except {@code keepUid} (null: all): the steady state, where
+   * nothing changes hands.
+   */
+  void clearSelected(String ns, LockSettings settings, String keepUid);
 
   /** Takes the force-release request off the lock, once it was carried out. */
   void forceReleaseDone(RedisLock lock);

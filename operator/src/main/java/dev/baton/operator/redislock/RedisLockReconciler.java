@@ -173,9 +173,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   @Override
   public UpdateControl<RedisLock> reconcile(RedisLock lock, Context<RedisLock> context) {
     if (!role.mayAct()) {
-      return role.holdsRole()
-          ? UpdateControl.<RedisLock>noUpdate().rescheduleAfter(ReplicaRole.LATE_RENEWAL_RETRY)
-          : UpdateControl.noUpdate();
+      return role.notNow();
     }
     ResourceID id = ResourceID.fromResource(lock);
     LockState state = states.computeIfAbsent(id, i -> LockState.from(lock.getStatus()));
@@ -250,11 +248,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   @Override
   public DeleteControl cleanup(RedisLock lock, Context<RedisLock> context) {
     if (!role.mayAct()) {
-      // The active replica removes the finalizer; this one looks again once it can act.
-      return role.holdsRole()
-          ? DeleteControl.noFinalizerRemoval()
-              .rescheduleAfter(ReplicaRole.LATE_RENEWAL_RETRY.toMillis())
-          : DeleteControl.noFinalizerRemoval();
+      return role.notNowForCleanup();
     }
     String ns = lock.getMetadata().getNamespace();
     String name = lock.getMetadata().getName();

@@ -1,5 +1,8 @@
 package dev.baton.operator.replica;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Duration;
 
 /**
@@ -25,6 +28,23 @@ public interface ReplicaRole extends AutoCloseable {
    * event of the active replica is dropped in such a moment.
    */
   boolean holdsRole();
+
+  /**
+   * What a reconcile answers when {@link #mayAct()} is false: nothing, and while this replica still
+   * holds its role, a look again after {@link #LATE_RENEWAL_RETRY}.
+   */
+  default <P extends HasMetadata> UpdateControl<P> notNow() {
+    return holdsRole()
+        ? UpdateControl.<P>noUpdate().rescheduleAfter(LATE_RENEWAL_RETRY)
+        : UpdateControl.noUpdate();
+  }
+
+  /** The same for a cleanup: the finalizer stays, for the active replica to remove. */
+  default DeleteControl notNowForCleanup() {
+    return holdsRole()
+        ? DeleteControl.noFinalizerRemoval().rescheduleAfter(LATE_RENEWAL_RETRY.toMillis())
+        : DeleteControl.noFinalizerRemoval();
+  }
 
   /** A line for /readyz and logs: active, standby and why. */
   String describe();

@@ -121,11 +121,6 @@ final class FakeLockSides {
     }
 
     @Override
-    public List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
-      return List.copyOf(pods.values());
-    }
-
-    @Override
     public boolean anyLabeled(String ns, LockSettings settings) {
       return !labeled.isEmpty();
     }
@@ -149,10 +144,9 @@ final class FakeLockSides {
     }
 
     @Override
-    public void clear(List<Pod> among, String key, String keepUid) {
+    public void clearSelected(String ns, LockSettings settings, String keepUid) {
       write("unlabel cached but " + keepUid);
-      among.stream()
-          .map(p -> p.getMetadata().getName())
+      pods.keySet().stream()
           .filter(name -> !(name + "-uid").equals(keepUid))
           .forEach(labeled::remove);
     }
