@@ -65,6 +65,9 @@ final class ElectionActuator {
     /** Removes every mark of the group from a pod that left it. */
     void clear(Pod pod, String roleLabel);
 
+    /** Rewrites the failover-delay annotation of the members labeled leader, nothing else. */
+    void markLeaders(List<Pod> members, String roleLabel, String failoverDelay);
+
     void removeSwitchoverRequest(LeaderGroup group);
   }
 
@@ -82,7 +85,9 @@ final class ElectionActuator {
   /**
    * Paused: leadership is frozen (nobody elected, no label touched), but the current leader's lease
    * is kept renewed while its pod exists, ready or not, so that applications watching the lease
-   * keep their leader. Its pod gone, or the lease lost to someone else, nothing is renewed.
+   * keep their leader. Its pod gone, or the lease lost to someone else, nothing is renewed. The
+   * leaders' failover-delay annotation says "paused" first, so that their agents stop anticipating
+   * a demotion the pause called off.
    *
    * @return the leader whose lease is kept, or null when there is none
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
@@ -91,8 +96,11 @@ final class ElectionActuator {
       LeaderGroup group,
       GroupSettings settings,
       ElectionState state,
-      List<Candidate> candidates,
+      GroupObserver.PodView pods,
       LeaseStore store) {
+    writes.markLeaders(
+        pods.membership().members(), settings.roleLabel(), settings.failoverDelayAnnotation());
+    List<Candidate> candidates = pods.candidates();
     ResourceID id = ResourceID.fromResource(group);
     HolderRecord holder = state.holder();
     if (holder == null || candidates.stream().noneMatch(c -> c.uid().equals(holder.uid()))) {

@@ -6,6 +6,7 @@ import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.List;
 
 /** The act step's writes, against the API server. */
 final class GroupWrites implements ElectionActuator.Writes {
@@ -31,6 +32,11 @@ final class GroupWrites implements ElectionActuator.Writes {
   @Override
   public void clear(Pod pod, String roleLabel) {
     labeler.clear(pod, roleLabel);
+  }
+
+  @Override
+  public void markLeaders(List<Pod> members, String roleLabel, String failoverDelay) {
+    labeler.markLeaders(members, roleLabel, failoverDelay);
   }
 
   @Override

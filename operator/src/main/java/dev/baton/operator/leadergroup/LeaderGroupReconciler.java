@@ -144,8 +144,6 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     reporter.valid(report);
     GroupObserver.PodView pods = observer.pods(group, settings);
     if (settings.paused()) {
-      labeler.markLeaders(
-          pods.membership().members(), settings.roleLabel(), settings.failoverDelayAnnotation());
       return finished(report, state, holdWhilePaused(group, settings, state, pods, report));
     }
     reporter.membership(report, pods.membership(), settings.roleLabel());
@@ -222,8 +220,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
 
   /**
    * Paused: the leader's lease is kept while its pod exists; nothing is decided, and no label
-   * changes (the caller marked the leaders' failover-delay annotation "paused", so their agents
-   * wait for the operator).
+   * changes (the leaders' failover-delay annotation says "paused", so their agents wait for the
+   * operator).
    */
   private UpdateControl<LeaderGroup> holdWhilePaused(
       LeaderGroup group,
@@ -232,9 +230,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       GroupObserver.PodView pods,
       GroupReport report) {
     try {
-      String leader =
-          actuator.holdWhilePaused(
-              group, settings, state, pods.candidates(), observer.store(group));
+      String leader = actuator.holdWhilePaused(group, settings, state, pods, observer.store(group));
       if (leader != null) {
         reporter.redisAnswered(report);
       }

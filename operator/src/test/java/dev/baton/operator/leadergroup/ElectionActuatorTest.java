@@ -132,6 +132,11 @@ class ElectionActuatorTest {
     }
 
     @Override
+    public void markLeaders(List<Pod> members, String roleLabel, String failoverDelay) {
+      calls.add("leaders marked " + failoverDelay);
+    }
+
+    @Override
     public void removeSwitchoverRequest(LeaderGroup group) {
       calls.add("switchover removed");
     }
