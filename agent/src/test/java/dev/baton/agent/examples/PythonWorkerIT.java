@@ -6,12 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.testing.AgentSandbox;
-import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.KubernetesApi;
 import dev.baton.testkit.FreePorts;
-import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -56,13 +52,7 @@ class PythonWorkerIT {
   void theWorkerRunsOnlyWhileLeadingWithItsTermAndItsLock() throws Exception {
     Assumptions.assumeTrue(pythonAvailable(), "python3 is not on PATH");
     sandbox = new AgentSandbox().pods(1).startOperator();
-    RedisLock lock = new RedisLock();
-    lock.setMetadata(
-        new ObjectMetaBuilder().withName("orders-report").withNamespace(Sandbox.NS).build());
-    RedisLockSpec spec = new RedisLockSpec();
-    spec.setTtl("30s");
-    lock.setSpec(spec);
-    sandbox.cluster.client.resource(lock).create();
+    sandbox.createLock("orders-report");
 
     int appPort = FreePorts.any();
     Map<String, String> env =

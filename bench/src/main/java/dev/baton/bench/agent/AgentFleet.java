@@ -53,17 +53,13 @@ final class AgentFleet implements AutoCloseable {
 
   /** Starts (or restarts) the agent of {@code pod}; the milliseconds from start to /readyz. */
   double start(String pod) {
-    return start(pod, null);
-  }
-
-  double start(String pod, String jvmOptions) {
     return start(
         pod,
         List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-jar",
             jar.toAbsolutePath().toString()),
-        jvmOptions == null ? Map.of() : Map.of("JDK_JAVA_OPTIONS", jvmOptions));
+        Map.of());
   }
 
   /**
