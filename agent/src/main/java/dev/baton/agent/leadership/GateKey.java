@@ -22,6 +22,9 @@ final class GateKey {
 
   static final String CHANNEL = "baton:gates";
 
+  /** No gate's key: a group's is {@code baton:{gate:<namespace>/<group>}}. */
+  static final String WARM_UP_KEY = "baton:{gate:warm-up}";
+
   private static final LuaScript TAKE = LuaScript.load("gate-take");
   private static final LuaScript RENEW = LuaScript.load("gate-renew");
   private static final LuaScript LET_GO = LuaScript.load("gate-let-go");
@@ -42,9 +45,10 @@ final class GateKey {
   /**
    * Calls {@code letGo} whenever an agent lets go of a key. Until Redis answers (it may be down
    * when the agent starts) the agent's 20 ms poll alone finds the key free; the subscription is
-   * tried again every second on {@code retryOn}.
+   * tried again every second on {@code retryOn}. Once subscribed, {@code warmUpValue} renews a key
+   * no agent holds.
    */
-  void listen(Runnable letGo, ScheduledExecutorService retryOn) {
+  void listen(Runnable letGo, ScheduledExecutorService retryOn, String warmUpValue) {
     RTopic t = redisson.getTopic(CHANNEL, StringCodec.INSTANCE);
     try {
       t.addListenerAsync(String.class, (channel, key) -> letGo.run())
@@ -52,19 +56,42 @@ final class GateKey {
               (id, error) -> {
                 if (error == null) {
                   topic = t;
+                  warmUp(warmUpValue);
                 } else {
-                  retryListen(error, letGo, retryOn);
+                  retryListen(error, letGo, retryOn, warmUpValue);
                 }
               });
     } catch (RuntimeException e) {
-      retryListen(e, letGo, retryOn);
+      retryListen(e, letGo, retryOn, warmUpValue);
     }
   }
 
-  private void retryListen(Throwable error, Runnable letGo, ScheduledExecutorService retryOn) {
+  /**
+   * A first script call costs about 30 ms in a JVM that never made one (classes to load, code to
+   * interpret), against 1–2 ms after. A follower's first call is otherwise the take that opens its
+   * gate in its first failover, so it pays that on the failover's clock. A renewal of a key that
+   * does not exist writes nothing; its answer is not waited for.
+   */
+  private void warmUp(String value) {
+    try {
+      script.evalAsync(
+          WARM_UP_KEY,
+          RScript.Mode.READ_WRITE,
+          RENEW.source(),
+          RScript.ReturnType.LONG,
+          List.of(WARM_UP_KEY),
+          value,
+          Long.toString(ttlMillis));
+    } catch (RuntimeException e) {
+      log.debug("gate key warm-up not sent: {}", e.toString());
+    }
+  }
+
+  private void retryListen(
+      Throwable error, Runnable letGo, ScheduledExecutorService retryOn, String warmUpValue) {
     log.debug("cannot subscribe to {} yet: {}", CHANNEL, error.toString());
     try {
-      retryOn.schedule(() -> listen(letGo, retryOn), 1, TimeUnit.SECONDS);
+      retryOn.schedule(() -> listen(letGo, retryOn, warmUpValue), 1, TimeUnit.SECONDS);
     } catch (RejectedExecutionException e) {
       // closed meanwhile
     }
