@@ -106,7 +106,7 @@ public final class AgentLeadership implements AutoCloseable {
         this::checkDeadline, TICK_MILLIS, TICK_MILLIS / 2, TimeUnit.MILLISECONDS);
     if (gateKey != null) {
       keyThread.scheduleWithFixedDelay(this::tick, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
-      gateKey.listen(() -> onKeyThread(this::tick), keyThread, value);
+      gateKey.listen(() -> onKeyThread(this::tick), keyThread);
     }
   }
 

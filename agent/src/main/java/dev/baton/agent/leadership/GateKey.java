@@ -45,10 +45,9 @@ final class GateKey {
   /**
    * Calls {@code letGo} whenever an agent lets go of a key. Until Redis answers (it may be down
    * when the agent starts) the agent's 20 ms poll alone finds the key free; the subscription is
-   * tried again every second on {@code retryOn}. Once subscribed, {@code warmUpValue} renews a key
-   * no agent holds.
+   * tried again every second on {@code retryOn}. Once subscribed, it renews a key no agent holds.
    */
-  void listen(Runnable letGo, ScheduledExecutorService retryOn, String warmUpValue) {
+  void listen(Runnable letGo, ScheduledExecutorService retryOn) {
     RTopic t = redisson.getTopic(CHANNEL, StringCodec.INSTANCE);
     try {
       t.addListenerAsync(String.class, (channel, key) -> letGo.run())
@@ -56,13 +55,13 @@ final class GateKey {
               (id, error) -> {
                 if (error == null) {
                   topic = t;
-                  warmUp(warmUpValue);
+                  warmUp();
                 } else {
-                  retryListen(error, letGo, retryOn, warmUpValue);
+                  retryListen(error, letGo, retryOn);
                 }
               });
     } catch (RuntimeException e) {
-      retryListen(e, letGo, retryOn, warmUpValue);
+      retryListen(e, letGo, retryOn);
     }
   }
 
@@ -70,9 +69,9 @@ final class GateKey {
    * A first script call costs about 30 ms in a JVM that never made one (classes to load, code to
    * interpret), against 1–2 ms after. A follower's first call is otherwise the take that opens its
    * gate in its first failover, so it pays that on the failover's clock. A renewal of a key that
-   * does not exist writes nothing; its answer is not waited for.
+   * does not exist writes nothing, whatever the value; its answer is not waited for.
    */
-  private void warmUp(String value) {
+  private void warmUp() {
     try {
       script.evalAsync(
           WARM_UP_KEY,
@@ -80,18 +79,17 @@ final class GateKey {
           RENEW.source(),
           RScript.ReturnType.LONG,
           List.of(WARM_UP_KEY),
-          value,
+          "warm-up",
           Long.toString(ttlMillis));
     } catch (RuntimeException e) {
       log.debug("gate key warm-up not sent: {}", e.toString());
     }
   }
 
-  private void retryListen(
-      Throwable error, Runnable letGo, ScheduledExecutorService retryOn, String warmUpValue) {
+  private void retryListen(Throwable error, Runnable letGo, ScheduledExecutorService retryOn) {
     log.debug("cannot subscribe to {} yet: {}", CHANNEL, error.toString());
     try {
-      retryOn.schedule(() -> listen(letGo, retryOn, warmUpValue), 1, TimeUnit.SECONDS);
+      retryOn.schedule(() -> listen(letGo, retryOn), 1, TimeUnit.SECONDS);
     } catch (RejectedExecutionException e) {
       // closed meanwhile
     }
