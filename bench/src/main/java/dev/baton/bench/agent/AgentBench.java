@@ -254,11 +254,10 @@ public final class AgentBench {
       f.row("no JVM options: RSS, idle follower, 70 s after start (MiB)", idle.rssPlainAfter70s());
       f.note(
           "As the image runs it: sh agent/src/main/image/baton-agent, the image's entrypoint, with"
-              + " its default JVM options (SerialGC, C1 only, -Xms8m -Xmx24m -Xmn2m, compile thresholds"
-              + " x5, the class"
-              + " archives unrelocated, MALLOC_ARENA_MAX=2)"
-              + " and the class archive it trained itself as the Dockerfile has it"
-              + " (train-class-archive), beside a copy of the jar.");
+              + " its default JVM options (SerialGC, C1 only, -Xms8m -Xmx24m -Xmn2m, compile"
+              + " thresholds x5, the class archives unrelocated, MALLOC_ARENA_MAX=2) and the class"
+              + " archive it trained itself as the Dockerfile has it (train-class-archive), beside"
+              + " a copy of the jar.");
     }
   }
 
