@@ -20,6 +20,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 
 /** The agents of the simulated pods, each the shipped jar in its own JVM, with their echo apps. */
 final class AgentFleet implements AutoCloseable {
@@ -87,6 +91,38 @@ final class AgentFleet implements AutoCloseable {
         pod,
         List.of("sh", entrypoint.toAbsolutePath().toString()),
         Map.of("BATON_HOME", home.toString()));
+  }
+
+  /**
+   * Starts {@link FootprintFloor} for {@code pod} as the image starts the agent: its entrypoint and
+   * default options, with a jar that holds only its classes in place of the agent's (and no class
+   * archive of its own: its few classes beyond the JDK's come from the JDK's archive).
+   */
+  double startFloor(String pod) throws IOException {
+    Path home = dir.resolve("floor-home");
+    Files.createDirectories(home);
+    Manifest manifest = new Manifest();
+    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+    manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FootprintFloor.class.getName());
+    try (var out =
+        new JarOutputStream(Files.newOutputStream(home.resolve("baton-agent.jar")), manifest)) {
+      for (Class<?> c : FootprintFloor.CLASSES) {
+        String entry = c.getName().replace('.', '/') + ".class";
+        try (var in = c.getClassLoader().getResourceAsStream(entry)) {
+          out.putNextEntry(new JarEntry(entry));
+          in.transferTo(out);
+          out.closeEntry();
+        }
+      }
+    }
+    return start(
+        pod,
+        List.of("sh", entrypoint.toAbsolutePath().toString()),
+        Map.of(
+            "BATON_HOME",
+            home.toString(),
+            "FLOOR_API_SERVER",
+            cluster.client.getMasterUrl().toString()));
   }
 
   private double start(String pod, List<String> command, Map<String, String> extraEnv) {
@@ -211,13 +247,18 @@ final class AgentFleet implements AutoCloseable {
     return -1;
   }
 
-  /** Idle followers' footprint: as the image runs the agent, and with no JVM options at all. */
+  /**
+   * Idle followers' footprint: as the image runs the agent, with no JVM options at all, and the
+   * floor under it ({@link FootprintFloor}).
+   */
   record IdleFootprint(
       List<Double> startToReadyAsTheImage,
       double rssAsTheImageAfter5s,
       double rssAsTheImageAfter70s,
       double anonymousRssAsTheImageAfter70s,
-      double rssPlainAfter70s) {}
+      double rssPlainAfter70s,
+      double rssOfTheFloorAfter70s,
+      double anonymousRssOfTheFloorAfter70s) {}
 
   /**
    * Agents for pods outside the group (idle followers): three started as the image starts them, one
@@ -238,6 +279,9 @@ final class AgentFleet implements AutoCloseable {
     String plain = "agent-footprint-plain";
     cluster.createPod(plain, "not-in-a-group");
     start(plain);
+    String floor = "agent-footprint-floor";
+    cluster.createPod(floor, "not-in-a-group");
+    startFloor(floor);
     LockSupport.parkNanos(
         Math.max(0, Duration.ofSeconds(5).toNanos() - (System.nanoTime() - started)));
     double after5s = rssKib(agents.get(image).process().pid()) / 1024.0;
@@ -248,7 +292,9 @@ final class AgentFleet implements AutoCloseable {
         after5s,
         rssKib(agents.get(image).process().pid()) / 1024.0,
         anonymousRssKib(agents.get(image).process().pid()) / 1024.0,
-        rssKib(agents.get(plain).process().pid()) / 1024.0);
+        rssKib(agents.get(plain).process().pid()) / 1024.0,
+        rssKib(agents.get(floor).process().pid()) / 1024.0,
+        anonymousRssKib(agents.get(floor).process().pid()) / 1024.0);
   }
 
   /** Whether a new connection through {@code port} echoes a byte. */
