@@ -110,9 +110,10 @@ final class PodWatch implements BatonLeadership.Source {
     if ("http".equals(target.apiServer().getScheme())) {
       // No h2c upgrade over plain HTTP: some servers (the mock API server) mishandle it.
       b.version(HttpClient.Version.HTTP_1_1);
-      // A client given no TLS context builds the JVM's default one for connections it will never
-      // make: the security providers, the cipher suites and the cacerts file, about 700 classes
-      // and a quarter of a second of the start (docs/design.md, "Shipped in the operator's image").
+      // A client given no TLS context builds the JVM's default one for connections it will
+      // never make: the security providers, the cipher suites and the cacerts file, about 700
+      // classes and a quarter of a second of the start (docs/design.md, "No TLS for a
+      // plain-HTTP API server").
       b.sslContext(new NoTls()).sslParameters(new SSLParameters());
     } else if (target.tls() != null) {
       b.sslContext(target.tls());
