@@ -211,13 +211,11 @@ public final class LocalRedisCluster implements AutoCloseable {
    */
   public void awaitHealthy(Duration within) {
     long deadline = System.nanoTime() + within.toNanos();
-    String last = "";
     while (System.nanoTime() < deadline) {
       boolean ok = true;
       for (LocalRedis n : nodes) {
         if (n.answering() && !clusterOk(n)) {
           ok = false;
-          last = n.port() + ": " + n.command("CLUSTER", "INFO").lines().findFirst().orElse("");
         }
       }
       if (ok) {
@@ -225,7 +223,35 @@ public final class LocalRedisCluster implements AutoCloseable {
       }
       sleep(50);
     }
-    throw new IllegalStateException("the cluster is not healthy: " + last);
+    throw new IllegalStateException(
+        "the cluster is not healthy within " + within + ":\n" + unhealthyNodes());
+  }
+
+  /**
+   * What each unhealthy node says of the cluster: its state and slot counts, and every node as it
+   * sees them (flags, master, link, slots), so that a heal that never ends can be read afterwards.
+   */
+  private String unhealthyNodes() {
+    StringBuilder out = new StringBuilder();
+    for (LocalRedis n : nodes) {
+      try {
+        if (!n.answering() || clusterOk(n)) {
+          continue;
+        }
+        out.append("node ").append(n.port()).append(':');
+        bulk(n.command("CLUSTER", "INFO"))
+            .lines()
+            .filter(l -> l.startsWith("cluster_state") || l.startsWith("cluster_slots_"))
+            .forEach(l -> out.append(' ').append(l.trim()));
+        out.append('\n');
+        bulk(n.command("CLUSTER", "NODES"))
+            .lines()
+            .forEach(l -> out.append("  ").append(l.trim()).append('\n'));
+      } catch (IllegalStateException e) {
+        out.append("node ").append(n.port()).append(": ").append(e.getMessage()).append('\n');
+      }
+    }
+    return out.toString();
   }
 
   /**
