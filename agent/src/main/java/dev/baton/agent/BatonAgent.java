@@ -65,6 +65,9 @@ public final class BatonAgent implements AutoCloseable {
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
       metrics.podReady(leadership::podReady);
+      if (redisson != null) {
+        metrics.redis(leadership.redisHealth());
+      }
       LockService locks =
           redisson == null
               ? null

@@ -139,7 +139,7 @@ public final class BatonLeadership implements AutoCloseable {
   private final ScheduledExecutorService thread;
   private volatile boolean leader;
   private volatile long term;
-  private long deadlineNanos;
+  private volatile long deadlineNanos;
   private boolean answered;
   private long lastAsked;
   private String lastProblem;
@@ -224,6 +224,14 @@ public final class BatonLeadership implements AutoCloseable {
   /** Whether this pod leads, as last confirmed. */
   public boolean isLeader() {
     return leader;
+  }
+
+  /**
+   * Until when, by {@link System#nanoTime()}, the last confirmation holds: after it, this process
+   * must act as though it does not lead, whether or not the revocation has run yet.
+   */
+  public long confirmedUntilNanos() {
+    return deadlineNanos;
   }
 
   /** The term of the current leadership; after a revocation, the term of the last one; else 0. */

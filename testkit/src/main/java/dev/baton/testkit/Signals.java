@@ -3,11 +3,11 @@ package dev.baton.testkit;
 import java.io.IOException;
 
 /** POSIX signals to a child process: SIGSTOP freezes it where it is, SIGCONT lets it run on. */
-final class Signals {
+public final class Signals {
 
   private Signals() {}
 
-  static void send(Process process, String signal) {
+  public static void send(Process process, String signal) {
     if (process == null || !process.isAlive()) {
       return;
     }

@@ -35,6 +35,9 @@ import org.slf4j.LoggerFactory;
  * connection handed over before the cut is queued is in its loop's set when the cut runs there; one
  * accepted after it finds the gate shut and is reset. {@link #closed} returns once every loop has
  * reset its connections (RST sent on both sides).
+ *
+ * <p>Why a paused gate relays nothing late: every loop checks the hold's deadline ({@link
+ * #openUntil}) after each wake-up and before each write, by the monotonic clock, and cuts instead.
  */
 public final class Gate implements Exclusive, AutoCloseable {
 
@@ -46,7 +49,9 @@ public final class Gate implements Exclusive, AutoCloseable {
   private final ServerSocketChannel server;
   private final List<GateLoop> loops = new ArrayList<>();
   private int next; // the loop the next connection goes to; guarded by this
-  private boolean open; // guarded by this
+  private volatile boolean open; // written under this
+  private volatile boolean bounded; // whether openUntilNanos applies
+  private volatile long openUntilNanos;
 
   /**
    * Binds the port at once, so that a port in use stops the agent before anything else starts.
@@ -68,7 +73,7 @@ public final class Gate implements Exclusive, AutoCloseable {
       s.bind(new InetSocketAddress(route.listenPort()), 256);
       s.configureBlocking(false);
       for (int i = 0; i < loopCount; i++) {
-        loops.add(new GateLoop(route, target, metrics, i));
+        loops.add(new GateLoop(route, target, metrics, i, this::mayRelay));
       }
       loops.get(0).accepting(s, this::accepted);
     } catch (IOException e) {
@@ -91,8 +96,23 @@ public final class Gate implements Exclusive, AutoCloseable {
   }
 
   @Override
+  public void openUntil(long untilNanos) {
+    openUntilNanos = untilNanos;
+    bounded = true;
+  }
+
+  @Override
   public synchronized void opened(long term) {
     open = true;
+  }
+
+  /**
+   * Whether a byte may be relayed at {@code nowNanos}: open, and not past the hold's deadline. A
+   * loop that wakes past it (its process was paused, say) cuts before it relays anything, whether
+   * or not the leadership's own timer has closed the gate yet.
+   */
+  boolean mayRelay(long nowNanos) {
+    return open && (!bounded || nowNanos - openUntilNanos < 0);
   }
 
   @Override
@@ -122,14 +142,14 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
   }
 
-  public synchronized boolean isOpen() {
-    return open;
+  public boolean isOpen() {
+    return mayRelay(System.nanoTime());
   }
 
   /** On the first loop: a connection was accepted. */
   private void accepted(SocketChannel client) {
     synchronized (this) {
-      if (open) {
+      if (mayRelay(System.nanoTime())) {
         metrics.gateAccepted(route.listenPort());
         loops.get(next).forward(client);
         next = (next + 1) % loops.size();

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +43,7 @@ final class GateLoop {
   private final InetSocketAddress target;
   private final AgentMetrics metrics;
   private final Selector selector;
+  private final LongPredicate mayRelay;
   private final Thread thread;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private volatile boolean stopped;
@@ -53,9 +55,19 @@ final class GateLoop {
   private final List<Forwarding> connecting = new ArrayList<>();
   private final GateBuffers buffers = new GateBuffers();
 
-  GateLoop(GateRoute route, InetSocketAddress target, AgentMetrics metrics, int index)
+  /**
+   * @param mayRelay whether a byte may be relayed at a {@link System#nanoTime()}: checked after
+   *     every wake-up and before every write
+   */
+  GateLoop(
+      GateRoute route,
+      InetSocketAddress target,
+      AgentMetrics metrics,
+      int index,
+      LongPredicate mayRelay)
       throws IOException {
     this.route = route;
+    this.mayRelay = mayRelay;
     this.target = target;
     this.metrics = metrics;
     this.selector = Selector.open();
@@ -140,12 +152,20 @@ final class GateLoop {
   private void run() {
     try {
       while (!stopped) {
-        if (connecting.isEmpty()) {
+        if (!tasks.isEmpty()) {
+          // A cut's own selectNow (flushCloses) may have taken the wake-up of a task queued since.
+          selector.selectNow();
+        } else if (connecting.isEmpty()) {
           selector.select();
         } else {
           selector.select(50);
         }
         runTasks();
+        if (!forwardings.isEmpty() && !mayRelay.test(System.nanoTime())) {
+          // Woken past the deadline (a pause): cut before a byte read now is passed on.
+          resetAll("past the gate's deadline");
+          continue;
+        }
         Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
         while (keys.hasNext()) {
           SelectionKey key = keys.next();
@@ -267,6 +287,11 @@ final class GateLoop {
       target = new GateSide(this, t, buffers);
       client.peer = target;
       target.peer = client;
+    }
+
+    /** Whether a byte may be written to either side now. */
+    boolean mayRelay() {
+      return mayRelay.test(System.nanoTime());
     }
 
     /** On the loop thread: counts it as forwarded and starts connecting to the target. */

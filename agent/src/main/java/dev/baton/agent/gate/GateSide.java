@@ -57,6 +57,10 @@ final class GateSide {
       return;
     }
     b.flip();
+    if (!forwarding.mayRelay()) {
+      forwarding.fail(); // past the deadline: what was read goes nowhere
+      return;
+    }
     peer.channel.write(b);
     if (b.hasRemaining()) {
       // The peer is slower: keep the rest, read nothing more here until the peer took it.
@@ -71,6 +75,10 @@ final class GateSide {
   /** The peer can take more: writes what is pending from this side, then reads here again. */
   void drain() throws IOException {
     if (pending == null) {
+      return;
+    }
+    if (!forwarding.mayRelay()) {
+      forwarding.fail();
       return;
     }
     peer.channel.write(pending);

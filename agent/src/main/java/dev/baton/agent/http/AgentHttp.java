@@ -80,8 +80,11 @@ public final class AgentHttp implements AutoCloseable {
         if (path.equals("/healthz")) {
           text(ex, 200, "ok\n");
         } else if (path.equals("/readyz")) {
-          boolean ready = leadership.ready();
-          text(ex, ready ? 200 : 503, ready ? "ok\n" : "the pod has not been read yet\n");
+          String why =
+              leadership.ready()
+                  ? leadership.notReadyReason().orElse(null)
+                  : "the pod has not been read yet";
+          text(ex, why == null ? 200 : 503, why == null ? "ok\n" : why + "\n");
         } else if (path.equals("/metrics")) {
           ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
           send(ex, 200, metrics.scrape().getBytes(StandardCharsets.UTF_8));

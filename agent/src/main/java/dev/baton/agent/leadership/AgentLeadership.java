@@ -4,13 +4,15 @@ import dev.baton.client.BatonLeadership;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.KubernetesApi;
 import dev.baton.client.LeadershipListener;
-import dev.baton.client.LockValues;
 import dev.baton.client.PodFacts;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -19,11 +21,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether this pod may serve as its group's leader, by one rule for the gates and the HTTP view:
- * its pod is labeled leader and confirmed by a fresh read ({@link BatonLeadership}), and, with
- * Redis, this agent holds the group's gate key, by its own clock with a margin before the key could
- * expire. Without Redis a promotion counts only once it was seen for {@code confirmWithin}. Neither
- * while the pod, as last seen, is one the operator is certain to demote ({@link NotReadyCut}).
+ * Whether this pod may serve as its group's leader, by one rule ({@link GateRule}) for the gates
+ * and the HTTP view: its pod is labeled leader and confirmed by a fresh read ({@link
+ * BatonLeadership}), and, with Redis, this agent holds the group's gate key by a proven hold, by
+ * its own clock with a margin before the hold could run out. Without Redis a promotion counts only
+ * once it was seen for {@code confirmWithin}. Neither while the pod, as last seen, is one the
+ * operator is certain to demote ({@link NotReadyCut}).
+ *
+ * <p>Every change of what the agent knows ends in {@link #apply}, under the lock, which opens,
+ * extends or closes the gates to match the rule; a timer applies it every 10 ms so that a deadline
+ * passing closes them too, and the gates check the deadline themselves before they relay a byte.
  */
 public final class AgentLeadership implements AutoCloseable {
 
@@ -32,19 +39,20 @@ public final class AgentLeadership implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(AgentLeadership.class);
   private static final long TICK_MILLIS = 20;
+  private static final long HOLDER_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(2);
 
   private final String namespace;
   private final String pod;
   private final GateKey gateKey;
-  private final String value;
   private final long ttlNanos;
   private final long renewEveryNanos;
-  private final long marginNanos;
+  private final long ttlLessMarginNanos;
   private final List<Exclusive> exclusives = new CopyOnWriteArrayList<>();
   private final List<Consumer<LeadershipView>> watchers = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService keyThread = daemon("baton-agent-gate-key");
   private final ScheduledExecutorService deadlineThread = daemon("baton-agent-gate-deadline");
   private final Object lock = new Object();
+  private final RedisHealth redisHealth;
   private BatonLeadership leadership;
   private volatile String roleLabel;
   private volatile PodFacts facts;
@@ -53,12 +61,14 @@ public final class AgentLeadership implements AutoCloseable {
   private boolean confirmed;
   private boolean cut; // NotReadyCut applies to the pod as last seen
   private long term;
-  private boolean open;
-  private String heldKey;
-  private long lastRenewNanos;
-  private long heldUntilNanos;
+  private GateRule.Hold hold;
   private boolean closing;
+  private boolean open;
+  private long openUntilNanos;
   private boolean warnedNoGroup;
+  private String leaderPod; // as the group's gate key names it, for followers
+  private Long leaderTerm;
+  private long holderReadNanos;
   private LeadershipView view;
 
   /**
@@ -69,11 +79,12 @@ public final class AgentLeadership implements AutoCloseable {
     this.namespace = namespace;
     this.pod = pod;
     this.gateKey = redisson == null ? null : new GateKey(redisson, confirmWithin);
-    this.value = "agent:" + namespace + "/" + pod + ":" + LockValues.random();
     this.ttlNanos = confirmWithin.toNanos();
     this.renewEveryNanos = confirmWithin.toNanos() / 4;
-    this.marginNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(100), confirmWithin.toNanos() / 10);
-    this.view = new LeadershipView(false, null, pod, null, null);
+    long margin = Math.min(TimeUnit.MILLISECONDS.toNanos(100), confirmWithin.toNanos() / 10);
+    this.ttlLessMarginNanos = ttlNanos - margin;
+    this.redisHealth = new RedisHealth(confirmWithin.toNanos());
+    this.view = new LeadershipView(false, null, pod, null, null, null, null);
   }
 
   /** Gates and the like, told on every open and close; add them before {@link #start}. */
@@ -106,13 +117,40 @@ public final class AgentLeadership implements AutoCloseable {
         this::checkDeadline, TICK_MILLIS, TICK_MILLIS / 2, TimeUnit.MILLISECONDS);
     if (gateKey != null) {
       keyThread.scheduleWithFixedDelay(this::tick, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
-      gateKey.listen(() -> onKeyThread(this::tick), keyThread);
+      gateKey.listen(key -> onKeyThread(() -> keyChanged(key)), keyThread);
     }
   }
 
   /** Whether the first read of the pod has answered. */
   public boolean ready() {
     return facts != null;
+  }
+
+  /**
+   * Why this agent should not count as ready although its pod was read: labeled leader, yet its
+   * Redis has not answered for {@code confirmWithin}, so its gate cannot open. A readiness probe on
+   * it makes the pod not ready, and the operator moves leadership to a pod whose gate can open.
+   */
+  public Optional<String> notReadyReason() {
+    boolean labeledLeader;
+    synchronized (lock) {
+      labeledLeader = confirmed;
+    }
+    return labeledLeader && gateKey != null
+        ? redisHealth
+            .unreachableFor(System.nanoTime())
+            .map(
+                d ->
+                    "this pod is labeled leader but its gate cannot open: Redis has not answered"
+                        + " for "
+                        + d.toMillis()
+                        + " ms")
+        : Optional.empty();
+  }
+
+  /** What the agent knows of its Redis, for /metrics. */
+  public RedisHealth redisHealth() {
+    return redisHealth;
   }
 
   /** Whether the pod, as last seen, is ready as the operator counts it. */
@@ -122,13 +160,15 @@ public final class AgentLeadership implements AutoCloseable {
   }
 
   /** The pod's uid, once a read has shown it. */
-  public java.util.Optional<String> podUid() {
+  public Optional<String> podUid() {
     PodFacts f = facts;
-    return f == null ? java.util.Optional.empty() : java.util.Optional.ofNullable(f.uid());
+    return f == null ? Optional.empty() : Optional.ofNullable(f.uid());
   }
 
+  /** The answer now: a deadline that passed closes the gates before it is given. */
   public LeadershipView view() {
     synchronized (lock) {
+      apply();
       return view;
     }
   }
@@ -138,12 +178,14 @@ public final class AgentLeadership implements AutoCloseable {
       throws InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     synchronized (lock) {
+      apply();
       while (view.leader() == leader) {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           break;
         }
         TimeUnit.NANOSECONDS.timedWait(lock, left);
+        apply();
       }
       return view;
     }
@@ -157,7 +199,7 @@ public final class AgentLeadership implements AutoCloseable {
 
   private void podSeen(PodFacts seen) {
     facts = seen;
-    String release = null;
+    GateRule.Hold release = null;
     boolean again = false;
     synchronized (lock) {
       boolean certain = NotReadyCut.after(cut, seen, roleLabel);
@@ -165,19 +207,17 @@ public final class AgentLeadership implements AutoCloseable {
         cut = certain;
         again = !certain && !closing;
         if (certain) {
-          // As on a demotion: every connection reset first, the key let go only after.
-          closeAll("the pod is not ready and its group fails over at once");
-          release = heldKey;
-          heldKey = null;
-        } else if (confirmed && !closing && gateKey == null) {
-          openAll();
+          // As on a demotion: every connection reset first (apply), the key let go only after.
+          release = hold;
+          hold = null;
         }
       }
+      apply();
       refreshView();
     }
     if (release != null) {
-      String key = release;
-      onKeyThread(() -> letGo(key));
+      GateRule.Hold h = release;
+      onKeyThread(() -> letGo(h));
     } else if (again) {
       onKeyThread(this::tick); // ready again: take the key at once if still confirmed
     }
@@ -187,7 +227,7 @@ public final class AgentLeadership implements AutoCloseable {
     if (gateKey != null) {
       try {
         keyThread.execute(task);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         // closed meanwhile
       }
     }
@@ -197,97 +237,192 @@ public final class AgentLeadership implements AutoCloseable {
     synchronized (lock) {
       confirmed = true;
       term = t;
-      if (gateKey == null && !cut) {
-        openAll();
-      }
+      apply();
     }
-    if (gateKey != null) {
-      keyThread.execute(this::tick);
-    }
+    onKeyThread(this::tick);
   }
 
   private void onRevoked(String reason) {
-    String toRelease;
+    GateRule.Hold release;
     synchronized (lock) {
       confirmed = false;
-      closeAll(reason);
-      toRelease = heldKey;
-      heldKey = null;
+      apply(reason);
+      release = hold;
+      hold = null;
     }
-    if (toRelease != null) {
-      keyThread.execute(() -> letGo(toRelease));
+    if (release != null) {
+      onKeyThread(() -> letGo(release));
+    }
+  }
+
+  /** A message on {@code baton:gates}: {@code changed} was taken or let go. */
+  private void keyChanged(String changed) {
+    String mine;
+    synchronized (lock) {
+      mine = groupKey();
+    }
+    if (changed.equals(mine)) {
+      tick();
+      readHolder();
     }
   }
 
   /** The gate key's work, on its own thread: take it while confirmed, renew it, let it go. */
   private void tick() {
+    GateRule.Hold release = null;
     String key;
-    boolean renew;
+    GateRule.Hold current;
+    boolean retake;
     long now = System.nanoTime();
-    String release = null;
     synchronized (lock) {
-      if (heldKey != null && (!confirmed || closing || cut)) {
-        release = heldKey;
-        heldKey = null;
-        closeAll("no longer confirmed");
+      key = confirmed && !closing && !cut ? groupKey() : null;
+      if (hold != null && (key == null || !key.equals(hold.key()) || hold.term() != term)) {
+        release = hold;
+        hold = null;
+        apply("no longer confirmed");
       }
+      current = hold;
+      retake = open && now - openUntilNanos < 0;
     }
     if (release != null) {
       letGo(release); // only once every connection is closed
       return;
     }
+    if (key == null) {
+      if (now - holderReadNanos > HOLDER_REFRESH_NANOS) {
+        readHolder();
+      }
+      return;
+    }
+    if (current == null) {
+      take(key);
+    } else if (now - current.lastSentNanos() >= renewEveryNanos
+        || (!current.proven() && now - current.openAfterNanos() >= 0)) {
+      renew(current, retake);
+    }
+  }
+
+  private void take(String key) {
+    long t;
     synchronized (lock) {
-      if (!confirmed || closing || cut) {
-        return;
-      }
-      key = groupKey();
-      if (key == null) {
-        return;
-      }
-      renew = key.equals(heldKey);
-      if (renew && now - lastRenewNanos < renewEveryNanos) {
+      t = term;
+    }
+    // A fresh value for every attempt: a take whose answer was lost can never pass for this one.
+    String value = GateKey.holdValue(namespace, pod, t);
+    long sent = System.nanoTime();
+    GateKey.Take taken;
+    try {
+      taken = gateKey.take(key, value);
+    } catch (IllegalStateException e) {
+      redisHealth.failed(System.nanoTime());
+      log.debug("gate key {}: {}", key, e.getMessage());
+      return;
+    }
+    long answered = System.nanoTime();
+    redisHealth.answered(answered);
+    if (taken == GateKey.Take.REFUSED) {
+      return;
+    }
+    boolean proven = taken == GateKey.Take.NOW;
+    if (!proven) {
+      log.warn(
+          "the gate key {} was absent from Redis (a restart without data, an eviction, a failover?):"
+              + " a gate may still be open on it, so this one opens only after holding it for {} ms",
+          key,
+          TimeUnit.NANOSECONDS.toMillis(ttlNanos));
+    }
+    synchronized (lock) {
+      GateRule.Hold h =
+          new GateRule.Hold(
+              key, value, t, proven, answered + ttlNanos, sent + ttlLessMarginNanos, sent);
+      if (confirmed && !closing && !cut && term == t && hold == null) {
+        hold = h;
+        apply();
         return;
       }
     }
-    boolean ok;
+    letGo(new GateRule.Hold(key, value, t, false, 0, 0, sent)); // demoted meanwhile
+  }
+
+  /**
+   * @param open whether the gate was open when this was decided: only then, and only if sent before
+   *     the hold's deadline, may an absent key be taken again
+   */
+  private void renew(GateRule.Hold current, boolean open) {
+    long sent = System.nanoTime();
+    boolean retake = open && sent - current.untilNanos() < 0;
+    GateKey.Renewal r;
     try {
-      ok = renew ? gateKey.renew(key, value) : gateKey.take(key, value);
+      r = gateKey.renew(current.key(), current.value(), retake);
     } catch (IllegalStateException e) {
-      log.debug("gate key {}: {}", key, e.getMessage());
+      redisHealth.failed(System.nanoTime());
+      log.debug("gate key {}: {}", current.key(), e.getMessage());
       return; // the deadline closes the gate if this goes on
     }
+    redisHealth.answered(System.nanoTime());
+    if (r == GateKey.Renewal.RETAKEN) {
+      log.warn(
+          "the gate key {} was lost from Redis while this gate was open; taken again within its"
+              + " deadline, connections kept",
+          current.key());
+    }
     synchronized (lock) {
-      if (!ok) {
-        if (renew) {
-          closeAll("the gate key is no longer this agent's");
-          heldKey = null;
+      if (hold != current) {
+        return; // let go meanwhile
+      }
+      if (r == GateKey.Renewal.EXTENDED || r == GateKey.Renewal.RETAKEN) {
+        hold = current.renewed(sent, ttlLessMarginNanos);
+      } else {
+        hold = null;
+        apply(
+            r == GateKey.Renewal.LOST
+                ? "the gate key was lost from Redis"
+                : "the gate key is no longer this agent's");
+      }
+    }
+  }
+
+  /** Who leads by the gate key, for the answers of a follower's agent. */
+  private void readHolder() {
+    String key;
+    synchronized (lock) {
+      key = groupKey();
+      holderReadNanos = System.nanoTime();
+    }
+    if (key == null) {
+      return;
+    }
+    try {
+      GateKey.Holder h = gateKey.holder(key);
+      redisHealth.answered(System.nanoTime());
+      redisHealth.memory(h.maxmemory(), h.policy());
+      synchronized (lock) {
+        if (!open) {
+          refreshLeader(GateKey.podOf(h.value()), GateKey.termOf(h.value()));
         }
-        return;
       }
-      heldKey = key;
-      lastRenewNanos = now;
-      heldUntilNanos = now + ttlNanos - marginNanos;
-      if (confirmed && !closing && !cut && !open && System.nanoTime() - heldUntilNanos < 0) {
-        openAll();
-      }
+    } catch (IllegalStateException e) {
+      redisHealth.failed(System.nanoTime());
+      log.debug("gate key {}: {}", key, e.getMessage());
     }
   }
 
   private void checkDeadline() {
     synchronized (lock) {
-      if (open && gateKey != null && System.nanoTime() - heldUntilNanos >= 0) {
-        closeAll("the gate key could not be renewed before it could expire");
-        heldKey = null;
-      }
+      apply();
     }
   }
 
-  private void letGo(String key) {
+  private void letGo(GateRule.Hold h) {
     try {
-      gateKey.letGo(key, value);
+      gateKey.letGo(h.key(), h.value());
+      redisHealth.answered(System.nanoTime());
     } catch (IllegalStateException e) {
+      redisHealth.failed(System.nanoTime());
       log.warn(
-          "could not let go of the gate key {} ({}); it expires on its own", key, e.getMessage());
+          "could not let go of the gate key {} ({}); it runs out on its own",
+          h.key(),
+          e.getMessage());
     }
   }
 
@@ -295,7 +430,7 @@ public final class AgentLeadership implements AutoCloseable {
     PodFacts f = facts;
     String group = f == null ? null : f.annotations().get(GROUP);
     if (group == null || group.isBlank()) {
-      if (!warnedNoGroup) {
+      if (confirmed && !warnedNoGroup) {
         warnedNoGroup = true;
         log.warn("the pod is labeled leader but has no {} annotation: the gate stays shut", GROUP);
       }
@@ -304,16 +439,53 @@ public final class AgentLeadership implements AutoCloseable {
     return GateKey.name(namespace, group);
   }
 
-  private void openAll() {
-    if (open) {
+  private void apply() {
+    apply(null);
+  }
+
+  /** Under the lock: opens, extends or closes the gates by the rule, as of now. */
+  private void apply(String reason) {
+    long now = System.nanoTime();
+    long confirmedUntil = leadership == null ? now : leadership.confirmedUntilNanos();
+    OptionalLong until =
+        GateRule.openUntil(
+            new GateRule.Facts(
+                confirmed, term, confirmedUntil, cut, closing, gateKey != null, hold),
+            now);
+    if (until.isEmpty()) {
+      closeAll(reason != null ? reason : why(now, confirmedUntil));
       return;
     }
-    open = true;
-    log.info("leading with term {}: gates open", term);
-    for (Exclusive e : exclusives) {
-      e.opened(term);
+    if (!open || until.getAsLong() != openUntilNanos) {
+      openUntilNanos = until.getAsLong();
+      for (Exclusive e : exclusives) {
+        e.openUntil(openUntilNanos);
+      }
     }
-    refreshView();
+    if (!open) {
+      open = true;
+      log.info("leading with term {}: gates open", term);
+      for (Exclusive e : exclusives) {
+        e.opened(term);
+      }
+      refreshLeader(pod, term);
+    }
+  }
+
+  private String why(long now, long confirmedUntil) {
+    if (closing) {
+      return "the agent is stopping";
+    }
+    if (cut) {
+      return "the pod is not ready and its group fails over at once";
+    }
+    if (!confirmed) {
+      return "no longer confirmed";
+    }
+    if (now - confirmedUntil >= 0) {
+      return "leadership could not be confirmed before its deadline";
+    }
+    return "the gate key could not be renewed before its deadline";
   }
 
   private void closeAll(String reason) {
@@ -331,6 +503,16 @@ public final class AgentLeadership implements AutoCloseable {
       }
     }
     log.info("no longer leading ({}): gates closed", reason);
+    if (pod.equals(leaderPod)) {
+      leaderPod = null;
+      leaderTerm = null;
+    }
+    refreshView();
+  }
+
+  private void refreshLeader(String name, Long t) {
+    leaderPod = name;
+    leaderTerm = name == null ? null : t;
     refreshView();
   }
 
@@ -343,7 +525,9 @@ public final class AgentLeadership implements AutoCloseable {
             open ? term : null,
             pod,
             annotations.get(GROUP),
-            open ? annotations.get(SINCE) : null);
+            open ? annotations.get(SINCE) : null,
+            leaderPod,
+            leaderTerm);
     if (!v.equals(view)) {
       view = v;
       lock.notifyAll();
@@ -356,19 +540,22 @@ public final class AgentLeadership implements AutoCloseable {
   /** Closes the gates, gives the gate key up, and stops following the pod. */
   @Override
   public void close() {
+    GateRule.Hold release;
     synchronized (lock) {
       closing = true;
+      apply();
+      release = hold;
+      hold = null;
     }
     if (leadership != null) {
-      leadership.close(); // revokes: gates closed, the key's release queued
+      leadership.close();
     }
-    synchronized (lock) {
-      closeAll("the agent is stopping");
-    }
-    try {
-      keyThread.submit(this::tick).get(2, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      log.debug("letting go on close: {}", e.toString());
+    if (release != null) {
+      try {
+        keyThread.submit(() -> letGo(release)).get(2, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        log.debug("letting go on close: {}", e.toString());
+      }
     }
     if (gateKey != null) {
       gateKey.stopListening();

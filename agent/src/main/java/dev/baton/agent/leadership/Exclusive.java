@@ -6,6 +6,13 @@ package dev.baton.agent.leadership;
  */
 public interface Exclusive {
 
+  /**
+   * Until when, by {@link System#nanoTime()}, it may be used: told before {@link #opened} and again
+   * on every renewal. Past it, nothing may be served even if {@link #closed} has not come yet (the
+   * agent was paused, say): the deadline is checked by whoever serves.
+   */
+  default void openUntil(long untilNanos) {}
+
   /** This pod alone leads now, with {@code term}. */
   void opened(long term);
 

@@ -2,10 +2,20 @@ package dev.baton.agent.leadership;
 
 /**
  * What {@code GET /v1/leadership} answers: whether this pod leads by the gate's rule, with which
- * term, in which group, since when.
+ * term, in which group, since when, and which pod of the group leads.
  *
  * @param term while leading, else null
  * @param group the pod's {@code baton.dev/leader-group} annotation, or null
  * @param since while leading, the pod's {@code baton.dev/leader-since} annotation, else null
+ * @param leaderPod the pod whose agent holds the group's gate key (this pod while it leads), or
+ *     null when none does or the agent has no Redis
+ * @param leaderTerm that pod's term, or null
  */
-public record LeadershipView(boolean leader, Long term, String pod, String group, String since) {}
+public record LeadershipView(
+    boolean leader,
+    Long term,
+    String pod,
+    String group,
+    String since,
+    String leaderPod,
+    Long leaderTerm) {}

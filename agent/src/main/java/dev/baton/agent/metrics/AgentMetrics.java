@@ -1,6 +1,7 @@
 package dev.baton.agent.metrics;
 
 import dev.baton.agent.leadership.LeadershipView;
+import dev.baton.agent.leadership.RedisHealth;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +21,7 @@ public final class AgentMetrics {
   private final Map<Integer, LongAdder> openConnections = new ConcurrentHashMap<>();
   private volatile Supplier<LeadershipView> leadership = () -> null;
   private volatile BooleanSupplier podReady = () -> false;
+  private volatile RedisHealth redis;
 
   public void leadership(Supplier<LeadershipView> view) {
     this.leadership = view;
@@ -27,6 +29,11 @@ public final class AgentMetrics {
 
   public void podReady(BooleanSupplier ready) {
     this.podReady = ready;
+  }
+
+  /** The agent's Redis, when it has one. */
+  public void redis(RedisHealth health) {
+    this.redis = health;
   }
 
   public void gateAccepted(int port) {
@@ -74,6 +81,16 @@ public final class AgentMetrics {
         "pod_ready",
         "1 while this pod, as last seen, is ready as the operator counts it",
         podReady.getAsBoolean() ? 1 : 0);
+    RedisHealth r = redis;
+    if (r != null) {
+      gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
+      gauge(
+          out,
+          "redis_evicts_gate_key",
+          "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
+              + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
+          r.evictsGateKey());
+    }
     out.append("# HELP ")
         .append(PREFIX)
         .append("gate_connections_open connections forwarded now\n# TYPE ")

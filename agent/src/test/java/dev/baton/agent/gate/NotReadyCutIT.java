@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.leadership.NotReadyCut;
 import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.agent.testing.GateKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -32,9 +33,6 @@ import org.junit.jupiter.api.Test;
 class NotReadyCutIT {
 
   private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(3);
-  private static final String GATE_KEY =
-      "baton:{gate:" + Sandbox.NS + "/" + AgentSandbox.GROUP + "}";
-
   private final HttpClient http = HttpClient.newHttpClient();
   private AgentSandbox sandbox;
 
@@ -73,9 +71,9 @@ class NotReadyCutIT {
         .atMost(Duration.ofSeconds(2))
         .untilAsserted(
             () ->
-                assertThat(sandbox.cluster.redis.command("EXISTS", GATE_KEY))
-                    .as("the gate key let go")
-                    .isEqualTo(":0"));
+                assertThat(GateKeys.holdLeftMillis(sandbox.cluster.redis))
+                    .as("the gate key let go: released")
+                    .isEqualTo(-1));
     try (Socket s = sandbox.connectThroughGate(leader)) {
       assertCut(s);
     }

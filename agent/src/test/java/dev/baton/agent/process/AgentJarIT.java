@@ -6,13 +6,14 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.agent.testing.GateKeys;
+import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -76,10 +77,9 @@ class AgentJarIT {
     }
 
     old.kill();
-    String gateKey = "baton:{gate:shop/workers}";
-    long pttl = Long.parseLong(sandbox.cluster.redis.command("PTTL", gateKey).substring(1));
-    long keyExpires = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pttl);
-    assertThat(pttl).as("the dead agent's key is still there").isPositive();
+    long left = GateKeys.holdLeftMillis(sandbox.cluster.redis);
+    long keyExpires = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(left);
+    assertThat(left).as("the dead agent's hold is still alive").isPositive();
     sandbox.cluster.deletePod(leader);
     assertThat(sandbox.awaitLeaderOtherThan(leader)).isEqualTo(next);
 
@@ -182,12 +182,13 @@ class AgentJarIT {
     return s;
   }
 
-  /** Whether a round trip through the gate came back; false when the gate reset it. */
+  /** Whether a stamped round trip through the gate came back; false when the gate reset it. */
   private static boolean echoes(Socket s) {
     try {
-      s.getOutputStream().write("ping".getBytes(StandardCharsets.UTF_8));
+      byte[] frame = ByteRecorder.frame();
+      s.getOutputStream().write(frame);
       InputStream in = s.getInputStream();
-      return "ping".equals(new String(in.readNBytes(4), StandardCharsets.UTF_8));
+      return java.util.Arrays.equals(frame, in.readNBytes(frame.length));
     } catch (IOException e) {
       return false;
     }

@@ -1,5 +1,6 @@
 package dev.baton.agent.testing;
 
+import dev.baton.testkit.Signals;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,7 +16,13 @@ import java.util.Map;
 /** The shipped {@code baton-agent.jar} in a JVM of its own, started as the README says. */
 public final class AgentProcess implements AutoCloseable {
 
-  public static final Path JAR = Path.of("target", "baton-agent.jar");
+  /**
+   * The jar under test; {@code -Dbaton.agent.jar=...} runs the same tests against another build (an
+   * older one, to see a fault test fail where the fix is missing).
+   */
+  public static final Path JAR =
+      Path.of(
+          System.getProperty("baton.agent.jar", Path.of("target", "baton-agent.jar").toString()));
 
   private final Process process;
   private final Path log;
@@ -70,6 +77,16 @@ public final class AgentProcess implements AutoCloseable {
     process.waitFor();
   }
 
+  /** SIGSTOP: the whole JVM frozen where it is, as a stop-the-world pause or a cgroup freeze. */
+  public void freeze() {
+    Signals.send(process, "STOP");
+  }
+
+  /** SIGCONT: it runs on from where it stopped. */
+  public void thaw() {
+    Signals.send(process, "CONT");
+  }
+
   /** A GET on the agent's HTTP API: status and body, or status -1 while it does not answer. */
   public HttpResponse<String> get(String path) {
     try {
@@ -94,6 +111,27 @@ public final class AgentProcess implements AutoCloseable {
             .timeout(Duration.ofSeconds(10))
             .build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The JVM's threads as jcmd prints them, for a failure's message. */
+  public String threadDump() {
+    try {
+      Process p =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                  Long.toString(process.pid()),
+                  "Thread.print")
+              .redirectErrorStream(true)
+              .start();
+      String out = new String(p.getInputStream().readAllBytes());
+      p.waitFor();
+      return out;
+    } catch (IOException e) {
+      return "(no thread dump: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(interrupted)";
+    }
   }
 
   public boolean ready() {

@@ -9,7 +9,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.KubernetesApi;
 import dev.baton.operator.BatonOperator;
-import dev.baton.testkit.EchoServer;
+import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.Sandbox;
@@ -28,7 +28,11 @@ import java.util.Map;
 
 /**
  * The real operator on the mock API server with a real redis-server ({@link Sandbox}), candidate
- * pods, and one agent per pod in this JVM, each with a gate in front of an {@link EchoServer}.
+ * pods, and one agent per pod (in this JVM, or in its own process with {@link #env}), each with a
+ * gate in front of its pod's application, an echo server that records every byte's arrival ({@link
+ * ByteRecorder}). Closing it holds every test to both records: never two gates open at one instant
+ * by the agents' callbacks (in-process agents only), and no byte at an application that a later
+ * gate's opening had already made late (every agent, whatever its process).
  */
 public final class AgentSandbox implements AutoCloseable {
 
@@ -38,8 +42,9 @@ public final class AgentSandbox implements AutoCloseable {
 
   public final Sandbox cluster = new Sandbox(BatonOperator::launch);
   public final GateRecorder recorder = new GateRecorder();
+  public final ByteRecorder bytes = new ByteRecorder();
   private final Map<String, BatonAgent> agents = new LinkedHashMap<>();
-  private final Map<String, EchoServer> apps = new HashMap<>();
+  private final Map<String, ByteRecorder.App> apps = new HashMap<>();
   private final Map<String, Integer> gatePorts = new HashMap<>();
 
   public AgentSandbox pods(int n) {
@@ -75,7 +80,7 @@ public final class AgentSandbox implements AutoCloseable {
 
   /** The environment an agent of {@code pod} gets: its gate, the sandbox's Redis (or none). */
   public Map<String, String> env(String pod, Duration confirmWithin, boolean redis) {
-    EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
+    ByteRecorder.App app = apps.computeIfAbsent(pod, bytes::app);
     int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
     Map<String, String> env = new HashMap<>();
     env.put(AgentConfig.POD_NAME, pod);
@@ -161,8 +166,9 @@ public final class AgentSandbox implements AutoCloseable {
   public void close() {
     agents.values().forEach(BatonAgent::close);
     agents.clear();
-    apps.values().forEach(EchoServer::close);
+    bytes.close();
     cluster.close();
     assertThat(recorder.overlaps()).as("gates of one group open at the same instant").isEmpty();
+    assertThat(bytes.violations()).as("bytes that reached a demoted pod's application").isEmpty();
   }
 }

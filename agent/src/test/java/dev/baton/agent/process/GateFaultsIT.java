@@ -1,0 +1,278 @@
+package dev.baton.agent.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.testing.AgentProcess;
+import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.agent.testing.GateKeys;
+import dev.baton.testkit.ByteRecorder;
+import dev.baton.testkit.FreePorts;
+import dev.baton.testkit.Kubeconfig;
+import dev.baton.testkit.PausableProxy;
+import dev.baton.testkit.StampedWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The gate's exclusivity under ordinary faults, with the shipped jar in a process per pod, judged
+ * by what reached the applications ({@link ByteRecorder}, checked again as the sandbox closes): a
+ * gate key lost from Redis (deleted, or Redis restarted empty) while the old leader's API reads
+ * hang, an old agent frozen (SIGSTOP) past {@code confirmWithin} with a client writing through it,
+ * a leader's agent cut off from Redis alone, and a lost key under a leader that keeps its
+ * connections.
+ */
+@Timeout(120)
+class GateFaultsIT {
+
+  private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
+  private static final Duration WRITE_EVERY = Duration.ofMillis(2);
+
+  @TempDir Path dir;
+  private AgentSandbox sandbox;
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final Map<String, AgentProcess> agents = new HashMap<>();
+  private final Map<String, PausableProxy> apiProxies = new HashMap<>();
+  private final Map<String, PausableProxy> redisProxies = new HashMap<>();
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    if (sandbox != null) {
+      sandbox.close(); // asserts: no byte reached a demoted pod's application
+    }
+  }
+
+  /** Two pods, each with an agent process that reaches the API (and Redis) through proxies. */
+  private void start(boolean redisProxies) throws IOException {
+    sandbox = new AgentSandbox().pods(2).startOperator();
+    URI api = sandbox.api();
+    for (String pod : List.of("worker-0", "worker-1")) {
+      PausableProxy apiProxy = PausableProxy.to(api.getHost(), api.getPort());
+      closing.add(apiProxy);
+      apiProxies.put(pod, apiProxy);
+      Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
+      env.put(AgentConfig.LISTEN, "127.0.0.1:" + FreePorts.any());
+      Path kubeconfig =
+          Kubeconfig.write(
+              dir.resolve(pod + ".kubeconfig"), "http://127.0.0.1:" + apiProxy.port(), "shop");
+      env.put("KUBECONFIG", kubeconfig.toString());
+      if (redisProxies) {
+        PausableProxy redisProxy = PausableProxy.to("127.0.0.1", sandbox.cluster.redis.port());
+        closing.add(redisProxy);
+        this.redisProxies.put(pod, redisProxy);
+        env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + redisProxy.port());
+      }
+      AgentProcess p = AgentProcess.start(env, dir.resolve(pod + ".log"));
+      closing.add(p);
+      agents.put(pod, p);
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> agents.values().stream().allMatch(AgentProcess::ready));
+    sandbox.group();
+  }
+
+  private String awaitLeadingAgent() {
+    String leader = sandbox.awaitLeader();
+    await().atMost(Duration.ofSeconds(10)).until(() -> leads(leader));
+    return leader;
+  }
+
+  private boolean leads(String pod) {
+    var r = agents.get(pod).get("/v1/leadership");
+    return r != null && r.body().contains("\"leader\":true");
+  }
+
+  private static String other(String pod) {
+    return pod.equals("worker-0") ? "worker-1" : "worker-0";
+  }
+
+  /** A pooled client writing through {@code pod}'s gate, seen to reach its application. */
+  private StampedWriter writerThrough(String pod) {
+    long before = sandbox.bytes.frames(pod);
+    StampedWriter w = StampedWriter.start(sandbox.gatePort(pod), WRITE_EVERY);
+    closing.add(w);
+    await().atMost(Duration.ofSeconds(5)).until(() -> sandbox.bytes.frames(pod) > before + 10);
+    return w;
+  }
+
+  /** Polls {@code pod}'s gate with stamped round trips until one comes back. */
+  private void awaitGateOpen(String pod, Duration within) {
+    await()
+        .atMost(within)
+        .pollInterval(Duration.ofMillis(10))
+        .until(() -> roundTrip(sandbox.gatePort(pod)));
+  }
+
+  private static boolean roundTrip(int port) {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+      s.setSoTimeout(2000);
+      byte[] frame = ByteRecorder.frame();
+      s.getOutputStream().write(frame);
+      InputStream in = s.getInputStream();
+      return Arrays.equals(frame, in.readNBytes(frame.length));
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Goes on writing through the new gate and the old connection for a while, then checks. */
+  private void assertNoLateBytes(StampedWriter old, String next) throws InterruptedException {
+    try (StampedWriter fresh = StampedWriter.start(sandbox.gatePort(next), WRITE_EVERY)) {
+      Thread.sleep(500);
+      assertThat(fresh.broken()).as("the new leader's connection").isFalse();
+    }
+    assertThat(old.broken()).as("the old leader's pooled connection was cut").isTrue();
+    assertThat(sandbox.bytes.violations())
+        .as("bytes that reached the demoted pod's application")
+        .isEmpty();
+  }
+
+  @Test
+  void theKeyDeletedWhileTheOldLeadersApiReadsHangOpensNoSecondGate() throws Exception {
+    start(false);
+    String old = awaitLeadingAgent();
+    String next = other(old);
+    StampedWriter w = writerThrough(old);
+
+    apiProxies.get(old).pause(); // the old agent sees no demotion, and confirms nothing
+    sandbox.cluster.setReady(old, false);
+    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    sandbox.cluster.redis.command("DEL", GateKeys.KEY);
+
+    awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
+    assertNoLateBytes(w, next);
+    assertThat(agents.get(next).log() + agents.get(old).log())
+        .as("the key's loss was met: a take that waits, or a re-take within the deadline")
+        .containsAnyOf("was absent from Redis", "was lost from Redis while this gate was open");
+    apiProxies.get(old).resume();
+  }
+
+  @Test
+  void redisRestartedEmptyMidHandOverOpensNoSecondGate() throws Exception {
+    start(false);
+    String old = awaitLeadingAgent();
+    String next = other(old);
+    StampedWriter w = writerThrough(old);
+
+    apiProxies.get(old).pause();
+    sandbox.cluster.setReady(old, false);
+    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    sandbox.cluster.redis.restart(false);
+
+    awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(5));
+    assertNoLateBytes(w, next);
+    apiProxies.get(old).resume();
+  }
+
+  @Test
+  void aFrozenOldAgentRelaysNothingLateAndAnswersNotLeaderWhenItWakes() throws Exception {
+    start(false);
+    String old = awaitLeadingAgent();
+    String next = other(old);
+    // A pool of connections, spread over every event loop of the old gate.
+    List<StampedWriter> pool = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      pool.add(writerThrough(old));
+    }
+
+    agents.get(old).freeze();
+    try {
+      sandbox.cluster.setReady(old, false);
+      assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+      awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
+      // The pool goes on writing into the frozen gate's sockets; the new gate forwards meanwhile.
+      try (StampedWriter fresh = StampedWriter.start(sandbox.gatePort(next), WRITE_EVERY)) {
+        Thread.sleep(300);
+        assertThat(fresh.broken()).isFalse();
+      }
+    } finally {
+      agents.get(old).thaw();
+    }
+    // The first answer after it woke, whenever its HTTP server gets to it: not the leader.
+    java.net.http.HttpResponse<String> answer;
+    try {
+      answer =
+          await()
+              .atMost(Duration.ofSeconds(10))
+              .until(() -> agents.get(old).get("/v1/leadership"), r -> r != null);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(agents.get(old).threadDump() + "\n" + agents.get(old).log(), e);
+    }
+    assertThat(answer.body()).contains("\"leader\":false");
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> pool.stream().allMatch(StampedWriter::broken));
+    for (StampedWriter w : pool) {
+      assertNoLateBytes(w, next);
+    }
+  }
+
+  @Test
+  void aLeaderCutOffFromRedisShutsItsGateAndIsNotReadySoLeadershipMoves() throws Exception {
+    start(true);
+    String old = awaitLeadingAgent();
+    String next = other(old);
+    StampedWriter w = writerThrough(old);
+
+    redisProxies.get(old).pause();
+    await().atMost(CONFIRM_WITHIN.plusSeconds(3)).until(w::broken);
+    await()
+        .atMost(CONFIRM_WITHIN.plusSeconds(5))
+        .until(
+            () -> {
+              var r = agents.get(old).get("/readyz");
+              return r != null && r.statusCode() == 503 && r.body().contains("Redis");
+            });
+    // The kubelet's part: the agent's readiness probe fails, so the pod is not ready.
+    sandbox.cluster.setReady(old, false);
+    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
+    assertNoLateBytes(w, next);
+    assertThat(agents.get(next).get("/readyz").statusCode()).isEqualTo(200);
+    redisProxies.get(old).resume();
+  }
+
+  @Test
+  void aKeyLostUnderALeaderIsTakenAgainAndItsConnectionsKept() throws Exception {
+    start(false);
+    String leader = awaitLeadingAgent();
+    StampedWriter w = writerThrough(leader);
+
+    sandbox.cluster.redis.command("DEL", GateKeys.KEY);
+    await()
+        .atMost(CONFIRM_WITHIN.multipliedBy(2))
+        .until(() -> agents.get(leader).log().contains("was lost from Redis while this gate"));
+    assertThat(GateKeys.holderPod(sandbox.cluster.redis)).isEqualTo(leader);
+    assertThat(GateKeys.holdLeftMillis(sandbox.cluster.redis)).isPositive();
+    long frames = sandbox.bytes.frames(leader);
+    await().atMost(Duration.ofSeconds(5)).until(() -> sandbox.bytes.frames(leader) > frames + 10);
+    assertThat(w.broken()).as("the leader's connection kept").isFalse();
+    assertThat(leads(leader)).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(agents.get(other(leader)).get("/v1/leadership").body())
+                    .contains("\"leader\":false")
+                    .contains("\"leaderPod\":\"" + leader + "\""));
+  }
+}
