@@ -105,6 +105,38 @@ public final class BatonLock {
     return Optional.ofNullable(view.holder()).map(LockValues::holder);
   }
 
+  /**
+   * This owner's hold on the lock as Redis has it, as a lease to renew or release: for a process
+   * that speaks for the owner that took the lock but has lost its lease, as the Baton agent after
+   * it restarted in the same pod. The owner is the pod (uid included), not the process: any process
+   * of that pod can adopt the pod's hold. Empty when the lock is free or another owner's.
+   *
+   * <p>The token is the counter read beside the value: the hold's own token, or higher when the
+   * operator raised the counter since (after Redis restarted or failed over; see {@code
+   * counter-reserve.lua}), which fences as well, being above every earlier hold's token and below
+   * every later one's. The validity is the time Redis gives the key, less the clock-drift
+   * allowance; {@link LockLease#renew()} extends the hold by this lock's ttl.
+   *
+   * @throws LockUnavailableException when too few instances answered to tell
+   */
+  public Optional<LockLease> adopt() {
+    long start = System.nanoTime();
+    LockView view = store.observe(keys);
+    if (!view.quorumReachable()) {
+      throw unavailable(view);
+    }
+    String value = view.holder();
+    if (!owner.wrote(value)) {
+      return Optional.empty();
+    }
+    long token = view.tokenOf(value);
+    highestToken.accumulateAndGet(token, Math::max);
+    long validity = LockStore.validity(view.pttlMillis(), start);
+    return Optional.of(
+        new LockLease(
+            store, keys, ttl, value, token, start + TimeUnit.MILLISECONDS.toNanos(validity)));
+  }
+
   /** The highest token this process has been given for this lock. */
   public long highestToken() {
     return highestToken.get();

@@ -60,6 +60,15 @@ public final class LockLease implements AutoCloseable {
     return !released && System.nanoTime() - validUntilNanos < 0;
   }
 
+  /**
+   * How much longer the hold is safe to use by this process's monotonic clock (see {@link
+   * #isValid()}); zero once that time has passed or the hold was released.
+   */
+  public Duration remainingValidity() {
+    long left = validUntilNanos - System.nanoTime();
+    return released || left <= 0 ? Duration.ZERO : Duration.ofNanos(left);
+  }
+
   /** Extends the hold by the ttl; false when it was lost (taken over after expiry, or released). */
   public boolean renew() {
     if (released) {

@@ -74,6 +74,15 @@ public final class LockOwner {
     return id + ":" + LockValues.random();
   }
 
+  /**
+   * Whether {@code value} is one of this owner's ({@link #newValue()}): its id, a colon and a
+   * suffix without one, so that an external id {@code a} never claims the values of {@code a:b}.
+   */
+  boolean wrote(String value) {
+    String prefix = id + ":";
+    return value != null && value.startsWith(prefix) && value.indexOf(':', prefix.length()) < 0;
+  }
+
   /** {@code pod:<namespace>/<name>/<uid>} or the external id. */
   public String id() {
     return id;

@@ -164,7 +164,11 @@ public final class LockStore {
     return new LockView(call(i -> i.reserve(keys, floor, ceiling)), quorum);
   }
 
-  private static long validity(long ttlMillis, long startNanos) {
+  /**
+   * How long a hold of {@code ttlMillis} (from Redis's point of view) is safe to use, counted from
+   * {@code startNanos}, when the call began: Redlock's validity time.
+   */
+  static long validity(long ttlMillis, long startNanos) {
     long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     long drift = Math.round(ttlMillis * CLOCK_DRIFT_FACTOR) + 2;
     return ttlMillis - elapsed - drift;

@@ -10,6 +10,7 @@ import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.LockKeys;
+import dev.baton.client.LockUnavailableException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -18,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -133,7 +135,8 @@ public final class AgentHttp implements AutoCloseable {
     json(ex, 200, v);
   }
 
-  private void lock(HttpExchange ex, String method, String rest) throws IOException {
+  private void lock(HttpExchange ex, String method, String rest)
+      throws IOException, InterruptedException {
     String operation;
     String rawKey;
     if (method.equals("POST") && rest.endsWith("/renew")) {
@@ -145,8 +148,11 @@ public final class AgentHttp implements AutoCloseable {
     } else if (method.equals("DELETE")) {
       operation = "release";
       rawKey = rest;
+    } else if (method.equals("GET")) {
+      operation = "state";
+      rawKey = rest;
     } else {
-      throw new MethodNotAllowed("POST, DELETE");
+      throw new MethodNotAllowed("GET, POST, DELETE");
     }
     String key = key(rawKey);
     Query q = new Query(ex.getRequestURI().getRawQuery());
@@ -156,27 +162,40 @@ public final class AgentHttp implements AutoCloseable {
           new LockService.Outcome(
               503, error("locks need Redis: BATON_REDIS_URL is not set for the agent"));
     } else {
-      switch (operation) {
-        case "acquire" -> {
-          q.only("ttl", "wait");
-          Duration ttl = q.duration("ttl", Duration.ofDays(1)).orElse(Duration.ofSeconds(30));
-          if (ttl.toMillis() < 10) {
-            throw new Query.BadRequest("parameter 'ttl' must be at least 10ms");
+      try {
+        switch (operation) {
+          case "acquire" -> {
+            q.only("ttl", "wait");
+            Duration ttl = ttl(q).orElse(LockService.DEFAULT_TTL);
+            out = locks.acquire(key, ttl, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
           }
-          out = locks.acquire(key, ttl, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
+          case "renew" -> {
+            q.only("ttl");
+            out = locks.renew(key, ttl(q));
+          }
+          case "state" -> {
+            q.only("wait");
+            out = locks.state(key, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
+          }
+          default -> {
+            q.only();
+            out = locks.release(key);
+          }
         }
-        case "renew" -> {
-          q.only();
-          out = locks.renew(key);
-        }
-        default -> {
-          q.only();
-          out = locks.release(key);
-        }
+      } catch (LockUnavailableException e) {
+        out = new LockService.Outcome(503, error(e.getMessage()));
       }
     }
     metrics.lockRequest(operation, out.status());
     json(ex, out.status(), out.body());
+  }
+
+  private static Optional<Duration> ttl(Query q) {
+    Optional<Duration> ttl = q.duration("ttl", Duration.ofDays(1));
+    if (ttl.isPresent() && ttl.get().toMillis() < 10) {
+      throw new Query.BadRequest("parameter 'ttl' must be at least 10ms");
+    }
+    return ttl;
   }
 
   private static String key(String raw) {

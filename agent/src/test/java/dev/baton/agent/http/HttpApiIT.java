@@ -18,6 +18,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -27,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The agent's HTTP API through real sockets, against the real operator: leadership, its long poll
- * and its events, fenced locks taken, renewed, refused, reaped and released, and the answers to bad
- * requests.
+ * and its events, fenced locks taken, renewed, refused, reaped and released (by an agent that
+ * restarted too) and their long poll, and the answers to bad requests.
  */
 @Timeout(60)
 class HttpApiIT {
@@ -198,6 +199,144 @@ class HttpApiIT {
         .contains("baton_agent_leader 0")
         .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
         .doesNotContain(sandbox.cluster.redis.url());
+  }
+
+  @Test
+  void lockAnswersCarryTheValidityTheLibraryComputedNeverPastSendTimePlusTtl() throws Exception {
+    sandbox.createLock("migration");
+    Duration ttl = Duration.ofSeconds(10);
+    Instant sent = Instant.now();
+    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=10s&wait=2s");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    assertThat(taken.body.get("key").asText()).isEqualTo("shop/migration");
+    assertValidity(taken.body, sent, ttl);
+
+    Instant renewSent = Instant.now();
+    Reply renewed = post(a0, "/v1/locks/shop/migration/renew");
+    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    assertThat(renewed.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
+    assertValidity(renewed.body, renewSent, ttl);
+
+    // The state answers the same hold, with the validity left since the renewal.
+    Reply state = getJson(a0, "/v1/locks/shop/migration");
+    assertThat(state.status).as(state.body.toString()).isEqualTo(200);
+    assertThat(state.body.get("held").asBoolean()).isTrue();
+    assertThat(state.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
+    assertThat(state.body.get("holder").asText()).isEqualTo("shop/worker-0");
+    assertValidity(state.body, renewSent, ttl);
+  }
+
+  @Test
+  void aHoldOutlivesAnAgentRestartAndAHoldThatRanOutIsSaidToBeGone() throws Exception {
+    sandbox.createLock("migration");
+    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    long token = taken.body.get("token").asLong();
+
+    // The same pod's agent restarts: it finds the pod's hold in Redis and renews and releases it.
+    sandbox.stopAgent("worker-0");
+    BatonAgent restarted = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
+    Instant sent = Instant.now();
+    Reply renewed = post(restarted, "/v1/locks/shop/migration/renew?ttl=20s");
+    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    assertThat(renewed.body.get("token").asLong()).isEqualTo(token);
+    assertValidity(renewed.body, sent, Duration.ofSeconds(20));
+    Reply released = delete(restarted, "/v1/locks/shop/migration");
+    assertThat(released.status).as(released.body.toString()).isEqualTo(200);
+    assertThat(released.body.get("released").asBoolean()).isTrue();
+    assertThat(sandbox.cluster.redis.command("EXISTS", "baton:{shop/migration}:lock"))
+        .isEqualTo(":0");
+
+    // A hold whose ttl ran out while the agent was away is gone, and the answer says so.
+    assertThat(post(restarted, "/v1/locks/shop/migration?ttl=1s").status).isEqualTo(200);
+    sandbox.stopAgent("worker-0");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                sandbox
+                    .cluster
+                    .redis
+                    .command("EXISTS", "baton:{shop/migration}:lock")
+                    .equals(":0"));
+    BatonAgent again = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
+    String gone =
+        "lock shop/migration is not held by this pod: its hold is gone (ttl ran out, or released)";
+    Reply lateRenew = post(again, "/v1/locks/shop/migration/renew");
+    assertThat(lateRenew.status).as(lateRenew.body.toString()).isEqualTo(409);
+    assertThat(lateRenew.body.get("error").asText()).isEqualTo(gone);
+    assertThat(lateRenew.body.get("holder").isNull()).isTrue();
+    Reply lateRelease = delete(again, "/v1/locks/shop/migration");
+    assertThat(lateRelease.status).as(lateRelease.body.toString()).isEqualTo(409);
+    assertThat(lateRelease.body.get("error").asText()).isEqualTo(gone);
+    assertThat(lateRelease.body.get("released").asBoolean()).isFalse();
+
+    // Taken by another pod since: the answer names it.
+    assertThat(post(a1, "/v1/locks/shop/migration?ttl=30s").status).isEqualTo(200);
+    Reply taken1 = post(again, "/v1/locks/shop/migration/renew");
+    assertThat(taken1.status).as(taken1.body.toString()).isEqualTo(409);
+    assertThat(taken1.body.get("error").asText())
+        .isEqualTo(
+            "lock shop/migration is not held by this pod: its hold is gone (ttl ran out,"
+                + " released, or taken by shop/worker-1)");
+    assertThat(taken1.body.get("holder").asText()).isEqualTo("shop/worker-1");
+  }
+
+  @Test
+  void aLongPollOnALockAnswersWhenTheHoldIsLostAndHeldWhenTheWaitRunsOut() throws Exception {
+    sandbox.createLock("migration");
+    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+
+    // Nothing happens to the hold: the poll answers at its limit, still held.
+    Reply atLimit = getJson(a0, "/v1/locks/shop/migration?wait=300ms");
+    assertThat(atLimit.status).as(atLimit.body.toString()).isEqualTo(200);
+    assertThat(atLimit.body.get("held").asBoolean()).isTrue();
+    assertThat(atLimit.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
+    assertThat(atLimit.body.get("validForMillis").asLong()).isPositive();
+    // Another pod's agent sees it held by worker-0, not by its own pod.
+    Reply other = getJson(a1, "/v1/locks/migration");
+    assertThat(other.status).as(other.body.toString()).isEqualTo(200);
+    assertThat(other.body.get("held").asBoolean()).isFalse();
+    assertThat(other.body.get("holder").asText()).isEqualTo("shop/worker-0");
+
+    // Redis loses the key: the waiting poll answers, not held.
+    CompletableFuture<HttpResponse<String>> poll = lockPoll(a0, "shop/migration", "30s");
+    Thread.sleep(500);
+    assertThat(poll.isDone())
+        .as("the poll waits while the lock is held: %s", poll.isDone() ? poll.join().body() : "")
+        .isFalse();
+    sandbox.cluster.redis.command("DEL", "baton:{shop/migration}:lock");
+    HttpResponse<String> lost = poll.get(20, TimeUnit.SECONDS);
+    assertThat(lost.statusCode()).as(lost.body()).isEqualTo(200);
+    JsonNode lostBody = JSON.readTree(lost.body());
+    assertThat(lostBody.get("held").asBoolean()).isFalse();
+    assertThat(lostBody.get("token").isNull()).isTrue();
+    assertThat(lostBody.get("holder").isNull()).isTrue();
+
+    // The ttl runs out: the poll answers, not held.
+    Reply shortHold = post(a0, "/v1/locks/shop/migration?ttl=2s");
+    assertThat(shortHold.status).as(shortHold.body.toString()).isEqualTo(200);
+    HttpResponse<String> ranOut = lockPoll(a0, "shop/migration", "30s").get(20, TimeUnit.SECONDS);
+    assertThat(ranOut.statusCode()).as(ranOut.body()).isEqualTo(200);
+    assertThat(JSON.readTree(ranOut.body()).get("held").asBoolean()).isFalse();
+  }
+
+  private static void assertValidity(JsonNode body, Instant sent, Duration ttl) {
+    assertThat(body.get("validForMillis").asLong())
+        .as(body.toString())
+        .isPositive()
+        .isLessThanOrEqualTo(ttl.toMillis());
+    assertThat(Instant.parse(body.get("expiresAt").asText()))
+        .as(body.toString())
+        .isAfter(sent)
+        .isBeforeOrEqualTo(sent.plus(ttl));
+  }
+
+  private CompletableFuture<HttpResponse<String>> lockPoll(BatonAgent a, String key, String wait) {
+    return http.sendAsync(
+        HttpRequest.newBuilder(uri(a, "/v1/locks/" + key + "?wait=" + wait)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private dev.baton.api.v1alpha1.RedisLockStatus lockStatus(String name) {
