@@ -76,7 +76,7 @@ public final class BatonAgent implements AutoCloseable {
                   config.podNamespace(),
                   config.podName(),
                   () -> config.podUid().or(leadership::podUid));
-      http = new AgentHttp(config.listen(), leadership, locks, metrics);
+      http = new AgentHttp(config.listen(), config.healthListen(), leadership, locks, metrics);
       leadership.start(
           api,
           BatonLeadership.Options.defaults()

@@ -12,6 +12,8 @@ import java.util.function.Function;
  * The agent's settings, read from a map of environment variables through one table of (name,
  * parser, default), so that tests pass a map and never touch the process's environment.
  *
+ * @param healthListen where {@code /healthz}, {@code /readyz} and {@code /metrics} are also served,
+ *     alone, for the kubelet's probes and Prometheus, which cannot reach loopback; absent: nowhere
  * @param redisUrl absent: no locks, and the gate waits {@code confirmWithin} after a promotion
  */
 public record AgentConfig(
@@ -19,6 +21,7 @@ public record AgentConfig(
     String podNamespace,
     Optional<String> podUid,
     InetSocketAddress listen,
+    Optional<InetSocketAddress> healthListen,
     List<GateRoute> gates,
     String roleLabel,
     Duration confirmWithin,
@@ -31,6 +34,7 @@ public record AgentConfig(
   public static final String POD_NAMESPACE = "POD_NAMESPACE";
   public static final String POD_UID = "POD_UID";
   public static final String LISTEN = "BATON_AGENT_LISTEN";
+  public static final String HEALTH_LISTEN = "BATON_AGENT_HEALTH_LISTEN";
   public static final String GATE = "BATON_AGENT_GATE";
   public static final String ROLE_LABEL = "BATON_AGENT_ROLE_LABEL";
   public static final String CONFIRM_WITHIN = "BATON_AGENT_CONFIRM_WITHIN";
@@ -64,6 +68,8 @@ public record AgentConfig(
   private static final Setting<String> S_POD_UID = new Setting<>(POD_UID, s -> s, null);
   private static final Setting<InetSocketAddress> S_LISTEN =
       new Setting<>(LISTEN, AgentConfig::address, "127.0.0.1:4040");
+  private static final Setting<InetSocketAddress> S_HEALTH_LISTEN =
+      new Setting<>(HEALTH_LISTEN, AgentConfig::address, null);
   private static final Setting<List<GateRoute>> S_GATE =
       new Setting<>(GATE, GateRoute::parseList, "");
   private static final Setting<String> S_ROLE_LABEL =
@@ -103,6 +109,7 @@ public record AgentConfig(
             namespace,
             Optional.ofNullable(S_POD_UID.read(env, problems)),
             S_LISTEN.read(env, problems),
+            Optional.ofNullable(S_HEALTH_LISTEN.read(env, problems)),
             S_GATE.read(env, problems),
             S_ROLE_LABEL.read(env, problems),
             S_CONFIRM_WITHIN.read(env, problems),
@@ -169,6 +176,7 @@ public record AgentConfig(
         + podName
         + ", HTTP "
         + listen
+        + healthListen.map(h -> ", probes and metrics " + h).orElse("")
         + ", gates "
         + gates
         + ", role label "

@@ -3,6 +3,7 @@ package dev.baton.agent.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import dev.baton.agent.leadership.AgentLeadership;
 import dev.baton.agent.leadership.LeadershipView;
@@ -42,14 +43,17 @@ public final class AgentHttp implements AutoCloseable {
   private final LockService locks;
   private final AgentMetrics metrics;
   private final HttpServer server;
+  private final HttpServer probes;
   private final ExecutorService threads;
   private final LeadershipEvents events;
 
   /**
+   * @param probes also serve health, readiness and metrics there, and nothing else
    * @param locks null without Redis: the lock endpoints answer 503
    */
   public AgentHttp(
       InetSocketAddress listen,
+      Optional<InetSocketAddress> probes,
       AgentLeadership leadership,
       LockService locks,
       AgentMetrics metrics) {
@@ -57,17 +61,30 @@ public final class AgentHttp implements AutoCloseable {
     this.locks = locks;
     this.metrics = metrics;
     this.events = new LeadershipEvents(leadership, JSON);
-    try {
-      server = HttpServer.create(listen, 64);
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          "the HTTP API cannot listen on " + listen + ": " + e.getMessage(), e);
-    }
     // Long polls and event streams each hold a thread for as long as they last.
     threads = Executors.newCachedThreadPool(DaemonThreads.named("baton-agent-http"));
-    server.setExecutor(threads);
-    server.createContext("/", this::handle);
-    server.start();
+    server = listen(listen, this::handle);
+    try {
+      this.probes = probes.map(p -> listen(p, this::handleProbe)).orElse(null);
+    } catch (RuntimeException e) {
+      server.stop(0);
+      threads.shutdownNow();
+      throw e;
+    }
+  }
+
+  private HttpServer listen(InetSocketAddress address, HttpHandler handler) {
+    HttpServer s;
+    try {
+      s = HttpServer.create(address, 64);
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          "the HTTP API cannot listen on " + address + ": " + e.getMessage(), e);
+    }
+    s.setExecutor(threads);
+    s.createContext("/", handler);
+    s.start();
+    return s;
   }
 
   public int port() {
@@ -79,17 +96,8 @@ public final class AgentHttp implements AutoCloseable {
       String path = ex.getRequestURI().getRawPath();
       String method = ex.getRequestMethod();
       try {
-        if (path.equals("/healthz")) {
-          text(ex, 200, "ok\n");
-        } else if (path.equals("/readyz")) {
-          String why =
-              leadership.ready()
-                  ? leadership.notReadyReason().orElse(null)
-                  : "the pod has not been read yet";
-          text(ex, why == null ? 200 : 503, why == null ? "ok\n" : why + "\n");
-        } else if (path.equals("/metrics")) {
-          ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-          send(ex, 200, metrics.scrape().getBytes(StandardCharsets.UTF_8));
+        if (probe(ex, path)) {
+          return;
         } else if (path.equals("/v1/leadership")) {
           requireMethod(method, "GET");
           leadership(ex);
@@ -117,6 +125,39 @@ public final class AgentHttp implements AutoCloseable {
         log.warn("request {} {} failed", method, path, e);
         json(ex, 500, error("internal error: " + e.getClass().getSimpleName()));
       }
+    }
+  }
+
+  /** Health, readiness and metrics; true when {@code path} was one of them. */
+  private boolean probe(HttpExchange ex, String path) throws IOException {
+    if (path.equals("/healthz")) {
+      text(ex, 200, "ok\n");
+    } else if (path.equals("/readyz")) {
+      String why =
+          leadership.ready()
+              ? leadership.notReadyReason().orElse(null)
+              : "the pod has not been read yet";
+      text(ex, why == null ? 200 : 503, why == null ? "ok\n" : why + "\n");
+    } else if (path.equals("/metrics")) {
+      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      send(ex, 200, metrics.scrape().getBytes(StandardCharsets.UTF_8));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  /** The probes' listener: nothing that acts for the pod (no locks), nothing else. */
+  private void handleProbe(HttpExchange ex) throws IOException {
+    try (ex) {
+      String path = ex.getRequestURI().getRawPath();
+      if (!probe(ex, path)) {
+        json(ex, 404, error("only /healthz, /readyz and /metrics are served here: " + path));
+      }
+    } catch (IOException e) {
+      log.debug("a client went away: {}", e.toString());
+    } catch (RuntimeException e) {
+      log.warn("probe {} failed", ex.getRequestURI().getRawPath(), e);
     }
   }
 
@@ -252,6 +293,9 @@ public final class AgentHttp implements AutoCloseable {
   public void close() {
     events.close();
     server.stop(0);
+    if (probes != null) {
+      probes.stop(0);
+    }
     threads.shutdownNow();
   }
 }

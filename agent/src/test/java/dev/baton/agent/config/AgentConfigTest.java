@@ -25,6 +25,7 @@ class AgentConfigTest {
     assertThat(c.confirmWithin()).isEqualTo(Duration.ofSeconds(2));
     assertThat(c.confirmEvery()).isEqualTo(Duration.ofMillis(500));
     assertThat(c.redisUrl()).isEmpty();
+    assertThat(c.healthListen()).as("probes on loopback only, unless asked").isEmpty();
   }
 
   @Test
@@ -35,6 +36,7 @@ class AgentConfigTest {
                 "POD_NAME", "p",
                 "POD_NAMESPACE", "ns",
                 "BATON_AGENT_LISTEN", "0.0.0.0:9000",
+                "BATON_AGENT_HEALTH_LISTEN", ":4041",
                 "BATON_AGENT_GATE", "5432:127.0.0.1:15432, 8080:localhost:80",
                 "BATON_AGENT_ROLE_LABEL", "example.com/role",
                 "BATON_AGENT_CONFIRM_WITHIN", "1m1.5s",
@@ -42,6 +44,7 @@ class AgentConfigTest {
                 "BATON_REDIS_PASSWORD", "s3cret"));
     assertThat(c.listen().getPort()).isEqualTo(9000);
     assertThat(c.listensOnLoopback()).isFalse();
+    assertThat(c.healthListen()).hasValueSatisfying(a -> assertThat(a.getPort()).isEqualTo(4041));
     assertThat(c.gates())
         .containsExactly(
             new GateRoute(5432, "127.0.0.1", 15432), new GateRoute(8080, "localhost", 80));

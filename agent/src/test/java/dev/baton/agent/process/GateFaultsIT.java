@@ -49,6 +49,8 @@ class GateFaultsIT {
   private final Map<String, AgentProcess> agents = new HashMap<>();
   private final Map<String, PausableProxy> apiProxies = new HashMap<>();
   private final Map<String, PausableProxy> redisProxies = new HashMap<>();
+  private final Map<String, Integer> probePorts = new HashMap<>();
+  private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
 
   @AfterEach
   void stop() throws Exception {
@@ -70,6 +72,9 @@ class GateFaultsIT {
       apiProxies.put(pod, apiProxy);
       Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
       env.put(AgentConfig.LISTEN, "127.0.0.1:" + FreePorts.any());
+      int probes = FreePorts.any();
+      probePorts.put(pod, probes);
+      env.put(AgentConfig.HEALTH_LISTEN, "127.0.0.1:" + probes);
       Path kubeconfig =
           Kubeconfig.write(
               dir.resolve(pod + ".kubeconfig"), "http://127.0.0.1:" + apiProxy.port(), "shop");
@@ -99,6 +104,16 @@ class GateFaultsIT {
   private boolean leads(String pod) {
     var r = agents.get(pod).get("/v1/leadership");
     return r != null && r.body().contains("\"leader\":true");
+  }
+
+  /** A GET on the agent's probes listener (BATON_AGENT_HEALTH_LISTEN), as the kubelet's. */
+  private java.net.http.HttpResponse<String> probe(String pod, String path) throws Exception {
+    return http.send(
+        java.net.http.HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + probePorts.get(pod) + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
   }
 
   private static String other(String pod) {
@@ -239,15 +254,18 @@ class GateFaultsIT {
         .atMost(CONFIRM_WITHIN.plusSeconds(5))
         .until(
             () -> {
-              var r = agents.get(old).get("/readyz");
-              return r != null && r.statusCode() == 503 && r.body().contains("Redis");
+              var r = probe(old, "/readyz");
+              return r.statusCode() == 503 && r.body().contains("Redis");
             });
     // The kubelet's part: the agent's readiness probe fails, so the pod is not ready.
     sandbox.cluster.setReady(old, false);
     assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
     awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
     assertNoLateBytes(w, next);
-    assertThat(agents.get(next).get("/readyz").statusCode()).isEqualTo(200);
+    assertThat(probe(next, "/readyz").statusCode()).isEqualTo(200);
+    assertThat(probe(next, "/v1/locks/shop/x").statusCode())
+        .as("the probes' listener serves no locks")
+        .isEqualTo(404);
     redisProxies.get(old).resume();
   }
 
