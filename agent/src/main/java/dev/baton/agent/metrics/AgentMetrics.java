@@ -53,7 +53,7 @@ public final class AgentMetrics {
     openConnections.computeIfAbsent(port, p -> new LongAdder()).decrement();
   }
 
-  /** One lock request: acquire, renew or release, and its HTTP status. */
+  /** One lock request: acquire, renew, release or state, and its HTTP status. */
   public void lockRequest(String operation, int status) {
     count("lock_requests_total{operation=\"" + operation + "\",status=\"" + status + "\"}", 1);
   }

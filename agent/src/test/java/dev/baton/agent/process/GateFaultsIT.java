@@ -292,5 +292,20 @@ class GateFaultsIT {
                 assertThat(agents.get(other(leader)).get("/v1/leadership").body())
                     .contains("\"leader\":false")
                     .contains("\"leaderPod\":\"" + leader + "\""));
+    String follower = other(leader);
+    assertThat(probe(follower, "/metrics").body())
+        .containsPattern("(?m)^baton_agent_redis_up 1$")
+        .containsPattern("(?m)^baton_agent_redis_evicts_gate_key 0$");
+    // A memory limit with an eviction policy: the key may go, and the agents say so.
+    sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+    sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory", "512mb");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                probe(follower, "/metrics")
+                    .body()
+                    .contains("\nbaton_agent_redis_evicts_gate_key 1\n"));
+    assertThat(agents.get(follower).log()).contains("set maxmemory-policy noeviction");
   }
 }
