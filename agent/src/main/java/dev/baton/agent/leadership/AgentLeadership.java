@@ -6,11 +6,9 @@ import dev.baton.client.KubernetesApi;
 import dev.baton.client.LeadershipListener;
 import dev.baton.client.PodFacts;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,16 +19,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Whether this pod may serve as its group's leader, by one rule ({@link GateRule}) for the gates
- * and the HTTP view: its pod is labeled leader and confirmed by a fresh read ({@link
- * BatonLeadership}), and, with Redis, this agent holds the group's gate key by a proven hold, by
- * its own clock with a margin before the hold could run out. Without Redis a promotion counts only
- * once it was seen for {@code confirmWithin}. Neither while the pod, as last seen, is one the
- * operator is certain to demote ({@link NotReadyCut}).
- *
- * <p>Every change of what the agent knows ends in {@link #apply}, under the lock, which opens,
- * extends or closes the gates to match the rule; a timer applies it every 10 ms so that a deadline
- * passing closes them too, and the gates check the deadline themselves before they relay a byte.
+ * Whether this pod may serve as its group's leader: one pure rule ({@link GateRule}) applied by one
+ * loop. Every source of news posts to the loop, which alone holds the state, opens, extends and
+ * closes the gates, and publishes the answer the HTTP API gives ({@link ViewBoard}): the pod's
+ * watch and reads ({@code BatonLeadership}: labeled leader and confirmed by a fresh read; the pod
+ * as last seen, for {@link NotReadyCut}), the gate key's answers from Redis ({@link KeyCalls}: a
+ * proven hold, by this process's clock with a margin before it could run out), and a 10 ms timer,
+ * so that a deadline passing closes the gates, and that the key's next call is made when due.
+ * Without Redis a promotion counts only once it was seen for {@code confirmWithin}.
  */
 public final class AgentLeadership implements AutoCloseable {
 
@@ -38,38 +34,29 @@ public final class AgentLeadership implements AutoCloseable {
   public static final String SINCE = "baton.dev/leader-since";
 
   private static final Logger log = LoggerFactory.getLogger(AgentLeadership.class);
-  private static final long TICK_MILLIS = 20;
-  private static final long HOLDER_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(2);
+  private static final long TICK_MILLIS = 10;
 
   private final String namespace;
   private final String pod;
-  private final GateKey gateKey;
-  private final long ttlNanos;
-  private final long renewEveryNanos;
-  private final long ttlLessMarginNanos;
-  private final List<Exclusive> exclusives = new CopyOnWriteArrayList<>();
-  private final List<Consumer<LeadershipView>> watchers = new CopyOnWriteArrayList<>();
-  private final ScheduledExecutorService keyThread = daemon("baton-agent-gate-key");
-  private final ScheduledExecutorService deadlineThread = daemon("baton-agent-gate-deadline");
-  private final Object lock = new Object();
+  private final GateSwitch gates = new GateSwitch();
+  private final ScheduledExecutorService loop =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-agent-leadership"));
   private final RedisHealth redisHealth;
-  private BatonLeadership leadership;
+  private final KeyCalls keyCalls; // null without Redis
+  private final GateHold hold; // null without Redis
+  private final ViewBoard board;
+  private volatile BatonLeadership leadership;
   private volatile String roleLabel;
   private volatile PodFacts facts;
 
-  // Guarded by lock.
+  // The loop's alone.
   private boolean confirmed;
   private boolean cut; // NotReadyCut applies to the pod as last seen
   private long term;
-  private GateRule.Hold hold;
   private boolean closing;
-  private boolean open;
-  private long openUntilNanos;
   private boolean warnedNoGroup;
   private String leaderPod; // as the group's gate key names it, for followers
   private Long leaderTerm;
-  private long holderReadNanos;
-  private LeadershipView view;
 
   /**
    * @param redisson null: no gate key, the slower rule
@@ -78,46 +65,59 @@ public final class AgentLeadership implements AutoCloseable {
       String namespace, String pod, Duration confirmWithin, RedissonClient redisson) {
     this.namespace = namespace;
     this.pod = pod;
-    this.gateKey = redisson == null ? null : new GateKey(redisson, confirmWithin);
-    this.ttlNanos = confirmWithin.toNanos();
-    this.renewEveryNanos = confirmWithin.toNanos() / 4;
-    long margin = Math.min(TimeUnit.MILLISECONDS.toNanos(100), confirmWithin.toNanos() / 10);
-    this.ttlLessMarginNanos = ttlNanos - margin;
     this.redisHealth = new RedisHealth(confirmWithin.toNanos());
-    this.view = new LeadershipView(false, null, pod, null, null, null, null);
+    this.keyCalls =
+        redisson == null
+            ? null
+            : new KeyCalls(new GateKey(redisson, confirmWithin), redisHealth, this::post);
+    this.hold =
+        keyCalls == null
+            ? null
+            : new GateHold(keyCalls, namespace, pod, confirmWithin, this::tick, this::holderSeen);
+    this.board = new ViewBoard(new LeadershipView(false, null, pod, null, null, null, null));
   }
 
-  /** Gates and the like, told on every open and close; add them before {@link #start}. */
+  /**
+   * Gates and the like, told on every open and close, on the loop; add them before {@link #start}.
+   */
   public void add(Exclusive exclusive) {
-    exclusives.add(exclusive);
+    gates.add(exclusive);
   }
 
   /** Starts following the pod through {@code api}. */
   public void start(KubernetesApi api, BatonLeadership.Options options) {
     BatonLeadership.Promotion promotion =
-        gateKey == null
+        keyCalls == null
             ? BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN
             : BatonLeadership.Promotion.AT_ONCE;
     roleLabel = options.roleLabel();
     leadership =
-        BatonLeadership.watchingPod(api, namespace, pod, options, promotion, this::podSeen);
+        BatonLeadership.watchingPod(
+            api,
+            namespace,
+            pod,
+            options,
+            promotion,
+            seen -> {
+              facts = seen;
+              post(() -> podSeen(seen));
+            });
     leadership.addListener(
         new LeadershipListener() {
           @Override
           public void granted(long t) {
-            onGranted(t);
+            post(() -> onGranted(t));
           }
 
           @Override
           public void revoked(String reason) {
-            onRevoked(reason);
+            post(() -> onRevoked(reason));
           }
         });
-    deadlineThread.scheduleWithFixedDelay(
-        this::checkDeadline, TICK_MILLIS, TICK_MILLIS / 2, TimeUnit.MILLISECONDS);
-    if (gateKey != null) {
-      keyThread.scheduleWithFixedDelay(this::tick, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
-      gateKey.listen(key -> onKeyThread(() -> keyChanged(key)), keyThread);
+    loop.scheduleWithFixedDelay(
+        () -> safely(this::tick), TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    if (keyCalls != null) {
+      keyCalls.listen(this::keyChanged);
     }
   }
 
@@ -132,20 +132,17 @@ public final class AgentLeadership implements AutoCloseable {
    * it makes the pod not ready, and the operator moves leadership to a pod whose gate can open.
    */
   public Optional<String> notReadyReason() {
-    boolean labeledLeader;
-    synchronized (lock) {
-      labeledLeader = confirmed;
+    BatonLeadership l = leadership;
+    if (keyCalls == null || l == null || !l.isLeader()) {
+      return Optional.empty();
     }
-    return labeledLeader && gateKey != null
-        ? redisHealth
-            .unreachableFor(System.nanoTime())
-            .map(
-                d ->
-                    "this pod is labeled leader but its gate cannot open: Redis has not answered"
-                        + " for "
-                        + d.toMillis()
-                        + " ms")
-        : Optional.empty();
+    return redisHealth
+        .unreachableFor(System.nanoTime())
+        .map(
+            d ->
+                "this pod is labeled leader but its gate cannot open: Redis has not answered for "
+                    + d.toMillis()
+                    + " ms");
   }
 
   /** What the agent knows of its Redis, for /metrics. */
@@ -165,265 +162,112 @@ public final class AgentLeadership implements AutoCloseable {
     return f == null ? Optional.empty() : Optional.ofNullable(f.uid());
   }
 
-  /** The answer now: a deadline that passed closes the gates before it is given. */
+  /** The answer now: never {@code leader: true} past the gates' deadline. */
   public LeadershipView view() {
-    synchronized (lock) {
-      apply();
-      return view;
-    }
+    return board.now();
   }
 
   /** Waits until {@code leader} is no longer the answer, or {@code wait} is over; the view then. */
   public LeadershipView awaitLeaderOtherThan(boolean leader, Duration wait)
       throws InterruptedException {
-    long deadline = System.nanoTime() + wait.toNanos();
-    synchronized (lock) {
-      apply();
-      while (view.leader() == leader) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
-        }
-        TimeUnit.NANOSECONDS.timedWait(lock, left);
-        apply();
-      }
-      return view;
+    return board.awaitLeaderOtherThan(leader, wait);
+  }
+
+  /** Tells {@code watcher} every new view (quickly: on the loop); returns how to stop. */
+  public Runnable watch(Consumer<LeadershipView> watcher) {
+    return board.watch(watcher);
+  }
+
+  private void post(Runnable task) {
+    try {
+      loop.execute(() -> safely(task));
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile
     }
   }
 
-  /** Tells {@code watcher} every new view (quickly: under the lock); returns how to stop. */
-  public Runnable watch(Consumer<LeadershipView> watcher) {
-    watchers.add(watcher);
-    return () -> watchers.remove(watcher);
+  private static void safely(Runnable task) {
+    try {
+      task.run();
+    } catch (RuntimeException e) {
+      log.error("the leadership loop failed a step; it goes on", e);
+    }
   }
 
   private void podSeen(PodFacts seen) {
-    facts = seen;
-    GateRule.Hold release = null;
-    boolean again = false;
-    synchronized (lock) {
-      boolean certain = NotReadyCut.after(cut, seen, roleLabel);
-      if (certain != cut) {
-        cut = certain;
-        again = !certain && !closing;
-        if (certain) {
-          // As on a demotion: every connection reset first (apply), the key let go only after.
-          release = hold;
-          hold = null;
-        }
-      }
-      apply();
-      refreshView();
+    boolean certain = NotReadyCut.after(cut, seen, roleLabel);
+    boolean cutNow = certain && !cut;
+    cut = certain;
+    if (cutNow) {
+      release("the pod is not ready and its group fails over at once");
+    } else {
+      apply(null);
     }
-    if (release != null) {
-      GateRule.Hold h = release;
-      onKeyThread(() -> letGo(h));
-    } else if (again) {
-      onKeyThread(this::tick); // ready again: take the key at once if still confirmed
-    }
-  }
-
-  private void onKeyThread(Runnable task) {
-    if (gateKey != null) {
-      try {
-        keyThread.execute(task);
-      } catch (RejectedExecutionException e) {
-        // closed meanwhile
-      }
-    }
+    keyWork(); // ready again: take the key at once if still confirmed
   }
 
   private void onGranted(long t) {
-    synchronized (lock) {
-      confirmed = true;
-      term = t;
-      apply();
+    confirmed = true;
+    term = t;
+    apply(null);
+    if (hold != null) {
+      hold.takeAtOnce();
     }
-    onKeyThread(this::tick);
+    keyWork();
   }
 
   private void onRevoked(String reason) {
-    GateRule.Hold release;
-    synchronized (lock) {
-      confirmed = false;
-      apply(reason);
-      release = hold;
-      hold = null;
-    }
-    if (release != null) {
-      onKeyThread(() -> letGo(release));
-    }
+    confirmed = false;
+    release(reason);
   }
 
   /** A message on {@code baton:gates}: {@code changed} was taken or let go. */
   private void keyChanged(String changed) {
-    String mine;
-    synchronized (lock) {
-      mine = groupKey();
-    }
-    if (changed.equals(mine)) {
-      tick();
-      readHolder();
+    if (changed.equals(groupKey())) {
+      hold.takeAtOnce();
+      keyWork();
+      if (!confirmed) {
+        hold.readHolder(changed);
+      }
     }
   }
 
-  /** The gate key's work, on its own thread: take it while confirmed, renew it, let it go. */
   private void tick() {
-    GateRule.Hold release = null;
-    String key;
-    GateRule.Hold current;
-    boolean retake;
-    long now = System.nanoTime();
-    synchronized (lock) {
-      key = confirmed && !closing && !cut ? groupKey() : null;
-      if (hold != null && (key == null || !key.equals(hold.key()) || hold.term() != term)) {
-        release = hold;
-        hold = null;
-        apply("no longer confirmed");
-      }
-      current = hold;
-      retake = open && now - openUntilNanos < 0;
-    }
-    if (release != null) {
-      letGo(release); // only once every connection is closed
-      return;
-    }
-    if (key == null) {
-      if (now - holderReadNanos > HOLDER_REFRESH_NANOS) {
-        readHolder();
-      }
-      return;
-    }
-    if (current == null) {
-      take(key);
-    } else if (now - current.lastSentNanos() >= renewEveryNanos
-        || (!current.proven() && now - current.openAfterNanos() >= 0)) {
-      renew(current, retake);
-    }
+    apply(null);
+    keyWork();
   }
 
-  private void take(String key) {
-    long t;
-    synchronized (lock) {
-      t = term;
+  private void holderSeen(String holderPod, Long holderTerm) {
+    if (!gates.isOpen()) {
+      leaderPod = holderPod;
+      leaderTerm = holderTerm;
+      publish();
     }
-    // A fresh value for every attempt: a take whose answer was lost can never pass for this one.
-    String value = GateKey.holdValue(namespace, pod, t);
-    long sent = System.nanoTime();
-    GateKey.Take taken;
-    try {
-      taken = gateKey.take(key, value);
-    } catch (IllegalStateException e) {
-      redisHealth.failed(System.nanoTime());
-      log.debug("gate key {}: {}", key, e.getMessage());
-      return;
-    }
-    long answered = System.nanoTime();
-    redisHealth.answered(answered);
-    if (taken == GateKey.Take.REFUSED) {
-      return;
-    }
-    boolean proven = taken == GateKey.Take.NOW;
-    if (!proven) {
-      log.warn(
-          "the gate key {} was absent from Redis (a restart without data, an eviction, a failover?):"
-              + " a gate may still be open on it, so this one opens only after holding it for {} ms",
-          key,
-          TimeUnit.NANOSECONDS.toMillis(ttlNanos));
-    }
-    synchronized (lock) {
-      GateRule.Hold h =
-          new GateRule.Hold(
-              key, value, t, proven, answered + ttlNanos, sent + ttlLessMarginNanos, sent);
-      if (confirmed && !closing && !cut && term == t && hold == null) {
-        hold = h;
-        apply();
-        return;
-      }
-    }
-    letGo(new GateRule.Hold(key, value, t, false, 0, 0, sent)); // demoted meanwhile
   }
 
   /**
-   * @param open whether the gate was open when this was decided: only then, and only if sent before
-   *     the hold's deadline, may an absent key be taken again
+   * Drops the hold, closes the gates (no hold, no open gate) and only then lets the hold go: a
+   * successor may open as soon as it is released.
    */
-  private void renew(GateRule.Hold current, boolean open) {
-    long sent = System.nanoTime();
-    boolean retake = open && sent - current.untilNanos() < 0;
-    GateKey.Renewal r;
-    try {
-      r = gateKey.renew(current.key(), current.value(), retake);
-    } catch (IllegalStateException e) {
-      redisHealth.failed(System.nanoTime());
-      log.debug("gate key {}: {}", current.key(), e.getMessage());
-      return; // the deadline closes the gate if this goes on
-    }
-    redisHealth.answered(System.nanoTime());
-    if (r == GateKey.Renewal.RETAKEN) {
-      log.warn(
-          "the gate key {} was lost from Redis while this gate was open; taken again within its"
-              + " deadline, connections kept",
-          current.key());
-    }
-    synchronized (lock) {
-      if (hold != current) {
-        return; // let go meanwhile
-      }
-      if (r == GateKey.Renewal.EXTENDED || r == GateKey.Renewal.RETAKEN) {
-        hold = current.renewed(sent, ttlLessMarginNanos);
-      } else {
-        hold = null;
-        apply(
-            r == GateKey.Renewal.LOST
-                ? "the gate key was lost from Redis"
-                : "the gate key is no longer this agent's");
-      }
+  private void release(String reason) {
+    GateRule.Hold h = hold == null ? null : hold.drop();
+    apply(reason);
+    if (h != null) {
+      hold.letGo(h);
     }
   }
 
-  /** Who leads by the gate key, for the answers of a follower's agent. */
-  private void readHolder() {
-    String key;
-    synchronized (lock) {
-      key = groupKey();
-      holderReadNanos = System.nanoTime();
-    }
-    if (key == null) {
+  /** The gate key's next call, once a hold the pod may no longer keep was let go. */
+  private void keyWork() {
+    if (hold == null) {
       return;
     }
-    try {
-      GateKey.Holder h = gateKey.holder(key);
-      redisHealth.answered(System.nanoTime());
-      redisHealth.memory(h.maxmemory(), h.policy());
-      synchronized (lock) {
-        if (!open) {
-          refreshLeader(GateKey.podOf(h.value()), GateKey.termOf(h.value()));
-        }
-      }
-    } catch (IllegalStateException e) {
-      redisHealth.failed(System.nanoTime());
-      log.debug("gate key {}: {}", key, e.getMessage());
+    String key = confirmed && !closing && !cut ? groupKey() : null;
+    GateRule.Hold h = hold.current();
+    if (h != null && (key == null || !key.equals(h.key()) || h.term() != term)) {
+      release("no longer confirmed");
     }
-  }
-
-  private void checkDeadline() {
-    synchronized (lock) {
-      apply();
-    }
-  }
-
-  private void letGo(GateRule.Hold h) {
-    try {
-      gateKey.letGo(h.key(), h.value());
-      redisHealth.answered(System.nanoTime());
-    } catch (IllegalStateException e) {
-      redisHealth.failed(System.nanoTime());
-      log.warn(
-          "could not let go of the gate key {} ({}); it runs out on its own",
-          h.key(),
-          e.getMessage());
-    }
+    hold.work(key, groupKey(), term, gates.isOpen());
   }
 
   private String groupKey() {
@@ -439,45 +283,37 @@ public final class AgentLeadership implements AutoCloseable {
     return GateKey.name(namespace, group);
   }
 
-  private void apply() {
-    apply(null);
-  }
-
-  /** Under the lock: opens, extends or closes the gates by the rule, as of now. */
+  /** Opens, extends or closes the gates by the rule, as of now, and publishes the answer. */
   private void apply(String reason) {
     long now = System.nanoTime();
     long confirmedUntil = leadership == null ? now : leadership.confirmedUntilNanos();
     OptionalLong until =
         GateRule.openUntil(
             new GateRule.Facts(
-                confirmed, term, confirmedUntil, cut, closing, gateKey != null, hold),
+                confirmed,
+                term,
+                confirmedUntil,
+                cut,
+                closing,
+                hold != null,
+                hold == null ? null : hold.current()),
             now);
     if (until.isEmpty()) {
-      closeAll(reason != null ? reason : why(now, confirmedUntil));
-      return;
-    }
-    if (!open || until.getAsLong() != openUntilNanos) {
-      openUntilNanos = until.getAsLong();
-      for (Exclusive e : exclusives) {
-        e.openUntil(openUntilNanos);
+      if (gates.close(reason != null ? reason : why(now, confirmedUntil))
+          && pod.equals(leaderPod)) {
+        leaderPod = null;
+        leaderTerm = null;
       }
+    } else if (gates.openUntil(until.getAsLong(), term)) {
+      leaderPod = pod;
+      leaderTerm = term;
     }
-    if (!open) {
-      open = true;
-      log.info("leading with term {}: gates open", term);
-      for (Exclusive e : exclusives) {
-        e.opened(term);
-      }
-      refreshLeader(pod, term);
-    }
+    publish();
   }
 
   private String why(long now, long confirmedUntil) {
     if (closing) {
       return "the agent is stopping";
-    }
-    if (cut) {
-      return "the pod is not ready and its group fails over at once";
     }
     if (!confirmed) {
       return "no longer confirmed";
@@ -485,41 +321,17 @@ public final class AgentLeadership implements AutoCloseable {
     if (now - confirmedUntil >= 0) {
       return "leadership could not be confirmed before its deadline";
     }
+    if (hold != null && hold.current() == null) {
+      return "the gate key is not this agent's";
+    }
     return "the gate key could not be renewed before its deadline";
   }
 
-  private void closeAll(String reason) {
-    if (!open) {
-      return;
-    }
-    open = false;
-    // In reverse: whoever was told first of the opening (an observer) hears last of the closing.
-    List<Exclusive> all = List.copyOf(exclusives);
-    for (int i = all.size() - 1; i >= 0; i--) {
-      try {
-        all.get(i).closed(reason);
-      } catch (RuntimeException ex) {
-        log.warn("closing failed", ex);
-      }
-    }
-    log.info("no longer leading ({}): gates closed", reason);
-    if (pod.equals(leaderPod)) {
-      leaderPod = null;
-      leaderTerm = null;
-    }
-    refreshView();
-  }
-
-  private void refreshLeader(String name, Long t) {
-    leaderPod = name;
-    leaderTerm = name == null ? null : t;
-    refreshView();
-  }
-
-  private void refreshView() {
+  private void publish() {
     PodFacts f = facts;
     Map<String, String> annotations = f == null ? Map.of() : f.annotations();
-    LeadershipView v =
+    boolean open = gates.isOpen();
+    board.publish(
         new LeadershipView(
             open,
             open ? term : null,
@@ -527,44 +339,29 @@ public final class AgentLeadership implements AutoCloseable {
             annotations.get(GROUP),
             open ? annotations.get(SINCE) : null,
             leaderPod,
-            leaderTerm);
-    if (!v.equals(view)) {
-      view = v;
-      lock.notifyAll();
-      for (Consumer<LeadershipView> w : watchers) {
-        w.accept(v);
-      }
-    }
+            leaderTerm),
+        gates.openUntilNanos());
   }
 
   /** Closes the gates, gives the gate key up, and stops following the pod. */
   @Override
   public void close() {
-    GateRule.Hold release;
-    synchronized (lock) {
-      closing = true;
-      apply();
-      release = hold;
-      hold = null;
+    try {
+      loop.submit(
+              () -> {
+                closing = true;
+                release("the agent is stopping");
+              })
+          .get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      log.warn("closing the gates: {}", e.toString());
     }
     if (leadership != null) {
       leadership.close();
     }
-    if (release != null) {
-      try {
-        keyThread.submit(() -> letGo(release)).get(2, TimeUnit.SECONDS);
-      } catch (Exception e) {
-        log.debug("letting go on close: {}", e.toString());
-      }
+    if (keyCalls != null) {
+      keyCalls.close(); // the let-go queued above runs first
     }
-    if (gateKey != null) {
-      gateKey.stopListening();
-    }
-    keyThread.shutdownNow();
-    deadlineThread.shutdownNow();
-  }
-
-  private static ScheduledExecutorService daemon(String name) {
-    return Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name));
+    loop.shutdownNow();
   }
 }

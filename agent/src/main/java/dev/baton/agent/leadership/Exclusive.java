@@ -2,7 +2,8 @@ package dev.baton.agent.leadership;
 
 /**
  * Something that may be used by one pod of a group at a time, told when it may and when it must
- * stop: the gates, and the HTTP view. Called under the leadership's lock, one call at a time.
+ * stop: the gates, and the observers of tests and benchmarks. Called on the leadership's loop, one
+ * call at a time.
  */
 public interface Exclusive {
 

@@ -18,4 +18,12 @@ public record LeadershipView(
     String group,
     String since,
     String leaderPod,
-    Long leaderTerm) {}
+    Long leaderTerm) {
+
+  /** The same pod's answer once it no longer leads. */
+  LeadershipView notLeading() {
+    boolean self = pod.equals(leaderPod);
+    return new LeadershipView(
+        false, null, pod, group, null, self ? null : leaderPod, self ? null : leaderTerm);
+  }
+}

@@ -1,0 +1,72 @@
+package dev.baton.agent.leadership;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The leadership loop's last answer, for the threads that ask (HTTP, metrics): written by the loop
+ * alone, read by anyone. An answer of {@code leader: true} is good only until the gates' deadline,
+ * so a reader past it gets {@code leader: false} even before the loop has run again, as a paused
+ * process's first answer must be.
+ */
+final class ViewBoard {
+
+  private final List<Consumer<LeadershipView>> watchers = new CopyOnWriteArrayList<>();
+  private final Object changed = new Object();
+  private volatile LeadershipView view;
+  private volatile long leaderUntilNanos;
+
+  ViewBoard(LeadershipView initial) {
+    this.view = initial;
+  }
+
+  /** On the loop: a new answer, good until {@code untilNanos} when it says leader. */
+  void publish(LeadershipView v, long untilNanos) {
+    leaderUntilNanos = untilNanos;
+    if (v.equals(view)) {
+      return;
+    }
+    synchronized (changed) {
+      view = v;
+      changed.notifyAll();
+    }
+    for (Consumer<LeadershipView> w : watchers) {
+      w.accept(v);
+    }
+  }
+
+  /** The answer now: never {@code leader: true} past the deadline it was given with. */
+  LeadershipView now() {
+    LeadershipView v = view;
+    if (v.leader() && System.nanoTime() - leaderUntilNanos >= 0) {
+      return v.notLeading();
+    }
+    return v;
+  }
+
+  /** Waits until {@code leader} is no longer the answer, or {@code wait} is over. */
+  LeadershipView awaitLeaderOtherThan(boolean leader, Duration wait) throws InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    synchronized (changed) {
+      while (true) {
+        LeadershipView v = now();
+        long left = deadline - System.nanoTime();
+        if (v.leader() != leader || left <= 0) {
+          return v;
+        }
+        if (v.leader()) {
+          left = Math.min(left, Math.max(1, leaderUntilNanos - System.nanoTime()));
+        }
+        TimeUnit.NANOSECONDS.timedWait(changed, left);
+      }
+    }
+  }
+
+  Runnable watch(Consumer<LeadershipView> watcher) {
+    watchers.add(watcher);
+    return () -> watchers.remove(watcher);
+  }
+}
