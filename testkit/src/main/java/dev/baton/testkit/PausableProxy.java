@@ -62,7 +62,12 @@ public final class PausableProxy implements AutoCloseable {
       try {
         Socket client = listener.accept();
         Socket server = new Socket();
-        server.connect(target, 2000);
+        try {
+          server.connect(target, 2000);
+        } catch (IOException e) {
+          closeQuietly(client); // the server is down: the client sees its connection close
+          continue;
+        }
         client.setTcpNoDelay(true);
         server.setTcpNoDelay(true);
         sockets.add(client);
@@ -70,10 +75,7 @@ public final class PausableProxy implements AutoCloseable {
         pump(client, server);
         pump(server, client);
       } catch (IOException e) {
-        if (!closed) {
-          // the server refused this one; the client sees its connection close
-          continue;
-        }
+        // the listener closed, or a socket option failed: the loop's condition decides
       }
     }
   }

@@ -65,8 +65,19 @@ final class GateHold {
     return h;
   }
 
+  /**
+   * Marks {@code h} released, if it is proven. An unproven hold (taken from an absent key, not yet
+   * held a whole ttl) is left to run out instead: a release mark would let the next taker open at
+   * once, while a holder whose key was lost may still be open; a hold that runs out was held a
+   * whole ttl since the key was found absent, as long as a proof waits.
+   */
   void letGo(GateRule.Hold h) {
-    calls.letGo(h);
+    if (h.proven()) {
+      calls.letGo(h);
+    } else {
+      log.info(
+          "the gate key {} was taken while absent and is not proven: left to run out", h.key());
+    }
   }
 
   /** The next take goes at once, not at the next 20 ms poll: the key may be free now. */

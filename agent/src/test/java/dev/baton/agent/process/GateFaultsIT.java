@@ -197,6 +197,31 @@ class GateFaultsIT {
         () -> sandbox.cluster.redis.restart(false), CONFIRM_WITHIN.multipliedBy(5));
   }
 
+  /**
+   * Redis comes back empty while the old agent can reach neither the API server nor Redis, so its
+   * gate stays open until its own deadline; the operator, its state lost too, gives the new leader
+   * another term meanwhile. The new leader's hold of the absent key, dropped for the new term, must
+   * not be marked released (a released key is taken at once): it runs out instead.
+   */
+  @Test
+  void redisRestartedEmptyWhileTheOldAgentReachesNothingOpensNoSecondGate() throws Exception {
+    start(true);
+    String old = awaitLeadingAgent();
+    String next = other(old);
+    StampedWriter w = writerThrough(old);
+
+    apiProxies.get(old).pause();
+    redisProxies.get(old).pause();
+    sandbox.cluster.setReady(old, false);
+    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    sandbox.cluster.redis.restart(false);
+
+    awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(5));
+    assertNoLateBytes(w, next);
+    apiProxies.get(old).resume();
+    redisProxies.get(old).resume();
+  }
+
   @Test
   void aFrozenOldAgentRelaysNothingLateAndAnswersNotLeaderWhenItWakes() throws Exception {
     start(false);
