@@ -80,7 +80,8 @@ public final class BatonLeadership implements AutoCloseable {
 
     /** Read every 500 ms; a read of the pod holds 2 s; revoke when unconfirmed. */
     public static Options defaults() {
-      return new Options(Duration.ofMillis(500), Duration.ofSeconds(2), false, "baton.dev/role");
+      return new Options(
+          Duration.ofMillis(500), Duration.ofSeconds(2), false, BatonNames.DEFAULT_ROLE_LABEL);
     }
 
     public Options withConfirmEvery(Duration every) {

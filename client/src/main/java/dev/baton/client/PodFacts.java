@@ -6,8 +6,8 @@ import java.util.Map;
  * What one read or watch event showed of the followed pod: its uid, labels and annotations, whether
  * it was ready, or that it does not exist.
  *
- * @param ready phase Running and condition Ready True: what the operator counts as ready, so that
- *     the agent can tell when the operator is about to demote this pod
+ * @param ready ready as {@link PodReadiness} counts it, as the operator does, so that the agent can
+ *     tell when the operator is about to demote this pod
  */
 public record PodFacts(
     boolean exists,

@@ -10,7 +10,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -19,15 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLContextSpi;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLServerSocketFactory;
-import javax.net.ssl.SSLSessionContext;
-import javax.net.ssl.SSLSocketFactory;
-import javax.net.ssl.TrustManager;
 
 /**
  * Leadership from the pod's own labels. A watch on that one pod (a field selector on its name)
@@ -45,7 +37,6 @@ import javax.net.ssl.TrustManager;
  */
 final class PodWatch implements BatonLeadership.Source {
 
-  static final String TERM = "baton.dev/term";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Which API server, which pod, and the credentials (none outside a cluster). */
@@ -112,8 +103,7 @@ final class PodWatch implements BatonLeadership.Source {
       b.version(HttpClient.Version.HTTP_1_1);
       // A client given no TLS context builds the JVM's default one for connections it will
       // never make: the security providers, the cipher suites and the cacerts file, about 700
-      // classes and a quarter of a second of the start (docs/design.md, "No TLS for a
-      // plain-HTTP API server").
+      // classes and a quarter of a second of the start.
       b.sslContext(new NoTls()).sslParameters(new SSLParameters());
     } else if (target.tls() != null) {
       b.sslContext(target.tls());
@@ -156,7 +146,7 @@ final class PodWatch implements BatonLeadership.Source {
         return;
       }
       JsonNode pod = JSON.readTree(r.body());
-      seen(facts(pod), PodFreshness.version(pod), asked, true);
+      seen(PodJson.facts(pod), PodFreshness.version(pod), asked, true);
       observed(pod.path("metadata"), asked);
     } catch (IOException e) {
       unreachable.accept("the API server did not answer: " + e.getClass().getSimpleName());
@@ -171,7 +161,7 @@ final class PodWatch implements BatonLeadership.Source {
     }
     answered = true;
     lastAsked = asked;
-    long term = termOf(meta);
+    long term = PodJson.term(meta, options.roleLabel());
     if (term < 0) {
       notLeader(asked);
       return;
@@ -206,49 +196,6 @@ final class PodWatch implements BatonLeadership.Source {
       if (freshness.newer(version, at, read)) {
         podSeen.accept(facts);
       }
-    }
-  }
-
-  private static PodFacts facts(JsonNode pod) {
-    JsonNode meta = pod.path("metadata");
-    return new PodFacts(
-        true,
-        meta.path("uid").asText(null),
-        strings(meta.path("labels")),
-        strings(meta.path("annotations")),
-        ready(pod.path("status")));
-  }
-
-  /** As the operator counts it (Candidate.isReady): running, with condition Ready True. */
-  private static boolean ready(JsonNode status) {
-    if (!"Running".equals(status.path("phase").asText(null))) {
-      return false;
-    }
-    for (JsonNode c : status.path("conditions")) {
-      if ("Ready".equals(c.path("type").asText(null))
-          && "True".equals(c.path("status").asText(null))) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static Map<String, String> strings(JsonNode object) {
-    Map<String, String> out = new java.util.HashMap<>();
-    object.fields().forEachRemaining(f -> out.put(f.getKey(), f.getValue().asText()));
-    return out;
-  }
-
-  /** The term this pod leads with by its labels, or -1. */
-  private long termOf(JsonNode meta) {
-    if (!"leader".equals(meta.path("labels").path(options.roleLabel()).asText(null))) {
-      return -1;
-    }
-    String term = meta.path("annotations").path(TERM).asText(null);
-    try {
-      return term == null ? -1 : Long.parseLong(term.trim());
-    } catch (NumberFormatException e) {
-      return -1;
     }
   }
 
@@ -341,8 +288,12 @@ final class PodWatch implements BatonLeadership.Source {
         JsonNode e = JSON.readTree(text);
         switch (e.path("type").asText()) {
           case "ADDED", "MODIFIED" -> {
-            seen(facts(e.path("object")), PodFreshness.version(e.path("object")), received, false);
-            if (termOf(e.path("object").path("metadata")) < 0) {
+            seen(
+                PodJson.facts(e.path("object")),
+                PodFreshness.version(e.path("object")),
+                received,
+                false);
+            if (PodJson.term(e.path("object").path("metadata"), options.roleLabel()) < 0) {
               notLeader(received);
             } else {
               later(PodWatch.this::confirm, 0);
@@ -392,53 +343,5 @@ final class PodWatch implements BatonLeadership.Source {
       ws.abort();
     }
     threads.shutdownNow();
-  }
-
-  /** The context of a client that only speaks plain HTTP: any use of it is a bug, and says so. */
-  private static final class NoTls extends SSLContext {
-    NoTls() {
-      super(new Spi(), null, "none");
-    }
-
-    private static final class Spi extends SSLContextSpi {
-      private static IllegalStateException plainHttp() {
-        return new IllegalStateException("the API server is plain HTTP: this client has no TLS");
-      }
-
-      @Override
-      protected void engineInit(KeyManager[] km, TrustManager[] tm, SecureRandom random) {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLSocketFactory engineGetSocketFactory() {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLServerSocketFactory engineGetServerSocketFactory() {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLEngine engineCreateSSLEngine() {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLEngine engineCreateSSLEngine(String host, int port) {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLSessionContext engineGetServerSessionContext() {
-        throw plainHttp();
-      }
-
-      @Override
-      protected SSLSessionContext engineGetClientSessionContext() {
-        throw plainHttp();
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.baton.kubectl;
 
+import dev.baton.client.GoDuration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -153,16 +154,11 @@ public final class KubectlBaton {
     }
 
     private static Duration duration(String text) {
-      var m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m)").matcher(text);
-      if (!m.matches()) {
+      try {
+        return GoDuration.parse(text);
+      } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--timeout takes a duration such as 30s, got " + text);
       }
-      long n = Long.parseLong(m.group(1));
-      return switch (m.group(2)) {
-        case "ms" -> Duration.ofMillis(n);
-        case "s" -> Duration.ofSeconds(n);
-        default -> Duration.ofMinutes(n);
-      };
     }
   }
 }

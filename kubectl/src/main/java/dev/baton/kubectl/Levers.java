@@ -4,8 +4,12 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.client.BatonNames;
+import dev.baton.client.PodReadiness;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -26,11 +30,6 @@ import java.util.function.Supplier;
  * why not. What each changed is printed.
  */
 final class Levers {
-
-  static final String SWITCHOVER = "baton.dev/switchover-to";
-  static final String FORCE_RELEASE = "baton.dev/force-release";
-  static final String PRIORITY = "baton.dev/priority";
-  static final String CANDIDATE = "baton.dev/candidate";
 
   private static final Duration POLL = Duration.ofMillis(100);
 
@@ -64,7 +63,7 @@ final class Levers {
       return 0;
     }
     Map<String, Integer> refusalsBefore = refusals(groupName);
-    annotate(LeaderGroup.class, groupName, SWITCHOVER, target);
+    annotate(LeaderGroup.class, groupName, BatonNames.SWITCHOVER_ANNOTATION, target);
     out.println(
         "LeaderGroup "
             + namespace
@@ -77,7 +76,7 @@ final class Levers {
             + " to "
             + target
             + " (annotation "
-            + SWITCHOVER
+            + BatonNames.SWITCHOVER_ANNOTATION
             + "="
             + target
             + ").");
@@ -90,7 +89,9 @@ final class Levers {
             () -> {
               LeaderGroup now = group(groupName);
               LeaderGroupStatus s = status(now);
-              boolean asked = annotation(now.getMetadata().getAnnotations(), SWITCHOVER) != null;
+              boolean asked =
+                  annotation(now.getMetadata().getAnnotations(), BatonNames.SWITCHOVER_ANNOTATION)
+                      != null;
               if (target.equals(s.getLeader()) && !asked) {
                 return Outcome.done(
                     target
@@ -163,7 +164,8 @@ final class Levers {
       throw new IllegalArgumentException("no RedisLock " + lockName + " in namespace " + namespace);
     }
     RedisLockStatus before = lock.getStatus() == null ? new RedisLockStatus() : lock.getStatus();
-    annotate(RedisLock.class, lockName, FORCE_RELEASE, Instant.now().toString());
+    annotate(
+        RedisLock.class, lockName, BatonNames.FORCE_RELEASE_ANNOTATION, Instant.now().toString());
     out.println(
         "RedisLock "
             + namespace
@@ -186,7 +188,9 @@ final class Levers {
               if (now == null) {
                 return Outcome.done("The RedisLock is gone.");
               }
-              if (annotation(now.getMetadata().getAnnotations(), FORCE_RELEASE) != null) {
+              if (annotation(
+                      now.getMetadata().getAnnotations(), BatonNames.FORCE_RELEASE_ANNOTATION)
+                  != null) {
                 return null;
               }
               RedisLockStatus s = now.getStatus() == null ? new RedisLockStatus() : now.getStatus();
@@ -220,7 +224,12 @@ final class Levers {
     return pods.stream()
         .filter(p -> !p.getMetadata().getName().equals(leader))
         .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-        .filter(p -> !"false".equals(annotation(p.getMetadata().getAnnotations(), CANDIDATE)))
+        .filter(
+            p ->
+                !"false"
+                    .equals(
+                        annotation(
+                            p.getMetadata().getAnnotations(), BatonNames.CANDIDATE_ANNOTATION)))
         .filter(Levers::ready)
         .min(
             Comparator.comparingLong((Pod p) -> -priority(p))
@@ -231,16 +240,17 @@ final class Levers {
         .orElse(null);
   }
 
+  /** Ready as the operator counts it, so that the pod named is one it would accept. */
   private static boolean ready(Pod p) {
-    return p.getStatus() != null
-        && p.getStatus().getConditions() != null
-        && p.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    PodStatus s = p.getStatus();
+    return s != null
+        && PodReadiness.isReady(
+            s.getPhase(), s.getConditions(), PodCondition::getType, PodCondition::getStatus);
   }
 
   private static long priority(Pod p) {
     try {
-      String v = annotation(p.getMetadata().getAnnotations(), PRIORITY);
+      String v = annotation(p.getMetadata().getAnnotations(), BatonNames.PRIORITY_ANNOTATION);
       return v == null ? 0 : Long.parseLong(v.trim());
     } catch (NumberFormatException e) {
       return 0;

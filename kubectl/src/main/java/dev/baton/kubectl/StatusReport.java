@@ -6,6 +6,7 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.api.v1alpha1.RouteStatus;
+import dev.baton.client.BatonNames;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -130,7 +131,7 @@ final class StatusReport {
           p.getMetadata().getName(),
           labels == null ? null : labels.get(roleLabel),
           ready(p) + (p.getMetadata().getDeletionTimestamp() != null ? " (terminating)" : ""),
-          annotations == null ? null : annotations.get("baton.dev/term"),
+          annotations == null ? null : annotations.get(BatonNames.TERM_ANNOTATION),
           p.getSpec() == null ? null : p.getSpec().getNodeName());
     }
     if (pods.isEmpty()) {

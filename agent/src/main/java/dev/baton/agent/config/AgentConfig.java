@@ -1,5 +1,7 @@
 package dev.baton.agent.config;
 
+import dev.baton.client.BatonNames;
+import dev.baton.client.GoDuration;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,7 +75,7 @@ public record AgentConfig(
   private static final Setting<List<GateRoute>> S_GATE =
       new Setting<>(GATE, GateRoute::parseList, "");
   private static final Setting<String> S_ROLE_LABEL =
-      new Setting<>(ROLE_LABEL, s -> s, "baton.dev/role");
+      new Setting<>(ROLE_LABEL, s -> s, BatonNames.DEFAULT_ROLE_LABEL);
   private static final Setting<Duration> S_CONFIRM_WITHIN =
       new Setting<>(CONFIRM_WITHIN, AgentConfig::confirmWithin, "2s");
   private static final Setting<String> S_REDIS_URL = new Setting<>(REDIS_URL, s -> s, null);

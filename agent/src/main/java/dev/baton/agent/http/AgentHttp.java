@@ -27,9 +27,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's local HTTP API (API.md, "Names added with the issues of 2026-12-01"): leadership, its
- * long poll and its events, fenced locks, health, readiness and metrics. Errors answer JSON {@code
- * {"error": reason}}.
+ * The agent's local HTTP API (docs/api.md, "The agent: leadership over HTTP" and "The agent: locks
+ * over HTTP"): leadership, its long poll and its events, fenced locks, health, readiness and
+ * metrics. Errors answer JSON {@code {"error": reason}}.
  */
 public final class AgentHttp implements AutoCloseable {
 
@@ -89,6 +89,11 @@ public final class AgentHttp implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The probes listener's port, or -1 when there is none. */
+  public int probesPort() {
+    return probes == null ? -1 : probes.getAddress().getPort();
   }
 
   private void handle(HttpExchange ex) throws IOException {

@@ -1,6 +1,6 @@
 package dev.baton.agent.http;
 
-import dev.baton.agent.config.GoDuration;
+import dev.baton.client.GoDuration;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

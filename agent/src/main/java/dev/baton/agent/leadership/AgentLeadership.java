@@ -1,6 +1,7 @@
 package dev.baton.agent.leadership;
 
 import dev.baton.client.BatonLeadership;
+import dev.baton.client.BatonNames;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.KubernetesApi;
 import dev.baton.client.LeadershipListener;
@@ -29,9 +30,6 @@ import org.slf4j.LoggerFactory;
  * Without Redis a promotion counts only once it was seen for {@code confirmWithin}.
  */
 public final class AgentLeadership implements AutoCloseable {
-
-  public static final String GROUP = "baton.dev/leader-group";
-  public static final String SINCE = "baton.dev/leader-since";
 
   private static final Logger log = LoggerFactory.getLogger(AgentLeadership.class);
   private static final long TICK_MILLIS = 10;
@@ -272,11 +270,13 @@ public final class AgentLeadership implements AutoCloseable {
 
   private String groupKey() {
     PodFacts f = facts;
-    String group = f == null ? null : f.annotations().get(GROUP);
+    String group = f == null ? null : f.annotations().get(BatonNames.GROUP_ANNOTATION);
     if (group == null || group.isBlank()) {
       if (confirmed && !warnedNoGroup) {
         warnedNoGroup = true;
-        log.warn("the pod is labeled leader but has no {} annotation: the gate stays shut", GROUP);
+        log.warn(
+            "the pod is labeled leader but has no {} annotation: the gate stays shut",
+            BatonNames.GROUP_ANNOTATION);
       }
       return null;
     }
@@ -336,8 +336,8 @@ public final class AgentLeadership implements AutoCloseable {
             open,
             open ? term : null,
             pod,
-            annotations.get(GROUP),
-            open ? annotations.get(SINCE) : null,
+            annotations.get(BatonNames.GROUP_ANNOTATION),
+            open ? annotations.get(BatonNames.LEADER_SINCE_ANNOTATION) : null,
             leaderPod,
             leaderTerm),
         gates.openUntilNanos());

@@ -1,19 +1,19 @@
 package dev.baton.agent.leadership;
 
-import dev.baton.agent.config.GoDuration;
+import dev.baton.client.BatonNames;
+import dev.baton.client.GoDuration;
 import dev.baton.client.PodFacts;
 
 /**
  * Whether the operator is certain to demote this pod, so that the agent may cut its gates before
- * the demotion reaches its watch (docs/design.md, "Not ready: the agent anticipates a certain
- * demotion"). The operator writes the annotation on the leader with the role label and the term:
- * the group's {@code spec.failoverDelay}, or {@code paused}. Only a delay of zero makes a not-ready
- * leader's demotion certain; anything else, an absent annotation (an operator from before it) or a
- * value this agent does not know, leaves the decision to the operator, as before.
+ * the demotion reaches its watch (docs/design.md, "The agent: leadership, locks and a gate for any
+ * container", *Not ready*). The operator writes the annotation on the leader with the role label
+ * and the term: the group's {@code spec.failoverDelay}, or {@code paused}. Only a delay of zero
+ * makes a not-ready leader's demotion certain; anything else, an absent annotation (an operator
+ * from before it) or a value this agent does not know, leaves the decision to the operator, as
+ * before.
  */
 public final class NotReadyCut {
-
-  public static final String FAILOVER_DELAY = "baton.dev/failover-delay";
 
   private NotReadyCut() {}
 
@@ -27,7 +27,7 @@ public final class NotReadyCut {
     if (applies(facts)) {
       return true;
     }
-    return cut && !"leader".equals(facts == null ? null : facts.labels().get(roleLabel));
+    return cut && !BatonNames.LEADER.equals(facts == null ? null : facts.labels().get(roleLabel));
   }
 
   /** True when {@code facts} show the pod not ready under a failover delay of zero. */
@@ -35,7 +35,7 @@ public final class NotReadyCut {
     if (facts == null || !facts.exists() || facts.ready()) {
       return false;
     }
-    String delay = facts.annotations().get(FAILOVER_DELAY);
+    String delay = facts.annotations().get(BatonNames.FAILOVER_DELAY_ANNOTATION);
     if (delay == null) {
       return false;
     }

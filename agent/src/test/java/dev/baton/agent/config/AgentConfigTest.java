@@ -88,18 +88,4 @@ class AgentConfigTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
-
-  @Test
-  void durationsAreGoStyle() {
-    assertThat(GoDuration.parse("0")).isZero();
-    assertThat(GoDuration.parse("250ms")).isEqualTo(Duration.ofMillis(250));
-    assertThat(GoDuration.parse("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
-    assertThat(GoDuration.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
-    assertThat(GoDuration.parse("10us")).isEqualTo(Duration.ofNanos(10_000));
-    for (String bad : List.of("", "5", "1x", "s", "-1s", "1s 2s", "1.s.s")) {
-      assertThatThrownBy(() -> GoDuration.parse(bad))
-          .as(bad)
-          .isInstanceOf(IllegalArgumentException.class);
-    }
-  }
 }

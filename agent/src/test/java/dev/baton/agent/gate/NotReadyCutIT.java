@@ -6,10 +6,10 @@ import static dev.baton.agent.testing.AgentSandbox.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.agent.leadership.NotReadyCut;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.agent.testing.GateKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.client.BatonNames;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -152,7 +152,7 @@ class NotReadyCutIT {
 
   private String annotation(String pod) {
     var a = sandbox.pod(pod).getMetadata().getAnnotations();
-    return a == null ? null : a.get(NotReadyCut.FAILOVER_DELAY);
+    return a == null ? null : a.get(BatonNames.FAILOVER_DELAY_ANNOTATION);
   }
 
   private void awaitAnnotation(String pod, String value) {

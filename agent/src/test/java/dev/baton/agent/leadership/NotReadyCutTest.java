@@ -2,6 +2,7 @@ package dev.baton.agent.leadership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.client.BatonNames;
 import dev.baton.client.PodFacts;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,7 +16,7 @@ class NotReadyCutTest {
   private static PodFacts pod(String role, String failoverDelay, boolean ready) {
     Map<String, String> annotations = new HashMap<>();
     if (failoverDelay != null) {
-      annotations.put(NotReadyCut.FAILOVER_DELAY, failoverDelay);
+      annotations.put(BatonNames.FAILOVER_DELAY_ANNOTATION, failoverDelay);
     }
     Map<String, String> labels = role == null ? Map.of() : Map.of(ROLE, role);
     return new PodFacts(true, "uid-1", labels, annotations, ready);

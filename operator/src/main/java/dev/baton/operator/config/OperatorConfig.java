@@ -1,5 +1,6 @@
 package dev.baton.operator.config;
 
+import dev.baton.client.GoDuration;
 import dev.baton.operator.lease.RedisSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -91,16 +92,12 @@ public record OperatorConfig(
             LEADER_ELECTION,
             or(get.apply(LEADER_ELECTION), Boolean.toString(inCluster)),
             OperatorConfig::parseBoolean);
-    Duration timeout =
-        parse(
-            REDIS_TIMEOUT,
-            or(get.apply(REDIS_TIMEOUT), "1s"),
-            dev.baton.api.v1alpha1.GoDuration::parse);
+    Duration timeout = parse(REDIS_TIMEOUT, or(get.apply(REDIS_TIMEOUT), "1s"), GoDuration::parse);
     Duration lease =
         parse(
             LEADER_ELECTION_LEASE,
             or(get.apply(LEADER_ELECTION_LEASE), "1500ms"),
-            dev.baton.api.v1alpha1.GoDuration::parse);
+            GoDuration::parse);
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }

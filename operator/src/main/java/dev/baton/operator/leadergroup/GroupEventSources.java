@@ -1,7 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.pods.NodeReadiness;

@@ -1,14 +1,14 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.GoDuration;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
@@ -124,15 +124,19 @@ public record GroupSettings(
   }
 
   /**
-   * The leader's failover-delay annotation: the delay as the operator counts it (whole
-   * milliseconds, GoDuration), or {@code paused} while leadership is frozen, which keeps even a
-   * not-ready leader.
+   * The leader's failover-delay annotation: the delay as the operator counts it, in the largest of
+   * s, ms and ns that says it exactly ({@link GoDuration} reads it back), or {@code paused} while
+   * leadership is frozen, which keeps even a not-ready leader.
    */
   public String failoverDelayAnnotation() {
     if (paused) {
       return BatonNames.FAILOVER_PAUSED;
     }
-    long ms = failoverDelay.toMillis();
+    long ns = failoverDelay.toNanos();
+    if (ns % 1_000_000 != 0) {
+      return ns + "ns";
+    }
+    long ms = ns / 1_000_000;
     return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
   }
 

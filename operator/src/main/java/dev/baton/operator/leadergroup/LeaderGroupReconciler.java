@@ -2,8 +2,8 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
-import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;

@@ -2,7 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,6 +1,6 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.routing.LeaderServices;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,7 +1,10 @@
 package dev.baton.operator.pods;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
+import dev.baton.client.PodReadiness;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.Map;
@@ -89,14 +92,15 @@ public record Candidate(
         labels != null && BatonNames.LEADER.equals(labels.get(roleLabel)));
   }
 
-  static boolean isReady(Pod pod) {
-    if (pod.getStatus() == null || !"Running".equals(pod.getStatus().getPhase())) {
-      return false;
-    }
-    var conditions = pod.getStatus().getConditions();
-    return conditions != null
-        && conditions.stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+  /** As the pod's agent counts it too: {@link PodReadiness}. */
+  private static boolean isReady(Pod pod) {
+    PodStatus status = pod.getStatus();
+    return status != null
+        && PodReadiness.isReady(
+            status.getPhase(),
+            status.getConditions(),
+            PodCondition::getType,
+            PodCondition::getStatus);
   }
 
   private static Instant created(Pod pod) {

@@ -1,7 +1,7 @@
 package dev.baton.operator.pods;
 
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,6 +1,6 @@
 package dev.baton.operator.pods;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;

@@ -1,6 +1,6 @@
 package dev.baton.operator.pods;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.cache.Cache;

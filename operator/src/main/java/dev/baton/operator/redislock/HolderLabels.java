@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -46,8 +47,8 @@ final class HolderLabels implements LockPods {
   public void mark(Pod pod, String key, long token) {
     Map<String, String> labels = new HashMap<>();
     Map<String, String> annotations = new HashMap<>();
-    if (!LockLabels.HELD.equals(Metadata.label(pod, key))) {
-      labels.put(key, LockLabels.HELD);
+    if (!BatonNames.HELD.equals(Metadata.label(pod, key))) {
+      labels.put(key, BatonNames.HELD);
     }
     if (!Long.toString(token).equals(Metadata.annotation(pod, key))) {
       annotations.put(key, Long.toString(token));
@@ -98,7 +99,7 @@ final class HolderLabels implements LockPods {
 
   @Override
   public void forceReleaseDone(RedisLock lock) {
-    Metadata.removeAnnotation(client, lock, LockLabels.FORCE_RELEASE_ANNOTATION);
+    Metadata.removeAnnotation(client, lock, BatonNames.FORCE_RELEASE_ANNOTATION);
   }
 
   static boolean carries(Pod pod, String key) {

@@ -1,21 +1,14 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.client.BatonNames;
 import dev.baton.client.LockValues;
 import java.util.Optional;
 
 /**
- * What Baton writes for RedisLocks outside Redis: the holder pod's label and annotation, the
- * force-release annotation, and the values the operator stores when it grants a lock.
+ * What Baton writes for RedisLocks outside Redis: the holder pod's label and annotation key (the
+ * names are in {@link BatonNames}), and the values the operator stores when it grants a lock.
  */
 public final class LockLabels {
-
-  /** Label {@code locks.baton.dev/<lock-name>: held}, and an annotation of the same key. */
-  public static final String PREFIX = "locks.baton.dev/";
-
-  public static final String HELD = "held";
-
-  /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
-  public static final String FORCE_RELEASE_ANNOTATION = "baton.dev/force-release";
 
   /** Operator grants end in {@code :baton.<clusterId>.<random>} after the pod's identity. */
   static final String GRANT_MARK = "baton.";
@@ -23,7 +16,7 @@ public final class LockLabels {
   private LockLabels() {}
 
   public static String key(String lockName) {
-    return PREFIX + lockName;
+    return BatonNames.LOCK_PREFIX + lockName;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.BatonNames;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.kube.LabelSelectors;
@@ -215,6 +216,6 @@ final class LockObserver {
   }
 
   static boolean forceReleaseAsked(RedisLock lock) {
-    return Metadata.request(lock, LockLabels.FORCE_RELEASE_ANNOTATION) != null;
+    return Metadata.request(lock, BatonNames.FORCE_RELEASE_ANNOTATION) != null;
   }
 }

@@ -1,9 +1,10 @@
 package dev.baton.operator.redislock;
 
-import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
+import dev.baton.client.BatonNames;
+import dev.baton.client.GoDuration;
 import dev.baton.client.LockKeys;
 import dev.baton.operator.kube.LabelSelectors;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -89,7 +90,7 @@ public record LockSettings(
       if (name.length() > MAX_LABEL_NAME) {
         throw new IllegalArgumentException(
             "with spec.holderSelector the lock's name is a label key ("
-                + LockLabels.PREFIX
+                + BatonNames.LOCK_PREFIX
                 + "<name>) and must be at most "
                 + MAX_LABEL_NAME
                 + " characters");

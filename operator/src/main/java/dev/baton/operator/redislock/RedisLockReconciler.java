@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;
@@ -148,8 +149,8 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     var podLabels = pod.getMetadata().getLabels();
     if (podLabels != null) {
       podLabels.keySet().stream()
-          .filter(k -> k.startsWith(LockLabels.PREFIX))
-          .forEach(k -> out.add(new ResourceID(k.substring(LockLabels.PREFIX.length()), ns)));
+          .filter(k -> k.startsWith(BatonNames.LOCK_PREFIX))
+          .forEach(k -> out.add(new ResourceID(k.substring(BatonNames.LOCK_PREFIX.length()), ns)));
     }
     String id = ns + "/" + pod.getMetadata().getName();
     states.forEach(

@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.kube.BatonNames;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;

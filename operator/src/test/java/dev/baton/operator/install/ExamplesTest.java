@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.baton.api.v1alpha1.GoDuration;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.GoDuration;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.redislock.LockSettings;
 import io.fabric8.kubernetes.api.model.Container;

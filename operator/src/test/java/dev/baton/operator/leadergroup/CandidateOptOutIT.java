@@ -5,7 +5,7 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RespClient;

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.BatonLeadership;
+import dev.baton.client.BatonNames;
 import dev.baton.client.LeadershipListener;
-import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.PausableProxy;

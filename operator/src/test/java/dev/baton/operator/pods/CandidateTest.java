@@ -2,7 +2,7 @@ package dev.baton.operator.pods;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.config.OperatorConfig;
-import dev.baton.operator.kube.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RespClient;
 import dev.baton.testkit.Sandbox;

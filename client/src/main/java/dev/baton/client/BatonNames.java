@@ -1,0 +1,68 @@
+package dev.baton.client;
+
+/**
+ * The label and annotation keys and values that Baton writes and reads on pods and on its own
+ * resources (docs/api.md, "Resources"): the one list the operator, the agent, the kubectl plugin
+ * and this library share, so that what one writes the others read.
+ */
+public final class BatonNames {
+
+  /** The role label's key when a LeaderGroup names none. */
+  public static final String DEFAULT_ROLE_LABEL = "baton.dev/role";
+
+  public static final String LEADER = "leader";
+  public static final String FOLLOWER = "follower";
+
+  public static final String GROUP_ANNOTATION = "baton.dev/leader-group";
+  public static final String TERM_ANNOTATION = "baton.dev/term";
+  public static final String LEADER_SINCE_ANNOTATION = "baton.dev/leader-since";
+
+  /**
+   * The group's spec.roleLabel, on its pods only when it is not the default: what lets the marks of
+   * a group deleted while no operator ran be cleared without its spec.
+   */
+  public static final String ROLE_LABEL_ANNOTATION = "baton.dev/role-label";
+
+  public static final String DELETION_COST_ANNOTATION =
+      "controller.kubernetes.io/pod-deletion-cost";
+
+  /** High enough that a ReplicaSet scale-down picks any follower first. */
+  public static final String LEADER_DELETION_COST = "1000000";
+
+  /**
+   * On the leader: the group's spec.failoverDelay, or {@link #FAILOVER_PAUSED}. What lets the pod's
+   * agent tell, from its own pod, whether a not-ready leader is about to be demoted.
+   */
+  public static final String FAILOVER_DELAY_ANNOTATION = "baton.dev/failover-delay";
+
+  public static final String FAILOVER_PAUSED = "paused";
+
+  public static final String PRIORITY_ANNOTATION = "baton.dev/priority";
+  public static final String SWITCHOVER_ANNOTATION = "baton.dev/switchover-to";
+
+  /** "false" on a pod: never elected, and switched away from while it leads. */
+  public static final String CANDIDATE_ANNOTATION = "baton.dev/candidate";
+
+  /**
+   * The prefix of a granted lock's label {@code locks.baton.dev/<lock-name>: held} on its holder
+   * pod, and of the annotation of the same key that carries the fencing token.
+   */
+  public static final String LOCK_PREFIX = "locks.baton.dev/";
+
+  public static final String HELD = "held";
+
+  /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
+  public static final String FORCE_RELEASE_ANNOTATION = "baton.dev/force-release";
+
+  /** A key in Baton's domain: baton.dev/... or a subdomain such as locks.baton.dev/... */
+  public static boolean isBatonKey(String key) {
+    int slash = key.indexOf('/');
+    if (slash < 0) {
+      return false;
+    }
+    String prefix = key.substring(0, slash);
+    return prefix.equals("baton.dev") || prefix.endsWith(".baton.dev");
+  }
+
+  private BatonNames() {}
+}
