@@ -93,10 +93,13 @@ public final class BatonAgent implements AutoCloseable {
               + " take this pod's locks",
           config.listen());
     }
+    // The ports as bound: a configured port 0 is the system's pick.
     log.info(
-        "agent started: {}; Redis {}",
+        "agent started: {}; Redis {}; HTTP API on port {}{}",
         config,
-        config.redisUrl().map(RedisConnection::describe).orElse("none"));
+        config.redisUrl().map(RedisConnection::describe).orElse("none"),
+        http.port(),
+        http.probesPort() < 0 ? "" : ", probes and metrics on port " + http.probesPort());
   }
 
   /** The HTTP API's port (useful when it was configured as 0). */

@@ -8,7 +8,6 @@ import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.agent.testing.GateKeys;
 import dev.baton.testkit.ByteRecorder;
-import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.PausableProxy;
 import dev.baton.testkit.StampedWriter;
@@ -49,7 +48,6 @@ class GateFaultsIT {
   private final Map<String, AgentProcess> agents = new HashMap<>();
   private final Map<String, PausableProxy> apiProxies = new HashMap<>();
   private final Map<String, PausableProxy> redisProxies = new HashMap<>();
-  private final Map<String, Integer> probePorts = new HashMap<>();
   private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
 
   @AfterEach
@@ -71,10 +69,9 @@ class GateFaultsIT {
       closing.add(apiProxy);
       apiProxies.put(pod, apiProxy);
       Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
-      env.put(AgentConfig.LISTEN, "127.0.0.1:" + FreePorts.any());
-      int probes = FreePorts.any();
-      probePorts.put(pod, probes);
-      env.put(AgentConfig.HEALTH_LISTEN, "127.0.0.1:" + probes);
+      // Ports the agents pick themselves: a port picked here could be taken before they bind.
+      env.put(AgentConfig.LISTEN, "127.0.0.1:0");
+      env.put(AgentConfig.HEALTH_LISTEN, "127.0.0.1:0");
       Path kubeconfig =
           Kubeconfig.write(
               dir.resolve(pod + ".kubeconfig"), "http://127.0.0.1:" + apiProxy.port(), "shop");
@@ -89,9 +86,17 @@ class GateFaultsIT {
       closing.add(p);
       agents.put(pod, p);
     }
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> agents.values().stream().allMatch(AgentProcess::ready));
+    for (AgentProcess p : agents.values()) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                if (!p.alive()) {
+                  throw new AssertionError("an agent ended at its start:\n" + p.log());
+                }
+                return p.ready();
+              });
+    }
     sandbox.group();
   }
 
@@ -110,7 +115,7 @@ class GateFaultsIT {
   private java.net.http.HttpResponse<String> probe(String pod, String path) throws Exception {
     return http.send(
         java.net.http.HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + probePorts.get(pod) + path))
+                URI.create("http://127.0.0.1:" + agents.get(pod).probesPort() + path))
             .timeout(Duration.ofSeconds(5))
             .build(),
         java.net.http.HttpResponse.BodyHandlers.ofString());

@@ -26,14 +26,14 @@ public final class AgentProcess implements AutoCloseable {
 
   private final Process process;
   private final Path log;
-  private final int httpPort;
+  private final int configuredHttpPort;
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-  private AgentProcess(Process process, Path log, int httpPort) {
+  private AgentProcess(Process process, Path log, int configuredHttpPort) {
     this.process = process;
     this.log = log;
-    this.httpPort = httpPort;
+    this.configuredHttpPort = configuredHttpPort;
   }
 
   /** Starts {@code java -jar baton-agent.jar} with exactly {@code env} (plus PATH and HOME). */
@@ -77,6 +77,26 @@ public final class AgentProcess implements AutoCloseable {
     process.waitFor();
   }
 
+  /**
+   * The HTTP API's port: as configured, or, for port 0 (no race with other processes for a port
+   * picked in advance), the one the agent's start line names; -1 until it is logged.
+   */
+  public int httpPort() {
+    return configuredHttpPort != 0 ? configuredHttpPort : loggedPort("HTTP API on port ");
+  }
+
+  /** The probes listener's port, from the start line ({@code BATON_AGENT_HEALTH_LISTEN}). */
+  public int probesPort() {
+    return loggedPort("probes and metrics on port ");
+  }
+
+  private int loggedPort(String after) {
+    var m =
+        java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(after) + "(\\d+)")
+            .matcher(log());
+    return m.find() ? Integer.parseInt(m.group(1)) : -1;
+  }
+
   /** SIGSTOP: the whole JVM frozen where it is, as a stop-the-world pause or a cgroup freeze. */
   public void freeze() {
     Signals.send(process, "STOP");
@@ -91,7 +111,7 @@ public final class AgentProcess implements AutoCloseable {
   public HttpResponse<String> get(String path) {
     try {
       return http.send(
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort() + path))
               .timeout(Duration.ofSeconds(2))
               .build(),
           HttpResponse.BodyHandlers.ofString());
@@ -106,7 +126,7 @@ public final class AgentProcess implements AutoCloseable {
   /** A request with no body on the agent's HTTP API (POST, DELETE, ...): status and body. */
   public HttpResponse<String> send(String method, String path) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + path))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort() + path))
             .method(method, HttpRequest.BodyPublishers.noBody())
             .timeout(Duration.ofSeconds(10))
             .build(),
