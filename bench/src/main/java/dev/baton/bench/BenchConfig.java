@@ -34,7 +34,8 @@ public record BenchConfig(
     List<Integer> noisyPods,
     boolean redisCluster,
     int processTrials,
-    String classArchive) {
+    String classArchive,
+    int faultTrials) {
 
   public static final Set<String> ALL =
       Set.of(
@@ -97,7 +98,8 @@ public record BenchConfig(
             .toList(),
         redisMode(or(get.apply("bench.redis"), "single")),
         Integer.parseInt(or(get.apply("bench.processTrials"), quick ? "5" : "30")),
-        or(get.apply("bench.classArchive"), "train"));
+        or(get.apply("bench.classArchive"), "train"),
+        Integer.parseInt(or(get.apply("bench.faultTrials"), quick ? "2" : "5")));
   }
 
   private static boolean redisMode(String mode) {

@@ -16,6 +16,7 @@ class BenchConfigTest {
     assertThat(c.groups()).isEqualTo(1000);
     assertThat(c.steadySeconds()).isEqualTo(60);
     assertThat(c.deletions()).isEqualTo(100);
+    assertThat(c.faultTrials()).isEqualTo(5);
     assertThat(c.only()).isEqualTo(BenchConfig.ALL);
   }
 
@@ -25,6 +26,7 @@ class BenchConfigTest {
     assertThat(c.failoverTrials()).isLessThan(200);
     assertThat(c.groups()).isEqualTo(100);
     assertThat(c.steadySeconds()).isLessThan(60);
+    assertThat(c.faultTrials()).isEqualTo(2);
   }
 
   @Test

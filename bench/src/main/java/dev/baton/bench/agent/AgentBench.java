@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * The agent's gate, the shipped jar in processes of its own (one per simulated pod, a kubeconfig on
  * the mock API server), the operator in this JVM: how soon a connection through the old leader's
- * gate is cut, how soon the new leader's gate accepts, what the gate costs per round trip, and the
- * agent's footprint.
+ * gate is cut, how soon the new leader's gate accepts, whether any byte reached a demoted pod's
+ * application (in ordinary hand-overs and under faults), what the gate costs per round trip, and
+ * the agent's footprint.
  */
 public final class AgentBench {
 
@@ -86,6 +87,8 @@ public final class AgentBench {
       int directCut = 0;
       int directTrials = 0;
       int openedBeforeCut = 0;
+      int writersCut = 0;
+      int handOvers = 0;
       for (Kind kind : Kind.values()) {
         List<Double> cuts = new ArrayList<>();
         List<Double> opens = new ArrayList<>();
@@ -95,6 +98,8 @@ public final class AgentBench {
           opens.add(o.openMillis());
           directTrials++;
           directCut += o.directCut() ? 1 : 0;
+          handOvers++;
+          writersCut += o.writerCut() ? 1 : 0;
           openedBeforeCut += o.openMillis() < o.cutMillis() ? 1 : 0;
           BenchMain.progress("agent " + kind + " " + (t + 1) + "/" + trials + ": " + o);
         }
@@ -106,15 +111,19 @@ public final class AgentBench {
       for (int t = 0; t < killedTrials; t++) {
         FailoverTrial.Outcome o = new FailoverTrial(cluster, fleet, Kind.DELETED).killFirst().run();
         killedOpens.add(o.openMillis());
+        handOvers++;
+        writersCut += o.writerCut() ? 1 : 0;
         BenchMain.progress("agent killed " + (t + 1) + "/" + killedTrials + ": " + o);
       }
       row(cut, "old agent SIGKILLed, then leader pod deleted: new gate accepting", killedOpens);
       cut.note(
           "Three simulated pods, each with the shipped baton-agent.jar in its own JVM (java -jar,"
               + " no options, KUBECONFIG on the mock API server, BATON_REDIS_URL on the sandbox's"
-              + " redis-server, confirmWithin 2 s) and an echo server behind its gate; the operator"
-              + " in the benchmark JVM. Each trial: a connection through the leader's gate and one"
-              + " straight to the leader's echo server, both answering; then one API call (delete"
+              + " redis-server, confirmWithin 2 s) and an echo app behind its gate (ByteRecorder,"
+              + " which records every stamped frame's arrival); the operator in the benchmark JVM."
+              + " Each trial: a connection through the leader's gate and one straight to the"
+              + " leader's app, both answering, and a pooled writer of stamped frames through the"
+              + " gate (see the fault table's first row); then one API call (delete"
               + " the pod, or set its Ready condition False). Closed: a blocked read on the gate"
               + " connection returns end of stream or a reset. Accepting: a new connection through"
               + " another pod's gate echoes a byte (polled every few ms).");
@@ -130,6 +139,30 @@ public final class AgentBench {
           "SIGKILLed: the old agent gets no chance to let go; its gate key runs out at most"
               + " confirmWithin after its last renewal, and only then does the new gate open"
               + " (target: under confirmWithin + 100 ms).");
+
+      Report.Section faults =
+          report.section(
+              "agent-faults",
+              "The agent's gate under faults: stamped frames that reached the demoted pod's"
+                  + " application after the new gate opened, and when the new gate echoed",
+              "fault",
+              "trials",
+              "late frames at the demoted app",
+              "old connections cut",
+              "after the fault: p50 ms",
+              "after the fault: max ms",
+              "after the API call: p50 ms",
+              "after the API call: max ms",
+              "anchor");
+      long handOverLate = fleet.bytes().lateFrames();
+      faults.row(
+          "none: the hand-overs above, one writer on the old gate each",
+          handOvers,
+          handOverLate,
+          writersCut + " of " + handOvers);
+      if (handOverLate > 0) {
+        violation(faults, "the hand-overs above", handOverLate, fleet);
+      }
 
       Report.Section o =
           report.section(
@@ -274,7 +307,88 @@ public final class AgentBench {
               + " entrypoint with the same options, its jar in place of the agent's. No agent on"
               + " this JVM and these options can be smaller; over TLS, as in a cluster, both"
               + " grow.");
+
+      faults(cluster, fleet, faults);
     }
+  }
+
+  /**
+   * The fault rows, run last so that every figure above is taken as before: the agents restart
+   * behind proxies for them.
+   */
+  private void faults(Sandbox cluster, AgentFleet fleet, Report.Section s) throws Exception {
+    int trials = config.faultTrials();
+    FaultTrial.Fault previous = null;
+    for (FaultTrial.Fault fault : FaultTrial.Fault.values()) {
+      if (previous == null || previous.redisBehindProxies() != fault.redisBehindProxies()) {
+        for (int i = 0; i < PODS; i++) {
+          fleet.startBehindProxies(pod(i), fault.redisBehindProxies());
+        }
+      }
+      previous = fault;
+      List<Double> fromFault = new ArrayList<>();
+      List<Double> fromApi = new ArrayList<>();
+      long late = 0;
+      int cut = 0;
+      for (int t = 0; t < trials; t++) {
+        FaultTrial.Outcome o = new FaultTrial(cluster, fleet, fault).run();
+        fromFault.add(o.fromFaultMillis());
+        fromApi.add(o.fromApiMillis());
+        late += o.lateFrames();
+        cut += o.writersCut();
+        BenchMain.progress("agent " + fault + " " + (t + 1) + "/" + trials + ": " + o);
+      }
+      Percentiles f = Percentiles.of(fromFault);
+      Percentiles a = Percentiles.of(fromApi);
+      s.row(
+          fault.description,
+          trials,
+          late,
+          cut + " of " + trials * FaultTrial.WRITERS,
+          f.p50(),
+          f.max(),
+          a.p50(),
+          a.max(),
+          fault.anchor);
+      if (late > 0) {
+        violation(s, fault.description, late, fleet);
+      }
+    }
+    s.note(
+        "Late frames: the fleet's apps are ByteRecorder echo apps (testkit); a pooled client"
+            + " (StampedWriter) writes a 16-byte frame stamped with its writing instant every "
+            + AgentFleet.WRITE_EVERY.toMillis()
+            + " ms through the old leader's gate. A late frame reached the old pod's app though"
+            + " written after another pod's app was first reached on a later connection (here the"
+            + " poll that found the new gate echoing): two gates forwarding at once, or a demoted"
+            + " gate relaying late. Counted over each trial's connections (ByteRecorder.lateFrames,"
+            + " a delta). Must be 0; any is printed as a VIOLATION row.");
+    s.note(
+        "Each fault trial: "
+            + FaultTrial.WRITERS
+            + " writers on the old leader's gate, each seen reaching its app; the fault, injected"
+            + " as the agent's GateFaultsIT injects it against the shipped jar; leadership moved by"
+            + " one API call setting the old leader's Ready condition False (for the Redis cut-off"
+            + " once its agent's /readyz said 503, as a kubelet would; here polled every 5 ms); the"
+            + " other pods' gates polled every 2 ms until one echoes; the pool writes on for 500"
+            + " ms (for SIGSTOP, before SIGCONT); then each writer's connection must have been"
+            + " reset. After the fault: from the DEL, the restart call, the SIGSTOP, or the pause"
+            + " of the agent's Redis proxy; after the API call: from the not-ready call. Then the"
+            + " proxies resume and the old pod is made ready again.");
+    s.note(
+        "Run after every other part of the agent benchmark (the footprint's idle followers still"
+            + " up, idle), with the three agents restarted (java -jar, no options, confirmWithin 2"
+            + " s) so that each reaches the API server through a PausableProxy of its own in the"
+            + " benchmark JVM, and for the Redis cut-off Redis too; the hand-overs above ran"
+            + " without proxies. "
+            + config.faultTrials()
+            + " trials per fault (bench.faultTrials).");
+  }
+
+  /** A row no reader can miss, and the recorder's own account of the first late frames. */
+  private static void violation(Report.Section s, String what, long late, AgentFleet fleet) {
+    s.row("VIOLATION: " + what + ": " + late + " frame(s) reached a demoted app late", null, late);
+    fleet.bytes().violations().stream().limit(5).forEach(v -> s.note("VIOLATION: " + v));
   }
 
   static String pod(int i) {

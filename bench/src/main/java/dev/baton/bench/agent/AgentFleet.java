@@ -1,9 +1,12 @@
 package dev.baton.bench.agent;
 
-import dev.baton.testkit.EchoServer;
+import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Kubeconfig;
+import dev.baton.testkit.PausableProxy;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.Signals;
+import dev.baton.testkit.StampedWriter;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -25,8 +28,14 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
-/** The agents of the simulated pods, each the shipped jar in its own JVM, with their echo apps. */
+/**
+ * The agents of the simulated pods, each the shipped jar in its own JVM, with their apps: {@link
+ * ByteRecorder} echo apps, so that every trial is also judged by what reached the applications.
+ */
 final class AgentFleet implements AutoCloseable {
+
+  /** How often a pooled writer on a gate sends a stamped frame, as in the agent's fault tests. */
+  static final Duration WRITE_EVERY = Duration.ofMillis(2);
 
   private record Agent(Process process, int httpPort) {}
 
@@ -39,7 +48,10 @@ final class AgentFleet implements AutoCloseable {
   private final HttpClient http =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private final Map<String, Agent> agents = new LinkedHashMap<>();
-  private final Map<String, EchoServer> apps = new HashMap<>();
+  private final ByteRecorder bytes = new ByteRecorder();
+  private final Map<String, ByteRecorder.App> apps = new HashMap<>();
+  private final Map<String, PausableProxy> apiProxies = new HashMap<>();
+  private final Map<String, PausableProxy> redisProxies = new HashMap<>();
   private final Map<String, Integer> gatePorts = new HashMap<>();
   private final Map<String, Integer> httpPorts = new HashMap<>();
 
@@ -57,13 +69,43 @@ final class AgentFleet implements AutoCloseable {
 
   /** Starts (or restarts) the agent of {@code pod}; the milliseconds from start to /readyz. */
   double start(String pod) {
-    return start(
-        pod,
-        List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-jar",
-            jar.toAbsolutePath().toString()),
-        Map.of());
+    return start(pod, javaJar(), Map.of());
+  }
+
+  /**
+   * Starts the agent of {@code pod} again (stopping the one running), now reaching the API server
+   * through a proxy of its own, and Redis too with {@code redisToo}, so that a fault trial can make
+   * its API reads hang, or Redis silent, for this agent alone.
+   */
+  void startBehindProxies(String pod, boolean redisToo) throws InterruptedException {
+    if (agents.containsKey(pod)) {
+      kill(pod);
+    }
+    URI api = URI.create(cluster.client.getMasterUrl().toString());
+    PausableProxy apiProxy =
+        apiProxies.computeIfAbsent(pod, p -> PausableProxy.to(api.getHost(), api.getPort()));
+    Map<String, String> env = new HashMap<>();
+    env.put(
+        "KUBECONFIG",
+        Kubeconfig.write(
+                dir.resolve(pod + ".kubeconfig"),
+                api.getScheme() + "://127.0.0.1:" + apiProxy.port(),
+                Sandbox.NS)
+            .toString());
+    if (redisToo) {
+      PausableProxy redisProxy =
+          redisProxies.computeIfAbsent(
+              pod, p -> PausableProxy.to("127.0.0.1", cluster.redis.port()));
+      env.put("BATON_REDIS_URL", "redis://127.0.0.1:" + redisProxy.port());
+    }
+    start(pod, javaJar(), env);
+  }
+
+  private List<String> javaJar() {
+    return List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-jar",
+        jar.toAbsolutePath().toString());
   }
 
   /**
@@ -126,7 +168,7 @@ final class AgentFleet implements AutoCloseable {
   }
 
   private double start(String pod, List<String> command, Map<String, String> extraEnv) {
-    EchoServer app = apps.computeIfAbsent(pod, p -> new EchoServer());
+    ByteRecorder.App app = apps.computeIfAbsent(pod, bytes::app);
     int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
     int httpPort = httpPorts.computeIfAbsent(pod, p -> FreePorts.any());
     ProcessBuilder pb =
@@ -161,29 +203,46 @@ final class AgentFleet implements AutoCloseable {
   }
 
   boolean ready(String pod) {
-    String body = get(pod, "/readyz");
-    return body != null && body.startsWith("ok");
+    HttpResponse<String> r = get(pod, "/readyz");
+    return r != null && r.statusCode() == 200 && r.body().startsWith("ok");
+  }
+
+  /**
+   * Whether the agent of {@code pod} answers /readyz 503 because Redis has not answered it: what a
+   * kubelet's readiness probe would read before it sets the pod not ready.
+   */
+  boolean notReadyForRedis(String pod) {
+    HttpResponse<String> r = get(pod, "/readyz");
+    return r != null && r.statusCode() == 503 && r.body().contains("Redis");
   }
 
   /** Whether the agent of {@code pod} says it leads (and its gates are open). */
   boolean leads(String pod) {
-    String body = get(pod, "/v1/leadership");
-    return body != null && body.contains("\"leader\":true");
+    return leadershipSays(pod, "\"leader\":true");
   }
 
-  private String get(String pod, String path) {
+  /** Whether the agent of {@code pod} answers, and says it does not lead. */
+  boolean answersNotLeader(String pod) {
+    return leadershipSays(pod, "\"leader\":false");
+  }
+
+  private boolean leadershipSays(String pod, String what) {
+    HttpResponse<String> r = get(pod, "/v1/leadership");
+    return r != null && r.statusCode() == 200 && r.body().contains(what);
+  }
+
+  /** The agent's answer, or null when it gave none (not running, frozen, or too slow). */
+  private HttpResponse<String> get(String pod, String path) {
     Agent a = agents.get(pod);
     if (a == null || !a.process().isAlive()) {
       return null;
     }
     try {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.httpPort() + path))
-                  .timeout(Duration.ofSeconds(2))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      return r.statusCode() == 200 ? r.body() : null;
+      return http.send(
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.httpPort() + path))
+              .timeout(Duration.ofSeconds(2))
+              .build(),
+          HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {
@@ -196,6 +255,72 @@ final class AgentFleet implements AutoCloseable {
     Agent a = agents.remove(pod);
     a.process().destroyForcibly();
     a.process().waitFor();
+  }
+
+  /** SIGSTOP: the agent's whole JVM frozen where it is, as a long pause or a cgroup freeze. */
+  void freeze(String pod) {
+    Signals.send(agents.get(pod).process(), "STOP");
+  }
+
+  /** SIGCONT: the agent runs on from where it stopped. */
+  void thaw(String pod) {
+    Signals.send(agents.get(pod).process(), "CONT");
+  }
+
+  /** The proxy between the agent of {@code pod} and the API server (see startBehindProxies). */
+  PausableProxy apiProxy(String pod) {
+    return apiProxies.get(pod);
+  }
+
+  /** The proxy between the agent of {@code pod} and Redis (see startBehindProxies). */
+  PausableProxy redisProxy(String pod) {
+    return redisProxies.get(pod);
+  }
+
+  /** What reached every pod's application. */
+  ByteRecorder bytes() {
+    return bytes;
+  }
+
+  /** A pooled client writing stamped frames through {@code pod}'s gate, seen to reach its app. */
+  StampedWriter writerThrough(String pod) {
+    long before = bytes.frames(pod);
+    StampedWriter w = StampedWriter.start(gatePort(pod), WRITE_EVERY);
+    AgentBench.await(
+        () -> bytes.frames(pod) > before + 10,
+        Duration.ofSeconds(5),
+        "frames through the gate of " + pod);
+    return w;
+  }
+
+  /** Waits for one labeled leader whose agent leads and whose gate echoes; its name. */
+  String awaitOpenLeader() {
+    AgentBench.await(
+        () -> {
+          List<String> l = cluster.leaders(AgentBench.ROLE);
+          return l.size() == 1 && leads(l.get(0)) && echoes(gatePort(l.get(0)));
+        },
+        Duration.ofSeconds(20),
+        "a leader with an open gate");
+    return cluster.leaders(AgentBench.ROLE).get(0);
+  }
+
+  /**
+   * Polls the gates of the group's other pods every few ms until one echoes a byte: the instant
+   * (nanoTime) it did; -1 when none did within {@code within}.
+   */
+  long awaitGateOtherThan(String pod, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() - deadline < 0) {
+      for (int i = 0; i < AgentBench.PODS; i++) {
+        String other = AgentBench.pod(i);
+        if (!other.equals(pod) && echoes(gatePort(other))) {
+          return System.nanoTime();
+        }
+      }
+      LockSupport.parkNanos(2_000_000);
+    }
+    return -1;
   }
 
   int gatePort(String pod) {
@@ -311,6 +436,8 @@ final class AgentFleet implements AutoCloseable {
   @Override
   public void close() {
     agents.values().forEach(a -> a.process().destroyForcibly());
-    apps.values().forEach(EchoServer::close);
+    apiProxies.values().forEach(PausableProxy::close);
+    redisProxies.values().forEach(PausableProxy::close);
+    bytes.close();
   }
 }

@@ -1,23 +1,31 @@
 package dev.baton.bench.agent;
 
+import dev.baton.bench.Waits;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.StampedWriter;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /** One failover of the agent benchmark, from a steady leader back to a steady group. */
 final class FailoverTrial {
 
-  /** What one trial measured; a cut of -1 when the old agent was killed first (not measured). */
-  record Outcome(double cutMillis, double openMillis, boolean directCut) {
+  /**
+   * What one trial measured; a cut of -1 when the old agent was killed first (not measured). The
+   * writer: a pooled client writing stamped frames through the old gate, whose late frames the
+   * fleet's {@link dev.baton.testkit.ByteRecorder} counts.
+   */
+  record Outcome(double cutMillis, double openMillis, boolean directCut, boolean writerCut) {
     @Override
     public String toString() {
       return String.format(
-          "cut %.1f ms, open %.1f ms%s", cutMillis, openMillis, directCut ? ", direct cut" : "");
+          "cut %.1f ms, open %.1f ms%s%s",
+          cutMillis,
+          openMillis,
+          directCut ? ", direct cut" : "",
+          writerCut ? "" : ", writer not cut");
     }
   }
 
@@ -38,18 +46,10 @@ final class FailoverTrial {
   }
 
   Outcome run() throws Exception {
-    AgentBench.await(
-        () -> {
-          List<String> l = cluster.leaders(AgentBench.ROLE);
-          return l.size() == 1
-              && fleet.leads(l.get(0))
-              && AgentFleet.echoes(fleet.gatePort(l.get(0)));
-        },
-        Duration.ofSeconds(20),
-        "a leader with an open gate");
-    String leader = cluster.leaders(AgentBench.ROLE).get(0);
+    String leader = fleet.awaitOpenLeader();
     try (Socket gate = new Socket(InetAddress.getLoopbackAddress(), fleet.gatePort(leader));
-        Socket direct = new Socket(InetAddress.getLoopbackAddress(), fleet.appPort(leader))) {
+        Socket direct = new Socket(InetAddress.getLoopbackAddress(), fleet.appPort(leader));
+        StampedWriter writer = fleet.writerThrough(leader)) {
       gate.setTcpNoDelay(true);
       ping(gate);
       ping(direct);
@@ -63,20 +63,7 @@ final class FailoverTrial {
       } else {
         cluster.setReady(leader, false);
       }
-      long opened = -1;
-      long deadline = t0 + TimeUnit.SECONDS.toNanos(15);
-      while (opened < 0 && System.nanoTime() < deadline) {
-        for (int i = 0; i < AgentBench.PODS; i++) {
-          String other = AgentBench.pod(i);
-          if (!other.equals(leader) && AgentFleet.echoes(fleet.gatePort(other))) {
-            opened = System.nanoTime();
-            break;
-          }
-        }
-        if (opened < 0) {
-          LockSupport.parkNanos(2_000_000);
-        }
-      }
+      long opened = fleet.awaitGateOtherThan(leader, Duration.ofSeconds(15));
       if (opened < 0) {
         throw new IllegalStateException("no gate opened within 15 s after " + kind);
       }
@@ -86,8 +73,10 @@ final class FailoverTrial {
       }
       boolean directCut = !pingQuietly(direct);
       double cut = killFirst ? -1 : AgentBench.millisSince(t0, cutAt);
+      // The writer's reader sees the reset a moment after the measured connection's did.
+      boolean writerCut = Waits.until(writer::broken, Duration.ofSeconds(2), Duration.ofMillis(5));
       restore(leader);
-      return new Outcome(cut, AgentBench.millisSince(t0, opened), directCut);
+      return new Outcome(cut, AgentBench.millisSince(t0, opened), directCut, writerCut);
     }
   }
 
