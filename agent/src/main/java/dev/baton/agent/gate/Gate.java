@@ -142,10 +142,6 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
   }
 
-  public boolean isOpen() {
-    return mayRelay(System.nanoTime());
-  }
-
   /** On the first loop: a connection was accepted. */
   private void accepted(SocketChannel client) {
     synchronized (this) {
@@ -156,8 +152,9 @@ public final class Gate implements Exclusive, AutoCloseable {
         return;
       }
     }
-    Sockets.rst(client); // not registered anywhere: the socket closes, and resets, at once
+    // Counted first: whoever sees the reset may read the count at once.
     metrics.gateRefused(route.listenPort());
+    Sockets.rst(client); // not registered anywhere: the socket closes, and resets, at once
   }
 
   @Override
