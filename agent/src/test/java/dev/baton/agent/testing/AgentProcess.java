@@ -107,8 +107,11 @@ public final class AgentProcess implements AutoCloseable {
     Signals.send(process, "CONT");
   }
 
-  /** A GET on the agent's HTTP API: status and body, or status -1 while it does not answer. */
+  /** A GET on the agent's HTTP API: status and body, or null while it does not answer. */
   public HttpResponse<String> get(String path) {
+    if (httpPort() < 0) {
+      return null; // its start line, which names the port it bound, is not written yet
+    }
     try {
       return http.send(
           HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort() + path))
