@@ -1,7 +1,9 @@
 package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.HolderRecord;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.pods.Candidate;
@@ -43,7 +45,7 @@ final class ElectionActuator {
 
   private final Writes writes;
   private final LeaseRenewer<ResourceID> renewer;
-  private final TermReservations reservations;
+  private final Reservations<LeaderGroup, LeaderGroupStatus> reservations;
   private final PodCache podCache;
 
   /** Whether the pod informer holds a pod of this name. */
@@ -74,7 +76,7 @@ final class ElectionActuator {
   ElectionActuator(
       Writes writes,
       LeaseRenewer<ResourceID> renewer,
-      TermReservations reservations,
+      Reservations<LeaderGroup, LeaderGroupStatus> reservations,
       PodCache podCache) {
     this.writes = writes;
     this.renewer = renewer;
@@ -211,7 +213,7 @@ final class ElectionActuator {
         writes.removeSwitchoverRequest(seen.group());
       } else if (effect instanceof ElectionPlan.Effect.ReserveTermsAhead) {
         long maxTerm = Math.max(seen.state().maxTerm(), holder.term());
-        if (reserved() - maxTerm < TermReservations.BLOCK / 2) {
+        if (reserved() - maxTerm < Reservations.TERM_BLOCK / 2) {
           reserve(maxTerm);
         }
       }
@@ -224,20 +226,22 @@ final class ElectionActuator {
           a.expected(),
           a.prefix(),
           settings.ttl().toMillis(),
-          TermReservations.known(seen.group(), reserved()));
+          reservations.known(seen.group(), reserved()));
     }
 
     private void reserve(long counter) {
       long maxTerm = Math.max(seen.state().maxTerm(), holder == null ? 0 : holder.term());
+      long known = Math.max(reserved(), maxTerm);
+      for (Pod p : seen.pods().membership().members()) {
+        known = Math.max(known, Membership.term(p));
+      }
       reservations.reserve(
           seen.group(),
-          reserved(),
-          maxTerm,
-          store,
-          settings.keys(),
-          seen.pods().membership().members(),
+          known,
           counter,
-          ceiling -> reserved = Math.max(reserved, ceiling));
+          Reservations.Block.NONE,
+          (floor, ceiling) -> store.reserve(settings.keys(), floor, ceiling),
+          r -> reserved = Math.max(reserved, r.ceiling()));
     }
 
     private long reserved() {

@@ -3,6 +3,7 @@ package dev.baton.operator.leadergroup;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.PendingFailover;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
@@ -24,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,9 +39,6 @@ import org.slf4j.LoggerFactory;
 final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus> {
 
   private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
-
-  /** How soon a group whose Secret is missing or unusable looks again. */
-  static final Duration SECRET_RETRY = Duration.ofSeconds(5);
 
   /**
    * What was said about a group in earlier reconciles, so that a problem is reported once, not on
@@ -67,8 +66,18 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         liveness,
         statusWriter,
         clock,
-        TermReservations::keep,
-        TermReservations::reserved);
+        keep(Reservations.terms(statusWriter)),
+        Reservations.terms(statusWriter)::reserved);
+  }
+
+  /** The status to write: the reservation never below the server's, conditions' times kept. */
+  private static BinaryOperator<LeaderGroupStatus> keep(
+      Reservations<LeaderGroup, LeaderGroupStatus> terms) {
+    return (current, next) -> {
+      terms.keepReservation(current, next);
+      next.setConditions(Conditions.sinceAsOnServer(current.getConditions(), next.getConditions()));
+      return next;
+    };
   }
 
   GroupReport begin(LeaderGroup group) {
@@ -148,7 +157,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         .set(ConditionType.Ready, false, e.reason(), e.getMessage())
         .keep(ConditionType.SplitBrainSuspected)
         .keep(ConditionType.Routed);
-    return finish(r, state, ready, SECRET_RETRY);
+    return finish(r, state, ready, RedisSecrets.SecretProblem.RETRY);
   }
 
   /** Redis did not answer: labels stay as they are (docs/design.md, "Failure policy"). */

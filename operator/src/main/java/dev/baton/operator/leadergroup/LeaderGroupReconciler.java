@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
@@ -105,7 +106,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
         new ElectionActuator(
             new GroupWrites(client, labeler),
             renewer,
-            new TermReservations(statusWriter),
+            Reservations.terms(statusWriter),
             sources::holdsPod);
     this.reporter =
         new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock);

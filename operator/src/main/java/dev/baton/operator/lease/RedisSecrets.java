@@ -3,6 +3,7 @@ package dev.baton.operator.lease;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,6 +33,9 @@ public class RedisSecrets {
 
   /** A Secret that is missing or unusable; the message names it and never shows its values. */
   public static class SecretProblem extends RuntimeException {
+    /** How soon a resource whose Secret is missing or unusable looks again. */
+    public static final Duration RETRY = Duration.ofSeconds(5);
+
     private final String reason;
 
     public SecretProblem(String reason, String message) {

@@ -1,9 +1,11 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.client.InstanceView;
 import dev.baton.client.LockResult;
-import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
+import dev.baton.operator.fencing.Reservations;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,15 +14,17 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
- * The act step of a RedisLock reconcile: carries out each {@link LockStep} in Redis and on the
- * pods, labels before locks (docs/design.md, "Locks are exclusive"): a pod's label comes off before
- * its lock is released, and goes on only after the lock is taken for it, so no watcher ever sees
- * two pods labeled held. A write that fails throws, and nothing after it in the step is done. What
- * a step did comes back as a {@link LockOutcome} for the reporter; the act step reports nothing.
+ * The act step of a RedisLock reconcile: carries out the plan {@link LockDecision} made, in Redis
+ * and on the pods, in its order, and returns what happened. Labels before locks (docs/design.md,
+ * "Locks are exclusive"): a pod's label comes off before its lock is released, and goes on only
+ * after the lock is taken for it, so no watcher ever sees two pods labeled held. A write that fails
+ * stops the plan, and nothing after it is done. It decides nothing but what the plan left to the
+ * answers of Redis: which branch follows a renewal, and a reservation when an acquire was refused
+ * for want of one.
  */
 final class LockActuator {
 
-  /** Everything one reconcile of one lock acts on. */
+  /** Everything one reconcile of one lock acts on; {@code state} is read, never written. */
   record Scope(RedisLock lock, LockSettings settings, LockRedis store, LockState state) {
     String ns() {
       return lock.getMetadata().getNamespace();
@@ -28,236 +32,265 @@ final class LockActuator {
   }
 
   /**
-   * A step stopped by a failed API write after Redis had already changed: what was done by then
-   * goes to the reporter before the failure goes to JOSDK's retry, so that a grant or a release is
-   * reported when it happened, not when the retry finds it.
+   * What the act step did with a plan, whether it finished or stopped midway.
+   *
+   * @param done each step's outcome, in order
+   * @param view Redis as the step last saw it: the read, or a renewal's or acquire's answer since
+   * @param lostQuorum the answer of a renewal or acquire that too few instances gave, or null
+   * @param failure an API or Redis write that failed and stopped the plan, or null
    */
-  static final class Interrupted extends RuntimeException {
-    private final transient LockOutcome done;
+  record Outcome(
+      List<LockOutcome> done, LockView view, LockView lostQuorum, RuntimeException failure) {
 
-    Interrupted(LockOutcome done, RuntimeException failure) {
-      super(failure.getMessage(), failure);
-      this.done = done;
-    }
-
-    LockOutcome done() {
-      return done;
-    }
-
-    RuntimeException failure() {
-      return (RuntimeException) getCause();
+    /** The outcome of the plan's last step, or null when the plan stopped before it. */
+    LockOutcome.Last last() {
+      return !done.isEmpty() && done.get(done.size() - 1) instanceof LockOutcome.Last l ? l : null;
     }
   }
 
   private final String clusterId;
   private final LockPods pods;
-  private final TokenReservations reservations;
+  private final Reservations<RedisLock, RedisLockStatus> reservations;
 
-  LockActuator(String clusterId, LockPods pods, TokenReservations reservations) {
+  LockActuator(
+      String clusterId, LockPods pods, Reservations<RedisLock, RedisLockStatus> reservations) {
     this.clusterId = clusterId;
     this.pods = pods;
     this.reservations = reservations;
   }
 
-  /** Carries out a step that changes Redis; the caller looks again and decides the next. */
-  LockOutcome apply(Scope s, LockWorld world, LockStep step) {
-    String key = s.settings().labelKey();
-    if (step instanceof LockStep.ForceRelease f) {
-      return forceRelease(s, f, world.view());
-    }
-    if (step instanceof LockStep.Reap r) {
-      return new LockOutcome.Reaped(release(s, r.values(), world.view()));
-    }
-    if (step instanceof LockStep.Reclaim c) {
-      pods.clearAllBut(s.ns(), key, null);
-      s.store().release(s.settings().keys(), c.value());
-      return new LockOutcome.Reclaimed(c.value());
-    }
-    if (step instanceof LockStep.Renew r) {
-      return new LockOutcome.Renewed(r.value(), renew(s, r.value(), r.token()));
-    }
-    if (step instanceof LockStep.Move m) {
-      pods.clearPod(m.from().namespace(), m.from().name(), key);
-      s.store().release(s.settings().keys(), m.value());
-      s.state().grant = null;
-      return new LockOutcome.Moved(
-          m.value(), m.from().namespace() + "/" + m.from().name(), m.because());
-    }
-    throw new IllegalArgumentException("not a step that changes Redis: " + step);
-  }
-
-  /** Carries out the last step of a reconcile. */
-  LockOutcome.Last finish(Scope s, LockWorld world, LockStep step) {
-    LockView view = world.view();
-    LockSettings settings = s.settings();
-    LockState state = s.state();
-    if (step instanceof LockStep.Keep k) {
-      return keep(s, world, k);
-    }
-    if (step instanceof LockStep.Grant g) {
-      return grant(s, g);
-    }
-    if (step instanceof LockStep.NoCandidates n) {
-      pods.clearSelected(s.ns(), settings, null);
-      state.grant = null;
-      return new LockOutcome.NoneEligible(n.movedFrom(), n.because(), view, settings.interval());
-    }
-    if (step instanceof LockStep.StandAside a) {
-      String lostFrom = state.grant == null ? null : state.grant.pod().name();
-      if (lostFrom != null) {
-        pods.clearAllBut(s.ns(), settings.labelKey(), null);
-        state.grant = null;
-      } else {
-        pods.clearSelected(s.ns(), settings, null);
-      }
-      return new LockOutcome.StoodAside(
-          a.holder(), view.holderToken(), lostFrom, view, settings.interval());
-    }
-    if (step instanceof LockStep.Report o) {
-      if (pods.anyLabeled(s.ns(), settings)) {
-        pods.clearAllBut(s.ns(), settings.labelKey(), null);
-      }
-      state.grant = null;
-      return new LockOutcome.Observed(o.holder(), view.holderToken(), view, settings.interval());
-    }
-    if (step instanceof LockStep.Wait) {
-      return new LockOutcome.Waited(view, soon());
-    }
-    throw new IllegalArgumentException("not a last step: " + step);
-  }
-
-  /**
-   * Reserves tokens, as a read showed is needed; the caller reads again. Tokens are reserved in the
-   * status first, then in Redis ("Terms and tokens never repeat").
-   */
-  void reserve(Scope s, LockView view) {
-    reservations.reserve(s.lock(), s.state(), s.store(), s.settings().keys(), view);
-  }
-
-  private LockOutcome.Kept keep(Scope s, LockWorld world, LockStep.Keep k) {
-    LockState state = s.state();
-    LockSettings settings = s.settings();
-    Pod pod = pods.selected(s.ns(), settings, k.pod().pod().uid()).orElseThrow();
-    boolean adopted = !k.value().equals(state.grantedValue());
-    long token = adopted ? k.token() : state.grant.token();
-    // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
-    pods.clearSelected(s.ns(), settings, pod.getMetadata().getUid());
-    pods.mark(pod, settings.labelKey(), token);
-    // Remembered only once its pod is labeled: a label write that fails leaves the grant unknown,
-    // so the next reconcile adopts it again, labels it, and reports the adoption then.
-    if (adopted) {
-      state.grant(
-          k.value(),
-          LockValues.parsePod(k.value()).orElseThrow(),
-          k.token(),
-          System.nanoTime(),
-          world.view());
-    }
-    long sinceRenew = System.nanoTime() - state.grant.renewedAtNanos();
-    return new LockOutcome.Kept(
-        k.value(),
-        pod.getMetadata().getName(),
-        token,
-        adopted,
-        world.view(),
-        Duration.ofNanos(Math.max(10_000_000L, settings.interval().toNanos() - sinceRenew)));
-  }
-
-  private LockOutcome.Last grant(Scope s, LockStep.Grant g) {
-    LockState state = s.state();
-    LockSettings settings = s.settings();
-    Pod target = pods.selected(s.ns(), settings, g.pod().pod().uid()).orElseThrow();
-    String value =
-        LockLabels.grantValue(
-            clusterId, s.ns(), target.getMetadata().getName(), target.getMetadata().getUid());
-    LockResult r = acquire(s, value);
-    if (!r.ok()) {
-      return new LockOutcome.Refused(r.view(), soon());
-    }
-    state.grant(
-        value, LockValues.parsePod(value).orElseThrow(), r.token(), System.nanoTime(), r.view());
-    // The lock is ours now, so no other grant can be live: every other label is stale and comes
-    // off (listed from the API server, not a cache that may lag) before the new holder's goes on.
-    LockOutcome.Granted granted =
-        new LockOutcome.Granted(
-            value,
-            target.getMetadata().getName(),
-            r.token(),
-            g.movedFrom(),
-            g.because(),
-            r.view(),
-            settings.interval());
+  /** Carries out {@code plan} over the world it was made from. */
+  Outcome carryOut(Scope s, LockWorld world, List<LockStep> plan) {
+    Run run = new Run(s, world.view());
     try {
+      run.steps(plan);
+    } catch (LockObserver.QuorumUnavailable e) {
+      return new Outcome(List.copyOf(run.done), run.view, e.view, null);
+    } catch (RuntimeException e) {
+      return new Outcome(List.copyOf(run.done), run.view, null, e);
+    }
+    return new Outcome(List.copyOf(run.done), run.view, null, null);
+  }
+
+  /** One plan being carried out: what was done so far, and Redis as last seen. */
+  private final class Run {
+    private final Scope s;
+    private final List<LockOutcome> done = new ArrayList<>();
+    private LockView view;
+
+    /** The grant the state names was moved or force-released in this plan. */
+    private boolean grantDropped;
+
+    private long reserved;
+    private Reservations.Block block;
+
+    Run(Scope s, LockView view) {
+      this.s = s;
+      this.view = view;
+      this.reserved = s.state().reserved();
+      this.block = s.state().block();
+    }
+
+    void steps(List<LockStep> plan) {
+      for (LockStep step : plan) {
+        if (!(step instanceof LockStep.Renew r)) {
+          step(step);
+        } else if (!renew(r)) {
+          steps(r.ifRefused());
+          return;
+        }
+      }
+    }
+
+    private void step(LockStep step) {
+      String key = s.settings().labelKey();
+      LockSettings settings = s.settings();
+      if (step instanceof LockStep.Reserve) {
+        reserve(view);
+      } else if (step instanceof LockStep.ForceRelease f) {
+        forceRelease(f);
+      } else if (step instanceof LockStep.Reap r) {
+        done.add(new LockOutcome.Reaped(release(r.values())));
+      } else if (step instanceof LockStep.Reclaim c) {
+        pods.clearAllBut(s.ns(), key, null);
+        s.store().release(settings.keys(), c.value());
+        done.add(new LockOutcome.Reclaimed(c.value()));
+      } else if (step instanceof LockStep.Move m) {
+        pods.clearPod(m.from().namespace(), m.from().name(), key);
+        s.store().release(settings.keys(), m.value());
+        grantDropped = true;
+        done.add(
+            new LockOutcome.Moved(
+                m.value(), m.from().namespace() + "/" + m.from().name(), m.because()));
+      } else if (step instanceof LockStep.Keep k) {
+        keep(k);
+      } else if (step instanceof LockStep.Grant g) {
+        grant(g);
+      } else if (step instanceof LockStep.NoCandidates n) {
+        pods.clearSelected(s.ns(), settings, null);
+        done.add(
+            new LockOutcome.NoneEligible(n.movedFrom(), n.because(), view, settings.interval()));
+      } else if (step instanceof LockStep.StandAside a) {
+        LockState.Grant grant = s.state().grant();
+        String lostFrom = grant == null || grantDropped ? null : grant.pod().name();
+        if (lostFrom != null) {
+          pods.clearAllBut(s.ns(), key, null);
+        } else {
+          pods.clearSelected(s.ns(), settings, null);
+        }
+        done.add(
+            new LockOutcome.StoodAside(
+                a.holder(), view.holderToken(), lostFrom, view, settings.interval()));
+      } else if (step instanceof LockStep.Report o) {
+        if (pods.anyLabeled(s.ns(), settings)) {
+          pods.clearAllBut(s.ns(), key, null);
+        }
+        done.add(
+            new LockOutcome.Observed(o.holder(), view.holderToken(), view, settings.interval()));
+      } else if (step instanceof LockStep.Wait) {
+        done.add(new LockOutcome.Waited(view, soon()));
+      } else {
+        throw new IllegalArgumentException("not a step the act step knows: " + step);
+      }
+    }
+
+    /** Renews a grant; whether Redis took the renewal. */
+    private boolean renew(LockStep.Renew r) {
+      long started = System.nanoTime();
+      LockResult result =
+          s.store().renew(s.settings().keys(), r.value(), s.settings().ttl(), r.token());
+      LockObserver.quorum(result.view());
+      done.add(new LockOutcome.Renewed(r.value(), result, started));
+      if (result.ok()) {
+        view = result.view();
+      }
+      return result.ok();
+    }
+
+    private void keep(LockStep.Keep k) {
+      LockState state = s.state();
+      LockSettings settings = s.settings();
+      Pod pod = pods.selected(s.ns(), settings, k.pod().pod().uid()).orElseThrow();
+      boolean adopted = !k.value().equals(state.grantedValue());
+      long token = adopted ? view.tokenOf(k.value()) : state.grant().token();
+      // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
+      pods.clearSelected(s.ns(), settings, pod.getMetadata().getUid());
+      pods.mark(pod, settings.labelKey(), token);
+      // Reported (and remembered) only once its pod is labeled: a label write that fails leaves the
+      // grant unknown, so the next reconcile adopts it again, labels it, and reports it then.
+      long renewedAt = adopted ? System.nanoTime() : renewedAt(k.value());
+      long sinceRenew = System.nanoTime() - renewedAt;
+      done.add(
+          new LockOutcome.Kept(
+              k.value(),
+              pod.getMetadata().getName(),
+              token,
+              adopted,
+              view,
+              Duration.ofNanos(Math.max(10_000_000L, settings.interval().toNanos() - sinceRenew))));
+    }
+
+    /** When the grant was last renewed: in this plan, or before it. */
+    private long renewedAt(String value) {
+      for (int i = done.size() - 1; i >= 0; i--) {
+        if (done.get(i) instanceof LockOutcome.Renewed r
+            && r.result().ok()
+            && r.value().equals(value)) {
+          return r.startedNanos();
+        }
+      }
+      return s.state().grant().renewedAtNanos();
+    }
+
+    private void grant(LockStep.Grant g) {
+      LockSettings settings = s.settings();
+      Pod target = pods.selected(s.ns(), settings, g.pod().pod().uid()).orElseThrow();
+      String value =
+          LockLabels.grantValue(
+              clusterId, s.ns(), target.getMetadata().getName(), target.getMetadata().getUid());
+      LockResult r = acquire(value);
+      view = r.view();
+      if (!r.ok()) {
+        done.add(new LockOutcome.Refused(r.view(), soon()));
+        return;
+      }
+      // The lock is ours now, so no other grant can be live: every other label is stale and comes
+      // off (listed from the API server, not a cache that may lag) before the new holder's goes on.
+      // The grant is told to the reporter before the labels, so a label write that fails still
+      // reports it when it happened.
+      done.add(
+          new LockOutcome.Granted(
+              value,
+              target.getMetadata().getName(),
+              r.token(),
+              g.movedFrom(),
+              g.because(),
+              r.view(),
+              settings.interval()));
       pods.clearAllBut(s.ns(), settings.labelKey(), target.getMetadata().getUid());
       pods.mark(target, settings.labelKey(), r.token());
-    } catch (RuntimeException e) {
-      throw new Interrupted(granted, e);
     }
-    return granted;
-  }
 
-  /** Renews a grant; a renewal of the grant this operator holds refreshes what it remembers. */
-  private LockResult renew(Scope s, String value, long token) {
-    LockState state = s.state();
-    long started = System.nanoTime();
-    LockResult r = s.store().renew(s.settings().keys(), value, s.settings().ttl(), token);
-    LockObserver.quorum(r.view());
-    if (r.ok() && value.equals(state.grantedValue())) {
-      state.grant =
-          new LockState.Grant(value, state.grant.pod(), state.grant.token(), started, r.view());
-    }
-    return r;
-  }
-
-  /**
-   * Takes the lock; where Redis refused for want of a token reservation, reserves and tries once
-   * more. That reservation is the acquire's own answer, not a read's, so it stays in this step
-   * (docs/design.md, "The flow").
-   */
-  private LockResult acquire(Scope s, String value) {
-    LockSettings settings = s.settings();
-    Supplier<LockResult> take =
-        () ->
-            s.store()
-                .acquire(
-                    settings.keys(),
-                    value,
-                    settings.ttl(),
-                    s.state().maxToken,
-                    TokenReservations.known(s.lock(), s.state()));
-    LockResult r = take.get();
-    LockObserver.quorum(r.view());
-    if (!r.ok() && TokenReservations.refused(r.view())) {
-      reserve(s, r.view());
-      r = take.get();
+    /**
+     * Takes the lock; where Redis refused for want of a token reservation, reserves and tries once
+     * more. That reservation is the acquire's own answer, which the plan could not know.
+     */
+    private LockResult acquire(String value) {
+      LockSettings settings = s.settings();
+      Supplier<LockResult> take =
+          () ->
+              s.store()
+                  .acquire(
+                      settings.keys(),
+                      value,
+                      settings.ttl(),
+                      s.state().maxToken(),
+                      reservations.known(s.lock(), reserved));
+      LockResult r = take.get();
       LockObserver.quorum(r.view());
-    }
-    return r;
-  }
-
-  /** Asked for on the lock: whatever holds it goes, each value compared before deletion. */
-  private LockOutcome forceRelease(Scope s, LockStep.ForceRelease f, LockView before) {
-    pods.clearAllBut(s.ns(), s.settings().labelKey(), null);
-    List<LockOutcome.Released> released = release(s, f.values(), before);
-    s.state().grant = null;
-    LockOutcome.ForceReleased done = new LockOutcome.ForceReleased(released);
-    try {
-      pods.forceReleaseDone(s.lock());
-    } catch (RuntimeException e) {
-      throw new Interrupted(done, e);
-    }
-    return done;
-  }
-
-  /** Compare-and-delete of each value; the ones that were still there, with their tokens. */
-  private static List<LockOutcome.Released> release(Scope s, List<String> values, LockView view) {
-    List<LockOutcome.Released> out = new ArrayList<>();
-    for (String value : values) {
-      if (s.store().release(s.settings().keys(), value).ok()) {
-        out.add(new LockOutcome.Released(value, view.tokenOf(value)));
+      if (!r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved)) {
+        reserve(r.view());
+        r = take.get();
+        LockObserver.quorum(r.view());
       }
+      return r;
     }
-    return out;
+
+    /** Tokens reserved in the status first, then in Redis ("Terms and tokens never repeat"). */
+    private void reserve(LockView seen) {
+      long known = Math.max(reserved, s.state().maxToken());
+      // Told as soon as the status records it: a Redis failure after that must not lose it.
+      reservations.reserve(
+          s.lock(),
+          known,
+          seen.maxCounter(),
+          block,
+          (floor, ceiling) -> s.store().reserve(s.settings().keys(), floor, ceiling),
+          r -> {
+            reserved = Math.max(reserved, r.ceiling());
+            block = r.block();
+            done.add(new LockOutcome.Reserved(r.ceiling(), r.block()));
+          });
+    }
+
+    /** Asked for on the lock: whatever holds it goes, each value compared before deletion. */
+    private void forceRelease(LockStep.ForceRelease f) {
+      pods.clearAllBut(s.ns(), s.settings().labelKey(), null);
+      done.add(new LockOutcome.ForceReleased(release(f.values())));
+      grantDropped = true;
+      pods.forceReleaseDone(s.lock());
+    }
+
+    /** Compare-and-delete of each value; the ones that were still there, with their tokens. */
+    private List<LockOutcome.Released> release(List<String> values) {
+      List<LockOutcome.Released> out = new ArrayList<>();
+      for (String value : values) {
+        if (s.store().release(s.settings().keys(), value).ok()) {
+          out.add(new LockOutcome.Released(value, view.tokenOf(value)));
+        }
+      }
+      return out;
+    }
   }
 
   private static Duration soon() {

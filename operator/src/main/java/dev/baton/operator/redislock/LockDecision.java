@@ -1,5 +1,6 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.pods.Candidate;
@@ -9,9 +10,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The RedisLock decision as a pure function: a {@link LockWorld} in, the next {@link LockStep} out.
- * Deterministic, so two operator replicas decide alike; the reconciler carries each step out and
- * asks again until a step is the last.
+ * The RedisLock decision as a pure function: a {@link LockWorld} in, the whole plan of {@link
+ * LockStep}s out, which the act step carries out in order without deciding again. Deterministic, so
+ * two operator replicas decide alike.
+ *
+ * <p>A plan is {@link #decide} applied to the world each step leaves as it predicts it: a release
+ * deletes its values, a renewal either wins every instance or is refused, and the refused branch is
+ * planned as well (it is known beforehand: Redis as it was read). What the prediction cannot know,
+ * an acquire refused because someone took the lock in between, ends the plan there, to look again
+ * in a moment.
  *
  * <p>In order: a force-release asked for; the locks of dead pods; then, without a holder selector,
  * report the holder (taking back an old grant of ours first); with one, keep the grant with its pod
@@ -20,10 +27,96 @@ import java.util.Optional;
  */
 final class LockDecision {
 
-  /** The most steps one reconcile takes before it looks again later. */
+  /** The most steps one plan holds before it waits and looks again. */
   static final int MAX_STEPS = 8;
 
   private LockDecision() {}
+
+  /**
+   * The plan for one reconcile, ending with a last step.
+   *
+   * @param reserveTokens the read showed too few tokens reserved: reserving comes first
+   */
+  static List<LockStep> plan(LockWorld w, boolean reserveTokens) {
+    List<LockStep> steps = new ArrayList<>();
+    if (reserveTokens) {
+      steps.add(new LockStep.Reserve());
+    }
+    steps.addAll(plan(w, MAX_STEPS));
+    return List.copyOf(steps);
+  }
+
+  private static List<LockStep> plan(LockWorld w, int budget) {
+    List<LockStep> steps = new ArrayList<>();
+    for (int i = 0; i < budget; i++) {
+      LockStep step = decide(w);
+      if (step instanceof LockStep.Renew r) {
+        int left = budget - i - 1;
+        steps.add(r.orElse(plan(w.renewed(false, w.view(), r.value()), left)));
+        w = w.renewed(true, heldEverywhere(w.view(), r.value(), r.token()), r.value());
+        continue;
+      }
+      steps.add(step);
+      if (step.last()) {
+        return steps;
+      }
+      w = predicted(w, step);
+    }
+    steps.add(new LockStep.Wait());
+    return steps;
+  }
+
+  /** The world a step that changes Redis leaves, as far as it can be known beforehand. */
+  private static LockWorld predicted(LockWorld w, LockStep step) {
+    if (step instanceof LockStep.ForceRelease f) {
+      return w.withView(without(w.view(), f.values()), w.podAlive()).forceReleased();
+    }
+    if (step instanceof LockStep.Reap r) {
+      return w.withView(without(w.view(), r.values()), w.podAlive()).reapedDead();
+    }
+    if (step instanceof LockStep.Reclaim c) {
+      return w.withView(without(w.view(), List.of(c.value())), w.podAlive());
+    }
+    if (step instanceof LockStep.Move m) {
+      return w.withView(without(w.view(), List.of(m.value())), w.podAlive())
+          .moved(m.from().namespace() + "/" + m.from().name(), m.because());
+    }
+    throw new IllegalArgumentException("not a step that changes Redis: " + step);
+  }
+
+  /** Redis after the values were deleted where they were held. */
+  private static LockView without(LockView view, List<String> values) {
+    List<InstanceView> out = new ArrayList<>();
+    for (InstanceView i : view.instances()) {
+      out.add(
+          i.value() != null && values.contains(i.value())
+              ? new InstanceView(
+                  i.name(),
+                  i.reachable(),
+                  i.ok(),
+                  null,
+                  -2,
+                  i.counter(),
+                  i.reserved(),
+                  i.unreserved(),
+                  i.error())
+              : i);
+    }
+    return new LockView(out, view.quorum());
+  }
+
+  /** Redis after a renewal won every instance that answered, free or held by the same value. */
+  private static LockView heldEverywhere(LockView view, String value, long token) {
+    List<InstanceView> out = new ArrayList<>();
+    for (InstanceView i : view.instances()) {
+      out.add(
+          i.reachable() && i.value() == null
+              ? new InstanceView(
+                  i.name(), true, i.ok(), value, i.pttlMillis(), token, i.reserved(), false, null)
+              : i);
+    }
+    return new LockView(out, view.quorum());
+  }
 
   static LockStep decide(LockWorld w) {
     LockView view = w.view();
@@ -55,7 +148,8 @@ final class LockDecision {
           // back instances that lost it; a renew refuses if anyone acquired the lock since.
           return new LockStep.Renew(lead, view.tokenOf(lead));
         }
-        if (lead.equals(holder)) {
+        boolean refused = lead.equals(w.renewedNow()) && !lead.equals(w.granted());
+        if (lead.equals(holder) && !refused) {
           return new LockStep.Keep(pod, lead, view.tokenOf(lead));
         }
       }

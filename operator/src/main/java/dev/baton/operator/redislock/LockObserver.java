@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonNames;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.pods.Candidate;
@@ -22,9 +23,8 @@ import java.util.function.Predicate;
 /**
  * The observe step of a RedisLock reconcile: the lock on every Redis instance (or the view the
  * grant's last renewal answered with, while fresh), the pods its holder selector matches, and
- * whether the pods its values name still exist. Reads only: a due renewal is a step the decision
- * asks for, and each read names the reservation of tokens it shows is needed, which the reconcile
- * asks of the act step.
+ * whether the pods its values name still exist. Reads only, once per reconcile: a due renewal is a
+ * step of the plan, and the read says whether tokens must be reserved, which the plan starts with.
  */
 final class LockObserver {
 
@@ -78,7 +78,7 @@ final class LockObserver {
   /**
    * The world the first decision of a reconcile sees. While a grant held for an eligible pod was
    * renewed within half an interval, its renewal's view stands for the lock; otherwise the lock is
-   * read, and the decision asks for the renewal when it is due.
+   * read, and the plan holds the renewal when it is due.
    *
    * @return the world, and whether tokens must be reserved before anything is decided
    * @throws QuorumUnavailable when no majority of instances answered
@@ -90,7 +90,7 @@ final class LockObserver {
       LockState state,
       boolean forceRelease) {
     List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
-    LockState.Grant grant = state.grant;
+    LockState.Grant grant = state.grant();
     boolean keptFresh =
         settings.grants()
             && grant != null
@@ -99,7 +99,7 @@ final class LockObserver {
             && fresh(grant, settings)
             && grant.view() != null;
     LockView view = keptFresh ? grant.view() : observe(settings, store);
-    boolean recent = state.grant != null && fresh(state.grant, settings);
+    boolean recent = grant != null && fresh(grant, settings);
     return new Look(
         new LockWorld(
             clusterId,
@@ -114,7 +114,7 @@ final class LockObserver {
             false,
             null,
             null),
-        !keptFresh && TokenReservations.needed(view, state.reserved));
+        !keptFresh && reserveTokens(view, state.block()));
   }
 
   /**
@@ -123,11 +123,10 @@ final class LockObserver {
    */
   record Look(LockWorld world, boolean reserveTokens) {}
 
-  /** The same world after an action changed Redis. */
-  Look again(LockWorld world, LockSettings settings, LockRedis store, LockState state) {
-    LockView view = observe(settings, store);
-    return new Look(
-        world.withView(view, podAlive(view)), TokenReservations.needed(view, state.reserved));
+  /** Whether an instance has no reservation, or less than half a block left before its ceiling. */
+  static boolean reserveTokens(LockView view, Reservations.Block block) {
+    return view.instances().stream()
+        .anyMatch(i -> i.reachable() && i.reserved() - i.counter() < block.size() / 2);
   }
 
   /** Reads the lock on every instance. */

@@ -2,69 +2,38 @@ package dev.baton.operator.redislock;
 
 import dev.baton.client.LockResult;
 import dev.baton.client.LockView;
+import dev.baton.operator.fencing.Reservations;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * What carrying out one {@link LockStep} did, as {@link LockActuator} returns it: the values
- * written or deleted, the token granted, the problems met. {@link LockReporter} alone turns it into
- * conditions, Events, metrics and status, so the act step writes nothing a reader sees but the lock
- * and the labels.
+ * written or deleted, the token granted, the tokens reserved. {@link LockReporter} alone turns it
+ * into conditions, Events, metrics and status, and {@link LockState#record} into what the operator
+ * remembers, so the act step writes nothing a reader sees but the lock and the labels.
  */
 sealed interface LockOutcome {
 
-  /** The world the next decision sees, before the reconcile reads Redis again. */
-  default LockWorld after(LockWorld world) {
-    return world;
-  }
-
-  /** Whether Redis changed in a way only a new read shows. */
-  default boolean readAgain() {
-    return true;
-  }
+  /** Tokens reserved up to {@code ceiling} with {@code block}, in the status and then in Redis. */
+  record Reserved(long ceiling, Reservations.Block block) implements LockOutcome {}
 
   /** A value deleted from Redis, and the token its hold had. */
   record Released(String value, long token) {}
 
   /** Every value found was released that was still there; the request was taken off the lock. */
-  record ForceReleased(List<Released> released) implements LockOutcome {
-    @Override
-    public LockWorld after(LockWorld world) {
-      return world.forceReleased();
-    }
-  }
+  record ForceReleased(List<Released> released) implements LockOutcome {}
 
   /** The holds of gone pods that were still there, deleted. */
-  record Reaped(List<Released> reaped) implements LockOutcome {
-    @Override
-    public LockWorld after(LockWorld world) {
-      return world.reapedDead();
-    }
-  }
+  record Reaped(List<Released> reaped) implements LockOutcome {}
 
   /** This operator's old grant taken back, its labels first. */
   record Reclaimed(String value) implements LockOutcome {}
 
-  /** A renewal of {@code value}, and Redis's answer, which is read enough. */
-  record Renewed(String value, LockResult result) implements LockOutcome {
-    @Override
-    public LockWorld after(LockWorld world) {
-      return world.renewed(result.ok(), result.view(), value);
-    }
-
-    @Override
-    public boolean readAgain() {
-      return false;
-    }
-  }
+  /** A renewal of {@code value} sent at {@code startedNanos}, and Redis's answer. */
+  record Renewed(String value, LockResult result, long startedNanos) implements LockOutcome {}
 
   /** The grant taken from pod {@code from} (namespace/name), its label first. */
-  record Moved(String value, String from, String because) implements LockOutcome {
-    @Override
-    public LockWorld after(LockWorld world) {
-      return world.moved(from, because);
-    }
-  }
+  record Moved(String value, String from, String because) implements LockOutcome {}
 
   /** The outcome of a reconcile's last step: the lock as last seen, and when to look again. */
   sealed interface Last extends LockOutcome {

@@ -3,13 +3,31 @@ package dev.baton.operator.redislock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
+import dev.baton.operator.fencing.Reservations;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * What the operator remembers about one lock between reconciles. The highest token and the token
  * reservation are rebuilt from the status after a restart; a grant is re-adopted from Redis, where
- * its value names the pod.
+ * its value names the pod. A value: the act step returns what it did, and the reconciler alone
+ * keeps the state that follows (docs/design.md, "The flow").
+ *
+ * @param grant the grant this operator made (or adopted) and renews, or null
+ * @param holder the holder last observed, or null when the lock was free
+ * @param restored the holder in the status written before a restart: its acquiredAt is kept if it
+ *     still holds
+ * @param maxToken highest token seen for this lock: the floor for the next acquisition
+ * @param reserved tokens are reserved in the status up to this one
+ * @param block the last block of tokens reserved, which sizes the next
  */
-final class LockState {
+record LockState(
+    Grant grant,
+    Holder holder,
+    Shown restored,
+    long maxToken,
+    long reserved,
+    Reservations.Block block) {
 
   /**
    * A grant this operator made (or adopted) and renews.
@@ -26,79 +44,130 @@ final class LockState {
   /** The holder as the status showed it before a restart (namespace/name or holder id). */
   record Shown(String holder, String acquiredAt) {}
 
-  Grant grant;
-
-  /** The holder last observed, or null when the lock was free. */
-  Holder holder;
-
-  /**
-   * The holder in the status written before a restart: its acquiredAt is kept if it still holds.
-   */
-  Shown restored;
-
-  /** namespace/name of the pod named by the holder value, for mapping pod events to this lock. */
-  volatile String holderPod;
-
-  /** Highest token seen for this lock: the floor for the next acquisition. */
-  long maxToken;
-
-  final TokenReservations.Reserved reserved = new TokenReservations.Reserved();
-
-  boolean redisDown;
-
-  /** The last problem reported as an Event, so it is not reported again on every retry. */
-  String lastProblem;
-
-  boolean noCandidatesReported;
-
-  /** The holder value whose pod is gone yet still holds the lock, and since when (epoch ms). */
-  String deadHolder;
-
-  long deadHolderSinceMillis;
-
-  /**
-   * How long the current holder has been known dead while still holding: 0 for a live holder or a
-   * free lock. A dead pod's lock is normally reaped at once, so a value that grows means reaping
-   * fails.
-   */
-  long deadHolderMillis(String holder, boolean dead, long nowMillis) {
-    if (holder == null || !dead) {
-      deadHolder = null;
-      deadHolderSinceMillis = 0;
-      return 0;
-    }
-    if (!holder.equals(deadHolder)) {
-      deadHolder = holder;
-      deadHolderSinceMillis = nowMillis;
-    }
-    return nowMillis - deadHolderSinceMillis;
-  }
+  static final LockState EMPTY = new LockState(null, null, null, 0, 0, Reservations.FIRST_TOKENS);
 
   static LockState from(RedisLockStatus status) {
-    LockState s = new LockState();
-    if (status != null) {
-      s.maxToken = status.getFencingToken() == null ? 0 : status.getFencingToken();
-      s.reserved.upTo = status.getReservedToken() == null ? 0 : status.getReservedToken();
-      if (status.getHolder() != null && !status.getHolder().isEmpty()) {
-        s.restored = new Shown(status.getHolder(), status.getAcquiredAt());
-      }
+    if (status == null) {
+      return EMPTY;
     }
-    return s;
-  }
-
-  void grant(String value, LockValues.PodRef pod, long token, long nowNanos, LockView view) {
-    grant = new Grant(value, pod, token, nowNanos, view);
-    maxToken = Math.max(maxToken, token);
-  }
-
-  /** Redis did not answer: the view of the last renewal is no longer worth reusing. */
-  void forgetView() {
-    if (grant != null) {
-      grant = new Grant(grant.value(), grant.pod(), grant.token(), grant.renewedAtNanos(), null);
-    }
+    Shown restored =
+        status.getHolder() == null || status.getHolder().isEmpty()
+            ? null
+            : new Shown(status.getHolder(), status.getAcquiredAt());
+    return new LockState(
+        null,
+        null,
+        restored,
+        status.getFencingToken() == null ? 0 : status.getFencingToken(),
+        status.getReservedToken() == null ? 0 : status.getReservedToken(),
+        Reservations.FIRST_TOKENS);
   }
 
   String grantedValue() {
     return grant == null ? null : grant.value();
+  }
+
+  String holderValue() {
+    return holder == null ? null : holder.value();
+  }
+
+  /** namespace/name of the pod the holder's value names, for mapping pod events to this lock. */
+  String holderPod() {
+    return holder == null
+        ? null
+        : LockValues.parsePod(holder.value()).map(p -> p.namespace() + "/" + p.name()).orElse(null);
+  }
+
+  /**
+   * The state after the act step did {@code done}.
+   *
+   * @param nowNanos when it finished (System.nanoTime), the time of a grant it made or adopted
+   * @param now the same in RFC 3339, since when a new holder holds
+   */
+  LockState record(List<LockOutcome> done, long nowNanos, String now) {
+    LockState s = this;
+    for (LockOutcome o : done) {
+      s = s.record(o, nowNanos, now);
+    }
+    return s;
+  }
+
+  private LockState record(LockOutcome o, long nowNanos, String now) {
+    if (o instanceof LockOutcome.Reserved r) {
+      return new LockState(
+          grant, holder, restored, maxToken, Math.max(reserved, r.ceiling()), r.block());
+    }
+    if (o instanceof LockOutcome.Renewed r) {
+      if (!r.result().ok() || !r.value().equals(grantedValue())) {
+        return this;
+      }
+      return withGrant(
+          new Grant(r.value(), grant.pod(), grant.token(), r.startedNanos(), r.result().view()));
+    }
+    if (o instanceof LockOutcome.Kept k) {
+      LockState s =
+          k.adopted() ? withGrant(grantOf(k.value(), k.token(), nowNanos, k.view())) : this;
+      return s.held(k.value(), k.token(), now);
+    }
+    if (o instanceof LockOutcome.Granted g) {
+      return withGrant(grantOf(g.value(), g.token(), nowNanos, g.view()))
+          .held(g.value(), g.token(), now);
+    }
+    if (o instanceof LockOutcome.NoneEligible) {
+      return withGrant(null).held(null, 0, now);
+    }
+    if (o instanceof LockOutcome.StoodAside a) {
+      return withGrant(null).held(a.holder(), a.token(), now);
+    }
+    if (o instanceof LockOutcome.Observed ob) {
+      return withGrant(null).held(ob.holder(), ob.token(), now);
+    }
+    if (o instanceof LockOutcome.ForceReleased || o instanceof LockOutcome.Moved) {
+      return withGrant(null);
+    }
+    return this; // reaped, reclaimed, refused, waited: nothing this state keeps changed
+  }
+
+  /** Redis did not answer: the view of the last renewal is no longer worth reusing. */
+  LockState withoutView() {
+    return grant == null
+        ? this
+        : withGrant(
+            new Grant(grant.value(), grant.pod(), grant.token(), grant.renewedAtNanos(), null));
+  }
+
+  /** A reservation the status records, seen when the status was written. */
+  LockState reservedUpTo(long ceiling) {
+    return ceiling > reserved
+        ? new LockState(grant, holder, restored, maxToken, ceiling, block)
+        : this;
+  }
+
+  /** Who holds the lock now (null: free), and the highest token seen. */
+  private LockState held(String value, long token, String now) {
+    long max = Math.max(maxToken, token);
+    if (Objects.equals(value, holderValue())) {
+      return new LockState(grant, holder, restored, max, reserved, block);
+    }
+    boolean sameAsBefore =
+        value != null
+            && restored != null
+            && LockValues.holder(value).equals(restored.holder())
+            && token == maxToken;
+    String since =
+        value == null
+            ? null
+            : sameAsBefore && restored.acquiredAt() != null ? restored.acquiredAt() : now;
+    return new LockState(
+        grant, value == null ? null : new Holder(value, since), null, max, reserved, block);
+  }
+
+  private LockState withGrant(Grant g) {
+    long max = g == null ? maxToken : Math.max(maxToken, g.token());
+    return new LockState(g, holder, restored, max, reserved, block);
+  }
+
+  private static Grant grantOf(String value, long token, long nowNanos, LockView view) {
+    return new Grant(value, LockValues.parsePod(value).orElseThrow(), token, nowNanos, view);
   }
 }

@@ -19,8 +19,8 @@ final class LockStatuses {
   /** The tokens this operator knows of, for the lock's generation. */
   static RedisLockStatus base(RedisLock lock, LockState state) {
     RedisLockStatus s = new RedisLockStatus();
-    s.setFencingToken(state.maxToken > 0 ? state.maxToken : null);
-    s.setReservedToken(state.reserved.upTo > 0 ? state.reserved.upTo : null);
+    s.setFencingToken(state.maxToken() > 0 ? state.maxToken() : null);
+    s.setReservedToken(state.reserved() > 0 ? state.reserved() : null);
     s.setObservedGeneration(lock.getMetadata().getGeneration());
     return s;
   }

@@ -3,12 +3,23 @@ package dev.baton.operator.redislock;
 import dev.baton.client.LockValues;
 import java.util.List;
 
-/** What a RedisLock reconcile does next, as {@link LockDecision} decides it. */
+/** One step of a RedisLock reconcile's plan, as {@link LockDecision} plans it. */
 sealed interface LockStep {
 
-  /** Whether the reconcile ends with this step (the others change Redis, then decide again). */
+  /** Whether the plan ends with this step (the others change Redis, and a step follows). */
   default boolean last() {
     return true;
+  }
+
+  /**
+   * Tokens reserved, in the status first, then on every instance (docs/design.md, "Terms and tokens
+   * never repeat"): the read showed less than half a block left, or none.
+   */
+  record Reserve() implements LockStep {
+    @Override
+    public boolean last() {
+      return false;
+    }
   }
 
   /** Asked for: unlabel every pod, then delete every value found, each compared before. */
@@ -35,8 +46,20 @@ sealed interface LockStep {
     }
   }
 
-  /** Renew (or adopt, or win back instances of) this operator's grant. */
-  record Renew(String value, long token) implements LockStep {
+  /**
+   * Renew (or adopt, or win back instances of) this operator's grant; the plan goes on with the
+   * steps after it when Redis takes the renewal, and with {@code ifRefused} instead when it does
+   * not.
+   */
+  record Renew(String value, long token, List<LockStep> ifRefused) implements LockStep {
+    Renew(String value, long token) {
+      this(value, token, List.of());
+    }
+
+    Renew orElse(List<LockStep> steps) {
+      return new Renew(value, token, List.copyOf(steps));
+    }
+
     @Override
     public boolean last() {
       return false;

@@ -17,7 +17,8 @@ import java.util.Map;
  * @param podAlive for each value that names a pod: whether that pod (with that uid) exists
  * @param granted the value of the grant this operator renews, or null
  * @param renewedRecently that grant was renewed within half a renew interval
- * @param renewedNow the value this reconcile already renewed (or tried to), or null
+ * @param renewedNow the value this reconcile already renewed (or tried to), or null; tried and
+ *     refused when it is not {@code granted}
  * @param reaped this reconcile already reaped the locks of dead pods
  * @param movedFrom the pod (namespace/name) this reconcile moved the lock away from, or null
  * @param movedBecause why it moved
@@ -92,7 +93,10 @@ record LockWorld(
         movedBecause);
   }
 
-  /** After a renew: the view it answered with when it succeeded. */
+  /**
+   * After a renew: the view it answered with when it succeeded. A refused renewal leaves no grant
+   * known to be ours, so the grant is not kept (nor labeled) on the strength of the read before it.
+   */
   LockWorld renewed(boolean ok, LockView answer, String value) {
     return new LockWorld(
         clusterId,
@@ -101,8 +105,8 @@ record LockWorld(
         ok ? answer : view,
         candidates,
         podAlive,
-        ok ? value : granted,
-        ok || renewedRecently,
+        ok ? value : null,
+        ok,
         value,
         reaped,
         movedFrom,

@@ -3,6 +3,7 @@ package dev.baton.operator.redislock;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisSecrets;
@@ -26,7 +27,8 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
 import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
-import java.time.Duration;
+import java.time.Clock;
+import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -38,12 +40,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs each RedisLock as observe ({@link LockObserver}), decide ({@link LockDecision}), act ({@link
- * LockActuator}) and report ({@link LockReporter}). With a holder selector the operator grants the
- * lock to one ready pod and moves it when that pod may no longer hold it; without one, applications
- * take it and the operator reports and reaps. Triggered by pod events, by changes of the lock
- * (annotations included, its own status excluded), by what the lock scripts publish and by a timer.
- * API errors are thrown, for the framework's retry.
+ * Runs each RedisLock as one pipeline of values: observe ({@link LockObserver}), plan ({@link
+ * LockDecision}), act ({@link LockActuator}), keep the {@link LockState} that follows, report
+ * ({@link LockReporter}). With a holder selector the operator grants the lock to one ready pod and
+ * moves it when that pod may no longer hold it; without one, applications take it and the operator
+ * reports and reaps. Triggered by pod events, by changes of the lock (annotations included, its own
+ * status excluded), by what the lock scripts publish and by a timer. API errors are thrown, for the
+ * framework's retry.
  */
 @ControllerConfiguration(
     name = "redislock",
@@ -53,9 +56,6 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   private static final Logger log = LoggerFactory.getLogger(RedisLockReconciler.class);
 
-  /** How soon a lock whose Secret is missing or unusable looks again. */
-  private static final Duration SECRET_RETRY = Duration.ofSeconds(5);
-
   private final Map<ResourceID, LockState> states = new ConcurrentHashMap<>();
   private final LockEvents lockEvents = new LockEvents();
   private final LockStores stores;
@@ -64,6 +64,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockActuator actuator;
   private final LockReporter reporter;
   private final ReplicaRole role;
+  private final Clock clock;
   private final Activation activation;
   private final PodCatalog pods;
   private volatile IndexerResourceCache<RedisLock> locks;
@@ -93,7 +94,8 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
         });
     this.reporter =
         new LockReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock());
-    this.actuator = new LockActuator(kit.clusterId(), labels, new TokenReservations(statusWriter));
+    this.actuator = new LockActuator(kit.clusterId(), labels, Reservations.tokens(statusWriter));
+    this.clock = kit.clock();
   }
 
   /**
@@ -155,7 +157,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     String id = ns + "/" + pod.getMetadata().getName();
     states.forEach(
         (lock, state) -> {
-          if (id.equals(state.holderPod)) {
+          if (id.equals(state.holderPod())) {
             out.add(lock);
           }
         });
@@ -171,79 +173,80 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     }
   }
 
+  /**
+   * One reconcile: read once, plan once, carry the plan out, keep the state that follows, report
+   * once (docs/design.md, "The flow").
+   */
   @Override
   public UpdateControl<RedisLock> reconcile(RedisLock lock, Context<RedisLock> context) {
     if (!role.mayAct()) {
       return role.notNow();
     }
     ResourceID id = ResourceID.fromResource(lock);
-    LockState state = states.computeIfAbsent(id, i -> LockState.from(lock.getStatus()));
-    LockReporter.Report report = reporter.begin(lock, state);
+    LockState before = states.computeIfAbsent(id, i -> LockState.from(lock.getStatus()));
     LockSettings settings;
-    try {
-      settings = LockSettings.of(lock);
-    } catch (IllegalArgumentException e) {
-      return reporter.invalid(report, "InvalidSpec", e.getMessage(), null);
-    }
     LockRedis store;
     try {
+      settings = LockSettings.of(lock);
       store = stores.of(lock.getMetadata().getNamespace(), settings);
+    } catch (IllegalArgumentException e) {
+      return reported(
+          id, lock, before, before, new LockReporter.Invalid("InvalidSpec", e.getMessage(), null));
     } catch (RedisSecrets.SecretProblem e) {
-      return reporter.invalid(report, e.reason(), e.getMessage(), SECRET_RETRY);
+      return reported(
+          id,
+          lock,
+          before,
+          before,
+          new LockReporter.Invalid(e.reason(), e.getMessage(), RedisSecrets.SecretProblem.RETRY));
     }
-    reporter.valid(report);
     lockEvents.watch(id, settings.keys().lock());
     observer.seeSelected(lock, settings);
-    LockActuator.Scope scope = new LockActuator.Scope(lock, settings, store, state);
-    LockWorld world;
+    LockObserver.Look look;
     try {
-      world =
-          reserved(
-              scope,
-              observer.look(lock, settings, store, state, LockObserver.forceReleaseAsked(lock)));
-      reporter.redisAnswered(report, settings, world.view());
-      for (int i = 0; i < LockDecision.MAX_STEPS; i++) {
-        LockStep step = LockDecision.decide(world);
-        if (step.last()) {
-          LockOutcome.Last last = actuator.finish(scope, world, step);
-          reporter.finished(report, last);
-          reporter.holderLiveness(report, settings, LockDecision.reapable(world));
-          return reporter.done(report, settings, last.view(), last.next());
-        }
-        LockOutcome outcome = actuator.apply(scope, world, step);
-        reporter.acted(report, outcome);
-        world = outcome.after(world);
-        if (outcome.readAgain()) {
-          world = reserved(scope, observer.again(world, settings, store, state));
-        }
-      }
-      log.warn(
-          "RedisLock {}/{}: the lock changed hands {} times in one reconcile; looking again"
-              + " shortly",
-          lock.getMetadata().getNamespace(),
-          lock.getMetadata().getName(),
-          LockDecision.MAX_STEPS);
-      reporter.holderLiveness(report, settings, LockDecision.reapable(world));
-      return reporter.done(report, settings, world.view(), Duration.ofMillis(100));
-    } catch (LockActuator.Interrupted e) {
-      if (e.done() instanceof LockOutcome.Last last) {
-        reporter.finished(report, last);
-      } else {
-        reporter.acted(report, e.done());
-      }
-      throw e.failure();
+      look = observer.look(lock, settings, store, before, LockObserver.forceReleaseAsked(lock));
     } catch (LockObserver.QuorumUnavailable e) {
-      return reporter.failStatic(report, settings, e.view);
+      return reported(
+          id, lock, before, before.withoutView(), new LockReporter.Unreachable(settings, e.view));
     }
+    long readAt = System.nanoTime();
+    LockWorld world = look.world();
+    List<LockStep> plan = LockDecision.plan(world, look.reserveTokens());
+    LockActuator.Outcome outcome =
+        actuator.carryOut(new LockActuator.Scope(lock, settings, store, before), world, plan);
+    LockState after =
+        before.record(
+            outcome.done(),
+            System.nanoTime(),
+            clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+    if (outcome.lostQuorum() != null) {
+      after = after.withoutView();
+    }
+    UpdateControl<RedisLock> control =
+        reported(
+            id,
+            lock,
+            before,
+            after,
+            new LockReporter.Carried(
+                settings, world.view(), readAt, outcome, LockDecision.reapable(world)));
+    if (outcome.failure() != null) {
+      throw outcome.failure();
+    }
+    return control;
   }
 
-  /** The world a look saw, after the reservation of tokens it showed is needed, read again. */
-  private LockWorld reserved(LockActuator.Scope scope, LockObserver.Look look) {
-    if (!look.reserveTokens()) {
-      return look.world();
-    }
-    actuator.reserve(scope, look.world().view());
-    return observer.again(look.world(), scope.settings(), scope.store(), scope.state()).world();
+  /** Keeps the state that follows a reconcile, and reports the reconcile. */
+  private UpdateControl<RedisLock> reported(
+      ResourceID id,
+      RedisLock lock,
+      LockState before,
+      LockState after,
+      LockReporter.Ending ending) {
+    states.put(id, after);
+    LockReporter.Reported r = reporter.report(lock, before, after, ending);
+    states.put(id, after.reservedUpTo(r.reserved()));
+    return r.control();
   }
 
   @Override
@@ -263,10 +266,10 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       log.warn(
           "RedisLock {}/{} deleted; could not remove holder labels: {}", ns, name, e.getMessage());
     }
-    if (state != null && state.grant != null) {
+    if (state != null && state.grant() != null) {
       try {
         LockSettings settings = LockSettings.of(lock);
-        stores.of(ns, settings).release(settings.keys(), state.grant.value());
+        stores.of(ns, settings).release(settings.keys(), state.grant().value());
       } catch (RuntimeException e) {
         log.info(
             "RedisLock {}/{} deleted; its grant is left to expire: {}", ns, name, e.getMessage());

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisUnavailableException;
@@ -34,7 +35,7 @@ class ElectionActuatorTest {
   private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(e -> {}, () -> false);
   private final FakeWrites writes = new FakeWrites();
   private final ElectionActuator actuator =
-      new ElectionActuator(writes, renewer, new TermReservations(null), (ns, name) -> true);
+      new ElectionActuator(writes, renewer, Reservations.terms(null), (ns, name) -> true);
 
   private final Pod a = notReady(pod("a", true));
   private final Pod b = pod("b", false);

@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockResult;
+import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -22,6 +23,12 @@ import java.util.Optional;
 final class FakeLockSides {
 
   final List<String> journal = new ArrayList<>();
+
+  /**
+   * Writes that broke labels-before-locks: a label put on while another pod carried one or while
+   * Redis did not hold that pod's grant, a grant released while its pod was labeled.
+   */
+  final List<String> breaks = new ArrayList<>();
 
   /** One Redis instance: the lock's value, its token counter and the reserved ceiling. */
   final class Redis implements LockRedis {
@@ -71,6 +78,9 @@ final class FakeLockSides {
     @Override
     public LockResult release(LockKeys keys, String value) {
       journal.add("release " + value);
+      LockValues.parsePod(value)
+          .filter(ref -> api.labeled.containsKey(ref.name()))
+          .ifPresent(ref -> breaks.add("released " + value + " while " + ref.name() + " labeled"));
       boolean ok = value.equals(this.value);
       if (ok) {
         this.value = null;
@@ -127,7 +137,16 @@ final class FakeLockSides {
 
     @Override
     public void mark(Pod pod, String key, long token) {
-      write("label " + pod.getMetadata().getName() + " " + token);
+      String name = pod.getMetadata().getName();
+      if (labeled.keySet().stream().anyMatch(other -> !other.equals(name))) {
+        breaks.add("labeled " + name + " while " + labeled.keySet() + " labeled");
+      }
+      String uid = pod.getMetadata().getUid();
+      if (redis.value == null
+          || LockValues.parsePod(redis.value).filter(ref -> ref.uid().equals(uid)).isEmpty()) {
+        breaks.add("labeled " + name + " while Redis holds " + redis.value);
+      }
+      write("label " + name + " " + token);
       labeled.put(pod.getMetadata().getName(), token);
     }
 

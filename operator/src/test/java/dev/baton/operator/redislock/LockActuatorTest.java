@@ -1,10 +1,10 @@
 package dev.baton.operator.redislock;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockValues;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The act step against Redis and the API server held in memory: the order of its writes (labels
- * before locks), and what its outcomes say was done.
+ * before locks), and what its outcomes say was done. The state is a value: each test keeps what the
+ * outcomes leave, as the reconciler does.
  */
 class LockActuatorTest {
 
@@ -24,11 +25,9 @@ class LockActuatorTest {
   private final FakeLockSides fakes = new FakeLockSides();
   private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
   private final LockSettings settings = LockSettings.of(lock);
-  private final LockState state = new LockState();
-  private final LockActuator.Scope scope =
-      new LockActuator.Scope(lock, settings, fakes.redis, state);
+  private LockState state = LockState.EMPTY;
   private final LockActuator actuator =
-      new LockActuator(CLUSTER, fakes.api, new TokenReservations(null));
+      new LockActuator(CLUSTER, fakes.api, Reservations.tokens(null));
 
   private static LockWorld.LockCandidate candidate(String name) {
     Candidate c =
@@ -63,14 +62,47 @@ class LockActuatorTest {
     return LockLabels.grantValue(CLUSTER, "shop", pod, pod + "-uid");
   }
 
+  /** Carries out {@code steps} and keeps the state they leave. */
+  private LockActuator.Outcome carry(LockStep... steps) {
+    LockActuator.Outcome out =
+        actuator.carryOut(
+            new LockActuator.Scope(lock, settings, fakes.redis, state), world(), List.of(steps));
+    state = state.record(out.done(), System.nanoTime(), "2026-12-04T00:00:00Z");
+    return out;
+  }
+
+  /** The outcome of the only step carried out. */
+  private LockOutcome only(LockStep step) {
+    LockActuator.Outcome out = carry(step);
+    assertThat(out.failure()).isNull();
+    assertThat(out.done()).hasSize(1);
+    return out.done().get(0);
+  }
+
+  /** A grant this operator remembers, as a reconcile that made it leaves the state. */
+  private void remember(String value, long token) {
+    state =
+        LockState.EMPTY.record(
+            List.of(
+                new LockOutcome.Granted(
+                    value,
+                    LockValues.parsePod(value).orElseThrow().name(),
+                    token,
+                    null,
+                    null,
+                    fakes.redis.view(),
+                    settings.interval())),
+            0,
+            "2026-12-04T00:00:00Z");
+  }
+
   @Test
   void aGrantTakesTheLockThenLabelsTheHolderWithTheTokenItCarries() {
     fakes.api.pod("a");
     fakes.api.pod("b");
     fakes.redis.counter = 41;
 
-    LockOutcome.Last out =
-        actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null));
+    LockOutcome out = only(new LockStep.Grant(candidate("a"), null, null));
 
     assertThat(out).isInstanceOf(LockOutcome.Granted.class);
     LockOutcome.Granted granted = (LockOutcome.Granted) out;
@@ -91,13 +123,12 @@ class LockActuatorTest {
     fakes.api.pod("a");
     fakes.redis.value = "app-holder";
 
-    LockOutcome.Last out =
-        actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null));
+    LockOutcome out = only(new LockStep.Grant(candidate("a"), null, null));
 
     assertThat(out).isInstanceOf(LockOutcome.Refused.class);
     assertThat(fakes.journal).hasSize(1).allMatch(w -> w.startsWith("acquire "));
     assertThat(fakes.api.labeled).isEmpty();
-    assertThat(state.grant).isNull();
+    assertThat(state.grant()).isNull();
   }
 
   @Test
@@ -105,16 +136,11 @@ class LockActuatorTest {
     fakes.api.pod("a");
     fakes.api.failNext("label a", 500);
 
-    assertThatThrownBy(
-            () -> actuator.finish(scope, world(), new LockStep.Grant(candidate("a"), null, null)))
-        .isInstanceOfSatisfying(
-            LockActuator.Interrupted.class,
-            e -> {
-              assertThat(e.failure()).isInstanceOf(KubernetesClientException.class);
-              // The grant is reported although its label never went on.
-              assertThat(e.done()).isInstanceOf(LockOutcome.Granted.class);
-              assertThat(((LockOutcome.Granted) e.done()).value()).isEqualTo(fakes.redis.value);
-            });
+    LockActuator.Outcome failed = carry(new LockStep.Grant(candidate("a"), null, null));
+    assertThat(failed.failure()).isInstanceOf(KubernetesClientException.class);
+    // The grant is reported although its label never went on.
+    assertThat(failed.done()).singleElement().isInstanceOf(LockOutcome.Granted.class);
+    assertThat(((LockOutcome.Granted) failed.done().get(0)).value()).isEqualTo(fakes.redis.value);
 
     assertThat(fakes.journal).endsWith("failed: label a 1");
     assertThat(fakes.redis.value).isNotNull();
@@ -123,8 +149,7 @@ class LockActuatorTest {
 
     // The next reconcile finds the grant in Redis, knows it as its own, and labels its pod.
     fakes.journal.clear();
-    LockOutcome.Last next =
-        actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), fakes.redis.value, 1));
+    LockOutcome next = only(new LockStep.Keep(candidate("a"), fakes.redis.value, 1));
     assertThat(next).isInstanceOf(LockOutcome.Kept.class);
     assertThat(((LockOutcome.Kept) next).adopted()).as("it was this operator's grant").isFalse();
     assertThat(fakes.journal).containsExactly("unlabel cached but a-uid", "label a 1");
@@ -139,14 +164,11 @@ class LockActuatorTest {
     fakes.redis.counter = 4;
     fakes.api.failNext("label a", 500);
 
-    assertThatThrownBy(
-            () -> actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4)))
+    assertThat(carry(new LockStep.Keep(candidate("a"), value, 4)).failure())
         .isInstanceOf(KubernetesClientException.class);
-    assertThat(state.grant).as("not remembered while its pod is unlabeled").isNull();
+    assertThat(state.grant()).as("not remembered while its pod is unlabeled").isNull();
 
-    LockOutcome.Kept kept =
-        (LockOutcome.Kept)
-            actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+    LockOutcome.Kept kept = (LockOutcome.Kept) only(new LockStep.Keep(candidate("a"), value, 4));
     assertThat(kept.adopted()).isTrue();
     assertThat(kept.token()).isEqualTo(4);
     assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 4L));
@@ -161,8 +183,7 @@ class LockActuatorTest {
     fakes.api.failNext("unlabel", 409);
     LockStep.Move move = new LockStep.Move(value, LockValues.parsePod(value).orElseThrow(), "x");
 
-    assertThatThrownBy(() -> actuator.apply(scope, world(), move))
-        .isInstanceOf(KubernetesClientException.class);
+    assertThat(carry(move).failure()).isInstanceOf(KubernetesClientException.class);
 
     assertThat(fakes.journal).containsExactly("failed: unlabel a");
     assertThat(fakes.redis.value).as("no release after a failed unlabel").isEqualTo(value);
@@ -177,12 +198,11 @@ class LockActuatorTest {
     LockStep.Move move =
         new LockStep.Move(value, LockValues.parsePod(value).orElseThrow(), "is not ready");
 
-    LockOutcome out = actuator.apply(scope, world(), move);
+    LockOutcome out = only(move);
 
     assertThat(out).isEqualTo(new LockOutcome.Moved(value, "shop/a", "is not ready"));
     assertThat(fakes.journal).containsExactly("unlabel a", "release " + value);
     assertThat(fakes.redis.value).isNull();
-    assertThat(out.after(world()).movedFrom()).isEqualTo("shop/a");
   }
 
   @Test
@@ -191,18 +211,17 @@ class LockActuatorTest {
     String other = LockValues.pod("shop", "live", "live-uid", "y");
     fakes.redis.value = other;
 
-    LockOutcome out = actuator.apply(scope, world(), new LockStep.Reap(List.of(gone)));
+    LockOutcome out = only(new LockStep.Reap(List.of(gone)));
 
     assertThat(out).isEqualTo(new LockOutcome.Reaped(List.of()));
     assertThat(fakes.redis.value).as("another holder's lock stays").isEqualTo(other);
 
     fakes.redis.value = gone;
     fakes.redis.counter = 9;
-    out = actuator.apply(scope, world(), new LockStep.Reap(List.of(gone)));
+    out = only(new LockStep.Reap(List.of(gone)));
 
     assertThat(out).isEqualTo(new LockOutcome.Reaped(List.of(new LockOutcome.Released(gone, 9))));
     assertThat(fakes.redis.value).isNull();
-    assertThat(out.after(world()).reaped()).isTrue();
   }
 
   @Test
@@ -211,18 +230,16 @@ class LockActuatorTest {
     fakes.redis.value = value;
     fakes.redis.counter = 5;
     fakes.api.labeled.put("a", 5L);
-    state.grant(value, LockValues.parsePod(value).orElseThrow(), 5, 0, null);
-    LockWorld asked = world();
+    remember(value, 5);
 
-    LockOutcome out =
-        actuator.apply(scope, asked, new LockStep.ForceRelease(List.of(value, "somebody-else")));
+    LockOutcome out = only(new LockStep.ForceRelease(List.of(value, "somebody-else")));
 
     assertThat(out)
         .isEqualTo(new LockOutcome.ForceReleased(List.of(new LockOutcome.Released(value, 5))));
     assertThat(fakes.journal)
         .containsExactly(
             "unlabel all but null", "release " + value, "release somebody-else", "request done");
-    assertThat(state.grant).isNull();
+    assertThat(state.grant()).isNull();
     assertThat(fakes.api.labeled).isEmpty();
   }
 
@@ -235,8 +252,7 @@ class LockActuatorTest {
     fakes.redis.value = value;
     fakes.redis.counter = 4;
 
-    LockOutcome.Last out =
-        actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+    LockOutcome out = only(new LockStep.Keep(candidate("a"), value, 4));
 
     assertThat(out).isInstanceOf(LockOutcome.Kept.class);
     LockOutcome.Kept kept = (LockOutcome.Kept) out;
@@ -247,33 +263,29 @@ class LockActuatorTest {
     assertThat(state.grantedValue()).isEqualTo(value);
 
     fakes.journal.clear();
-    kept =
-        (LockOutcome.Kept)
-            actuator.finish(scope, world(), new LockStep.Keep(candidate("a"), value, 4));
+    kept = (LockOutcome.Kept) only(new LockStep.Keep(candidate("a"), value, 4));
     assertThat(kept.adopted()).as("known since the last reconcile").isFalse();
   }
 
   @Test
   void standingAsideForAnotherHolderSaysWhichGrantWasLost() {
     String ours = grantTo("a");
-    state.grant(ours, LockValues.parsePod(ours).orElseThrow(), 2, 0, null);
+    remember(ours, 2);
     fakes.api.labeled.put("a", 2L);
     fakes.redis.value = "app-holder";
     fakes.redis.counter = 3;
 
-    LockOutcome.Last out = actuator.finish(scope, world(), new LockStep.StandAside("app-holder"));
+    LockOutcome out = only(new LockStep.StandAside("app-holder"));
 
     assertThat(out).isInstanceOf(LockOutcome.StoodAside.class);
     LockOutcome.StoodAside aside = (LockOutcome.StoodAside) out;
     assertThat(aside.lostFrom()).isEqualTo("a");
     assertThat(aside.token()).isEqualTo(3);
     assertThat(fakes.journal).containsExactly("unlabel all but null");
-    assertThat(state.grant).isNull();
+    assertThat(state.grant()).isNull();
 
     fakes.journal.clear();
-    aside =
-        (LockOutcome.StoodAside)
-            actuator.finish(scope, world(), new LockStep.StandAside("app-holder"));
+    aside = (LockOutcome.StoodAside) only(new LockStep.StandAside("app-holder"));
     assertThat(aside.lostFrom()).as("nothing of ours left to lose").isNull();
   }
 
@@ -281,14 +293,14 @@ class LockActuatorTest {
   void aRenewalAnswersWithRedisViewAndRefreshesTheGrantItRenewed() {
     String value = grantTo("a");
     fakes.redis.value = value;
-    state.grant(value, LockValues.parsePod(value).orElseThrow(), 1, 0, null);
+    remember(value, 1);
+    long before = state.grant().renewedAtNanos();
 
-    LockOutcome out = actuator.apply(scope, world(), new LockStep.Renew(value, 1));
+    LockOutcome out = only(new LockStep.Renew(value, 1));
 
     assertThat(out).isInstanceOf(LockOutcome.Renewed.class);
-    assertThat(out.readAgain()).isFalse();
     assertThat(((LockOutcome.Renewed) out).result().ok()).isTrue();
-    assertThat(state.grant.view()).isNotNull();
-    assertThat(out.after(world()).renewedNow()).isEqualTo(value);
+    assertThat(state.grant().view()).isNotNull();
+    assertThat(state.grant().renewedAtNanos()).isGreaterThan(before);
   }
 }

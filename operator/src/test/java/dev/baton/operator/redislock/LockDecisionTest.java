@@ -290,6 +290,15 @@ class LockDecisionTest {
       assertThat(reachesALastStep(w))
           .as("ends within %d steps: %s", LockDecision.MAX_STEPS, w)
           .isTrue();
+      List<LockStep> plan = LockDecision.plan(w, false);
+      assertThat(LockDecision.plan(w, false)).as("deterministic for %s", w).isEqualTo(plan);
+      assertThat(plan.get(0))
+          .as("the plan starts with the decision: %s", w)
+          .isEqualTo(step instanceof LockStep.Renew r ? plan.get(0) : step);
+      assertThat(plan.get(plan.size() - 1).last()).as("the plan ends: %s", w).isTrue();
+      assertThat(plan)
+          .as("a plan never waits for want of steps: %s", w)
+          .hasSizeLessThanOrEqualTo(LockDecision.MAX_STEPS);
     }
   }
 

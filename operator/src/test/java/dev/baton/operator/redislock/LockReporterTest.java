@@ -16,6 +16,7 @@ import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.testing.BatonCluster;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,8 +50,9 @@ class LockReporterTest {
           new StatusWriter(null),
           clock);
   private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
-  private final LockState state = new LockState();
-  private final LockReporter.Report report = reporter.begin(lock, state);
+  private final LockSettings settings = LockSettings.of(lock);
+  private LockState state = LockState.EMPTY;
+  private LockReporter.Report report;
 
   private static final LockView FREE =
       new LockView(
@@ -58,6 +60,31 @@ class LockReporterTest {
 
   private static String grantTo(String pod) {
     return LockLabels.grantValue("default", "shop", pod, pod + "-uid");
+  }
+
+  /**
+   * Reports a reconcile whose plan did {@code done}, keeping the state it leaves; a plan that did
+   * not end with a last step is given one that waits.
+   */
+  private LockReporter.Report reported(LockOutcome... done) {
+    List<LockOutcome> steps = new ArrayList<>(List.of(done));
+    if (!(steps.get(steps.size() - 1) instanceof LockOutcome.Last)) {
+      steps.add(new LockOutcome.Waited(FREE, TEN));
+    }
+    LockState before = state;
+    state = before.record(steps, System.nanoTime(), "2026-12-01T12:00:00Z");
+    report =
+        reporter.compose(
+            lock,
+            before,
+            state,
+            new LockReporter.Carried(
+                settings,
+                FREE,
+                System.nanoTime(),
+                new LockActuator.Outcome(steps, FREE, null, null),
+                List.of()));
+    return report;
   }
 
   private Condition ready() {
@@ -73,7 +100,7 @@ class LockReporterTest {
   void aGrantIsAnEventACountAndReadyWithItsToken() {
     String value = grantTo("a");
 
-    reporter.finished(report, new LockOutcome.Granted(value, "a", 42, null, null, FREE, TEN));
+    reported(new LockOutcome.Granted(value, "a", 42, null, null, FREE, TEN));
 
     assertThat(events)
         .containsExactly(new Recorded(EventReason.LockAcquired, "a holds the lock with token 42"));
@@ -82,14 +109,13 @@ class LockReporterTest {
     assertThat(ready().getMessage()).isEqualTo("a holds the lock with token 42");
     assertThat(counted(BatonMetrics.LOCK_ACQUISITIONS)).isEqualTo(1);
     assertThat(counted(BatonMetrics.LOCK_RELEASES)).isZero();
-    assertThat(state.holder.value()).isEqualTo(value);
-    assertThat(state.maxToken).isEqualTo(42);
+    assertThat(state.holder().value()).isEqualTo(value);
+    assertThat(state.maxToken()).isEqualTo(42);
   }
 
   @Test
   void aGrantAfterAMoveSaysFromWhereAndWhyAndCountsTheRelease() {
-    reporter.finished(
-        report, new LockOutcome.Granted(grantTo("b"), "b", 8, "shop/a", "is not ready", FREE, TEN));
+    reported(new LockOutcome.Granted(grantTo("b"), "b", 8, "shop/a", "is not ready", FREE, TEN));
 
     assertThat(events)
         .containsExactly(
@@ -101,7 +127,7 @@ class LockReporterTest {
 
   @Test
   void aRefusedAcquireCountsContentionAndSaysTheLockIsBeingTaken() {
-    reporter.finished(report, new LockOutcome.Refused(FREE, TEN));
+    reported(new LockOutcome.Refused(FREE, TEN));
 
     assertThat(events).isEmpty();
     assertThat(counted(BatonMetrics.LOCK_CONTENTION)).isEqualTo(1);
@@ -111,9 +137,8 @@ class LockReporterTest {
 
   @Test
   void noEligiblePodIsReportedOnceUntilTheLockIsGrantedAgain() {
-    reporter.finished(report, new LockOutcome.NoneEligible("shop/a", "is gone", FREE, TEN));
-    reporter.finished(
-        reporter.begin(lock, state), new LockOutcome.NoneEligible(null, null, FREE, TEN));
+    reported(new LockOutcome.NoneEligible("shop/a", "is gone", FREE, TEN));
+    reported(new LockOutcome.NoneEligible(null, null, FREE, TEN));
 
     assertThat(events)
         .containsExactly(
@@ -124,10 +149,8 @@ class LockReporterTest {
     assertThat(ready().getStatus()).isEqualTo("False");
     assertThat(ready().getReason()).isEqualTo("NoCandidates");
 
-    reporter.finished(
-        reporter.begin(lock, state), new LockOutcome.Kept(grantTo("a"), "a", 3, true, FREE, TEN));
-    reporter.finished(
-        reporter.begin(lock, state), new LockOutcome.NoneEligible(null, null, FREE, TEN));
+    reported(new LockOutcome.Kept(grantTo("a"), "a", 3, true, FREE, TEN));
+    reported(new LockOutcome.NoneEligible(null, null, FREE, TEN));
     assertThat(events)
         .extracting(Recorded::reason)
         .containsOnly(EventReason.NoCandidates)
@@ -136,7 +159,7 @@ class LockReporterTest {
 
   @Test
   void aLostGrantIsAWarningAStrangerHoldingIsNot() {
-    reporter.finished(report, new LockOutcome.StoodAside("app-holder", 12, "a", FREE, TEN));
+    reported(new LockOutcome.StoodAside("app-holder", 12, "a", FREE, TEN));
 
     assertThat(events)
         .containsExactly(
@@ -144,8 +167,7 @@ class LockReporterTest {
     assertThat(ready().getReason()).isEqualTo("HeldElsewhere");
 
     events.clear();
-    reporter.finished(
-        reporter.begin(lock, state), new LockOutcome.StoodAside("app-holder", 12, null, FREE, TEN));
+    reported(new LockOutcome.StoodAside("app-holder", 12, null, FREE, TEN));
     assertThat(events).isEmpty();
   }
 
@@ -153,10 +175,10 @@ class LockReporterTest {
   void reapsAndForceReleasesAreEventsAndCounts() {
     String gone = LockValues.pod("shop", "gone", "gone-uid", "x");
 
-    reporter.acted(report, new LockOutcome.Reaped(List.of(new LockOutcome.Released(gone, 9))));
-    reporter.acted(report, new LockOutcome.ForceReleased(List.of()));
-    reporter.acted(
-        report, new LockOutcome.ForceReleased(List.of(new LockOutcome.Released(gone, 9))));
+    reported(
+        new LockOutcome.Reaped(List.of(new LockOutcome.Released(gone, 9))),
+        new LockOutcome.ForceReleased(List.of()),
+        new LockOutcome.ForceReleased(List.of(new LockOutcome.Released(gone, 9))));
 
     assertThat(events)
         .containsExactly(
@@ -173,19 +195,20 @@ class LockReporterTest {
 
   @Test
   void stepsThatOnlyChangeRedisReportNothing() {
-    reporter.acted(report, new LockOutcome.Reclaimed(grantTo("a")));
-    reporter.acted(report, new LockOutcome.Moved(grantTo("a"), "shop/a", "is gone"));
+    reported(
+        new LockOutcome.Reclaimed(grantTo("a")),
+        new LockOutcome.Moved(grantTo("a"), "shop/a", "is gone"));
 
     assertThat(events).isEmpty();
-    assertThat(registry.getMeters()).isEmpty();
+    assertThat(registry.getMeters()).noneMatch(m -> m instanceof Counter);
   }
 
   @Test
   void anApplicationsHolderIsAnEventWhenItChangesOnly() {
     String app = LockValues.pod("shop", "worker-1", "w1-uid", "r");
 
-    reporter.finished(report, new LockOutcome.Observed(app, 5, FREE, TEN));
-    reporter.finished(reporter.begin(lock, state), new LockOutcome.Observed(app, 5, FREE, TEN));
+    reported(new LockOutcome.Observed(app, 5, FREE, TEN));
+    reported(new LockOutcome.Observed(app, 5, FREE, TEN));
 
     assertThat(events)
         .containsExactly(
@@ -193,11 +216,10 @@ class LockReporterTest {
     assertThat(counted(BatonMetrics.LOCK_ACQUISITIONS)).isEqualTo(1);
     assertThat(ready().getReason()).isEqualTo("Held");
 
-    LockReporter.Report free = reporter.begin(lock, state);
-    reporter.finished(free, new LockOutcome.Observed(null, 0, FREE, TEN));
+    LockReporter.Report free = reported(new LockOutcome.Observed(null, 0, FREE, TEN));
     assertThat(
             Conditions.find(free.conditions.build(), ConditionType.Ready).orElseThrow().getReason())
         .isEqualTo("Free");
-    assertThat(state.holder).isNull();
+    assertThat(state.holder()).isNull();
   }
 }

@@ -1,0 +1,186 @@
+package dev.baton.operator.fencing;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
+import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
+import dev.baton.operator.kube.StatusWriter;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reserves blocks of fencing numbers, a LeaderGroup's terms or a RedisLock's tokens: first in the
+ * resource's status (durable, guarded by resourceVersion so the reservation never goes down), only
+ * then in Redis. A Redis without a reservation of its own first has its counter raised to the
+ * reservation the status held before, above every number ever issued (docs/design.md, "Terms and
+ * tokens never repeat"). The two differ only in where the status keeps the reservation and in how
+ * big a block is, which are the parameters of {@link #terms} and {@link #tokens}.
+ *
+ * @param <R> the resource
+ * @param <S> its status
+ */
+public final class Reservations<R extends CustomResource<?, S>, S> {
+
+  private static final Logger log = LoggerFactory.getLogger(Reservations.class);
+
+  /** Terms per status write: a Redis that loses its data skips at most this many. */
+  public static final long TERM_BLOCK = 100;
+
+  /** Tokens per status write at first, and at most: the block doubles while the lock is busy. */
+  public static final long MIN_TOKEN_BLOCK = 1_000;
+
+  public static final long MAX_TOKEN_BLOCK = 1L << 30;
+
+  /** A lock's block before its first reservation since this operator started. */
+  public static final Block FIRST_TOKENS = new Block(MIN_TOKEN_BLOCK, 0);
+
+  private static final Duration BUSY = Duration.ofMinutes(1);
+
+  /** The size of a block, and when it was reserved (System.nanoTime, 0 for never). */
+  public record Block(long size, long atNanos) {
+    /** No block reserved since this operator started. */
+    public static final Block NONE = new Block(0, 0);
+  }
+
+  /** The block to reserve now, from the last one. */
+  public interface Sizing {
+    Block next(Block last, long nowNanos);
+  }
+
+  /** Writes the reservation to Redis: counters below {@code floor} are raised to it. */
+  public interface RedisSide {
+    void reserve(long floor, long ceiling);
+  }
+
+  /**
+   * A reservation made.
+   *
+   * @param ceiling the reservation the status records after the write
+   * @param block the block it reserved, which sizes the next
+   */
+  public record Reserved(long ceiling, Block block) {}
+
+  private final StatusWriter statusWriter;
+  private final String what;
+  private final Supplier<S> emptyStatus;
+  private final Function<S, Long> get;
+  private final BiConsumer<S, Long> set;
+  private final Sizing sizing;
+
+  private Reservations(
+      StatusWriter statusWriter,
+      String what,
+      Supplier<S> emptyStatus,
+      Function<S, Long> get,
+      BiConsumer<S, Long> set,
+      Sizing sizing) {
+    this.statusWriter = statusWriter;
+    this.what = what;
+    this.emptyStatus = emptyStatus;
+    this.get = get;
+    this.set = set;
+    this.sizing = sizing;
+  }
+
+  /** A group's terms, a fixed block at a time: failovers are rare. */
+  public static Reservations<LeaderGroup, LeaderGroupStatus> terms(StatusWriter statusWriter) {
+    return new Reservations<>(
+        statusWriter,
+        "terms",
+        LeaderGroupStatus::new,
+        LeaderGroupStatus::getReservedTerm,
+        LeaderGroupStatus::setReservedTerm,
+        (last, now) -> new Block(TERM_BLOCK, now));
+  }
+
+  /**
+   * A lock's tokens: an application may take a lock thousands of times a second, so a block
+   * reserved within a minute of the last is twice as big, up to a limit; a quiet lock starts small.
+   */
+  public static Reservations<RedisLock, RedisLockStatus> tokens(StatusWriter statusWriter) {
+    return new Reservations<>(
+        statusWriter,
+        "tokens",
+        RedisLockStatus::new,
+        RedisLockStatus::getReservedToken,
+        RedisLockStatus::setReservedToken,
+        (last, now) ->
+            new Block(
+                last.atNanos() != 0 && now - last.atNanos() < BUSY.toNanos()
+                    ? Math.min(last.size() * 2, MAX_TOKEN_BLOCK)
+                    : MIN_TOKEN_BLOCK,
+                now));
+  }
+
+  /**
+   * Reserves a block above everything known.
+   *
+   * @param known the highest number this operator knows was issued or reserved
+   * @param counter the highest counter Redis showed
+   * @param last the block reserved before
+   * @param recorded told what the status records as soon as it does, before Redis is written: a
+   *     Redis failure after that must not make the operator forget it; not told when the resource
+   *     is gone
+   */
+  public void reserve(
+      R resource,
+      long known,
+      long counter,
+      Block last,
+      RedisSide redis,
+      Consumer<Reserved> recorded) {
+    Block block = sizing.next(last, System.nanoTime());
+    S raise = emptyStatus.get();
+    set.accept(raise, Math.max(known, counter) + block.size());
+    StatusWriter.Written<S> written = statusWriter.write(resource, raise, this::raise);
+    if (written == null) {
+      return;
+    }
+    long ceiling = reserved(written.after());
+    recorded.accept(new Reserved(ceiling, block));
+    redis.reserve(Math.max(known, reserved(written.before())), ceiling);
+    log.info(
+        "{} {}/{}: reserved {} up to {}",
+        resource.getKind(),
+        resource.getMetadata().getNamespace(),
+        resource.getMetadata().getName(),
+        what,
+        ceiling);
+  }
+
+  /** The reservation a status records, 0 for none. */
+  public long reserved(S status) {
+    Long r = status == null ? null : get.apply(status);
+    return r == null ? 0 : r;
+  }
+
+  /**
+   * The highest reservation this operator knows was recorded: a Redis whose own is lower refuses to
+   * issue (it may be a replaced master that has not learned it yet), so the operator reserves.
+   */
+  public long known(R resource, long reservedHere) {
+    return Math.max(reservedHere, reserved(resource.getStatus()));
+  }
+
+  /** The status to write, with a reservation never below the one on the server. */
+  public S keepReservation(S current, S next) {
+    if (reserved(current) > reserved(next)) {
+      set.accept(next, get.apply(current));
+    }
+    return next;
+  }
+
+  /** The status on the server with its reservation raised to the one asked for, nothing else. */
+  private S raise(S current, S asked) {
+    S out = Serialization.clone(current);
+    set.accept(out, Math.max(reserved(current), reserved(asked)));
+    return out;
+  }
+}
