@@ -46,12 +46,6 @@ final class ElectionActuator {
   private final Writes writes;
   private final LeaseRenewer<ResourceID> renewer;
   private final Reservations<LeaderGroup, LeaderGroupStatus> reservations;
-  private final PodCache podCache;
-
-  /** Whether the pod informer holds a pod of this name. */
-  interface PodCache {
-    boolean holds(String namespace, String name);
-  }
 
   /**
    * The act step's writes to pods and to the group ({@link GroupWrites} against the API server).
@@ -76,12 +70,10 @@ final class ElectionActuator {
   ElectionActuator(
       Writes writes,
       LeaseRenewer<ResourceID> renewer,
-      Reservations<LeaderGroup, LeaderGroupStatus> reservations,
-      PodCache podCache) {
+      Reservations<LeaderGroup, LeaderGroupStatus> reservations) {
     this.writes = writes;
     this.renewer = renewer;
     this.reservations = reservations;
-    this.podCache = podCache;
   }
 
   /**
@@ -119,13 +111,6 @@ final class ElectionActuator {
     }
     renewer.hold(id, store, settings.keys(), record, settings.ttl(), settings.renewInterval());
     return holder.pod();
-  }
-
-  /** Strips the marks of this group from pods that left it. */
-  void clearStrays(Membership membership, GroupSettings settings) {
-    for (Pod stray : membership.strays()) {
-      writes.clear(stray, settings.roleLabel());
-    }
   }
 
   /** Carries out the effects in order; the first that fails or is refused stops the step. */
@@ -168,13 +153,13 @@ final class ElectionActuator {
     /** Returns false when Redis refused: the lease changed under us. */
     boolean apply(ElectionPlan.Effect effect) {
       long ttl = settings.ttl().toMillis();
-      if (effect instanceof ElectionPlan.Effect.Demote d) {
+      if (effect instanceof ElectionPlan.Effect.ClearStray c) {
+        writes.clear(c.pod(), settings.roleLabel());
+      } else if (effect instanceof ElectionPlan.Effect.Demote d) {
         writes.label(d.pod(), follower());
         demoted.add(d.pod().getMetadata().getName());
       } else if (effect instanceof ElectionPlan.Effect.DemoteByName d) {
-        // A pod the cache no longer holds was deleted (it was there when we promoted it) and
-        // carries no label to remove: a deleted leader costs no write here.
-        if (podCache.holds(seen.namespace(), d.pod())) {
+        if (d.write()) {
           writes.demote(seen.namespace(), d.pod(), follower());
         }
         demoted.add(d.pod());

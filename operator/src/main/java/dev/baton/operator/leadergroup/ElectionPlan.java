@@ -23,14 +23,23 @@ final class ElectionPlan {
   /** One thing the act step does to Redis, a pod, the group or the renewer. */
   sealed interface Effect {
 
+    /** A pod that left the group is stripped of its marks. */
+    record ClearStray(Pod pod) implements Effect {}
+
     /** A member the cache shows labeled leader, which is not the new leader, becomes follower. */
     record Demote(Pod pod) implements Effect {}
 
     /**
      * The pod this operator labeled leader last becomes follower whatever the cache says of its
-     * labels, which may not show that promotion yet.
+     * labels, which may not show that promotion yet. {@code write}: the pod informer still holds a
+     * pod of that name; one it no longer holds was deleted (it was there when it was promoted) and
+     * carries no label to remove, so a deleted leader costs no write.
      */
-    record DemoteByName(String pod) implements Effect {}
+    record DemoteByName(String pod, boolean write) implements Effect {
+      DemoteByName(String pod) {
+        this(pod, true);
+      }
+    }
 
     /**
      * The holder keeps the lease; {@code renew}: it is renewed first (the renewer's renewal is not
@@ -82,6 +91,11 @@ final class ElectionPlan {
 
   static List<Effect> plan(Election.Decision decision, GroupObserver.Observation seen) {
     List<Effect> effects = new ArrayList<>();
+    // Pods that left the group lose its marks first: a stray labeled leader is demoted before the
+    // lease can change hands.
+    for (Pod stray : seen.pods().membership().strays()) {
+      effects.add(new Effect.ClearStray(stray));
+    }
     ElectionState state = seen.state();
     Election.Holder holder = seen.lease().holder();
     Candidate leader = decision.leader();
@@ -171,7 +185,7 @@ final class ElectionPlan {
     }
     // The informer may not show our last promotion yet: that pod is demoted by name.
     if (promoted != null && (leader == null || !promoted.equals(leader.name()))) {
-      effects.add(new Effect.DemoteByName(promoted));
+      effects.add(new Effect.DemoteByName(promoted, seen.pods().promotedCached()));
     }
     return demoted;
   }

@@ -25,7 +25,11 @@ final class GroupObserver {
 
   /** The group's pods: who may run, who is ready, and a switchover asked for. */
   record PodView(
-      Membership membership, List<Candidate> candidates, int ready, String switchoverTo) {}
+      Membership membership,
+      List<Candidate> candidates,
+      int ready,
+      String switchoverTo,
+      boolean promotedCached) {}
 
   /**
    * The group's lease.
@@ -112,7 +116,11 @@ final class GroupObserver {
     this.clock = clock;
   }
 
-  PodView pods(LeaderGroup group, GroupSettings settings) {
+  /**
+   * @param promotedPod the pod this operator labeled leader last, or null: whether the informer
+   *     still holds a pod of that name is part of the view
+   */
+  PodView pods(LeaderGroup group, GroupSettings settings, String promotedPod) {
     List<Pod> concerning = sources.podsConcerning(group);
     Membership membership =
         Membership.of(
@@ -123,7 +131,11 @@ final class GroupObserver {
             .toList();
     int ready = (int) candidates.stream().filter(Candidate::eligible).count();
     return new PodView(
-        membership, candidates, ready, Metadata.request(group, BatonNames.SWITCHOVER_ANNOTATION));
+        membership,
+        candidates,
+        ready,
+        Metadata.request(group, BatonNames.SWITCHOVER_ANNOTATION),
+        promotedPod != null && sources.holdsPod(group.getMetadata().getNamespace(), promotedPod));
   }
 
   /**

@@ -10,7 +10,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.util.List;
 
-/** One reconcile's report, built by {@link GroupReporter} as the reconcile goes. */
+/** One reconcile's report, built by {@link GroupReporter} from the reconcile's {@link GroupRun}. */
 final class GroupReport {
   final LeaderGroup group;
   final LeaderGroupStatus old;
@@ -21,17 +21,14 @@ final class GroupReport {
   /** Where each leader Service routes: carried over unless the routing step looked. */
   List<RouteStatus> routing;
 
-  /** The reservation the status on the server records after the write, 0 before it. */
-  long reserved;
-
-  GroupReport(LeaderGroup group, Clock clock) {
+  GroupReport(LeaderGroup group, Clock clock, long startedNanos) {
     this.group = group;
     this.id = ResourceID.fromResource(group);
     this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
     this.routing = old.getRouting();
     this.conditions =
         new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
-    this.startedNanos = System.nanoTime();
+    this.startedNanos = startedNanos;
   }
 
   String ns() {

@@ -80,11 +80,55 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     };
   }
 
-  GroupReport begin(LeaderGroup group) {
-    return new GroupReport(group, clock);
+  /**
+   * What the reconcile leaves to JOSDK, and the reservation the status on the server records after
+   * the write.
+   *
+   * @param control when to look again; null when the act step stopped before the end (the lease
+   *     changed under us, or a write failed), which writes no status: the reconciler decides again
+   *     at once or throws the failure for JOSDK's retry
+   * @param reserved 0 when nothing was written
+   */
+  record Reported(UpdateControl<LeaderGroup> control, long reserved) {}
+
+  /**
+   * Reports one reconcile, once, at its end: the state it leaves and what each step found or did.
+   *
+   * @param startedNanos when the reconcile began (System.nanoTime), for the failover time
+   */
+  Reported report(LeaderGroup group, ElectionState state, GroupRun run, long startedNanos) {
+    GroupReport r = new GroupReport(group, clock, startedNanos);
+    if (run.invalid() != null) {
+      return invalid(r, state, run.invalid());
+    }
+    r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
+    int ready = run.pods().ready();
+    if (run.paused() == null) {
+      membership(r, run.pods().membership(), run.roleLabel());
+    }
+    if (run.secretProblem() != null) {
+      return secretProblem(r, state, run.secretProblem(), ready);
+    }
+    if (run.redisAnswered()) {
+      redisAnswered(r);
+    }
+    if (run.redisDown() != null) {
+      return failStatic(r, state, run.redisDown(), ready, run.renewInterval());
+    }
+    if (run.paused() != null) {
+      return paused(r, state, run.paused().leader(), ready, run.renewInterval());
+    }
+    GroupRun.Elected e = run.elected();
+    if (e.outcome().failure() != null || e.outcome().retrySoon()) {
+      return new Reported(null, 0);
+    }
+    carriedOut(r, state, e.decision(), e.seen(), e.damping());
+    routed(r, run.routed());
+    viewsChecked(r, run.views(), run.renewInterval());
+    return finish(r, state, ready, run.next());
   }
 
-  UpdateControl<LeaderGroup> invalid(GroupReport r, ElectionState state, String message) {
+  private Reported invalid(GroupReport r, ElectionState state, String message) {
     reportOnce(r, EventReason.InvalidSpec, message);
     r.conditions
         .set(ConditionType.Invalid, true, "InvalidSpec", message)
@@ -96,15 +140,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     return finish(r, state, r.old.getCandidates(), null);
   }
 
-  void valid(GroupReport r) {
-    r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
-  }
-
   /**
    * Paused: Paused=True, and Ready keeps meaning "has a leader" (the one whose lease is kept), so a
    * maintenance window pages nobody. Looked at again each renew interval, as the renewer does.
    */
-  UpdateControl<LeaderGroup> paused(
+  private Reported paused(
       GroupReport r, ElectionState state, String leader, int ready, Duration renewInterval) {
     r.conditions.set(
         ConditionType.Paused,
@@ -137,7 +177,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   /** Pods claimed by an older group with the same role label are reported, once as an Event. */
-  void membership(GroupReport r, Membership membership, String roleLabel) {
+  private void membership(GroupReport r, Membership membership, String roleLabel) {
     if (membership.conflicts().isEmpty()) {
       r.conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
       return;
@@ -149,7 +189,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     r.conditions.set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", message);
   }
 
-  UpdateControl<LeaderGroup> secretProblem(
+  private Reported secretProblem(
       GroupReport r, ElectionState state, RedisSecrets.SecretProblem e, int ready) {
     reportOnce(r, EventReason.RedisUnavailable, e.getMessage());
     r.conditions
@@ -161,7 +201,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   /** Redis did not answer: labels stay as they are (docs/design.md, "Failure policy"). */
-  UpdateControl<LeaderGroup> failStatic(
+  private Reported failStatic(
       GroupReport r, ElectionState state, RedisUnavailableException e, int ready, Duration retry) {
     Said before = said(r);
     if (!before.redisDown()) {
@@ -189,7 +229,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     return finish(r, state, ready, retry);
   }
 
-  void redisAnswered(GroupReport r) {
+  private void redisAnswered(GroupReport r) {
     Said before = said(r);
     if (before.redisDown()) {
       events.record(r.group, EventReason.RedisRecovered, "Redis is reachable again");
@@ -199,7 +239,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   /** Events, metrics and the Ready condition for what the act step did. */
-  void carriedOut(
+  private void carriedOut(
       GroupReport r,
       ElectionState state,
       Election.Decision decision,
@@ -360,16 +400,12 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         ConditionType.SplitBrainSuspected, false, "ViewsAgree", GroupMessages.VIEWS_AGREE);
   }
 
-  /**
-   * Writes the status when it changed and says when to reconcile next. The reservation the status
-   * records afterwards is left in the report, for the reconciler to keep.
-   */
-  UpdateControl<LeaderGroup> finish(
-      GroupReport r, ElectionState state, Integer ready, Duration next) {
+  /** Writes the status when it changed and says when to reconcile next. */
+  private Reported finish(GroupReport r, ElectionState state, Integer ready, Duration next) {
     LeaderGroupStatus status = r.status(state, ready);
     metrics.conditions(r.ns(), r.name(), status.getConditions());
-    r.reserved = write(r.group, status, next);
-    return next(next);
+    long reserved = write(r.group, status, next);
+    return new Reported(next(next), reserved);
   }
 
   @Override

@@ -104,10 +104,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             clock);
     this.actuator =
         new ElectionActuator(
-            new GroupWrites(client, labeler),
-            renewer,
-            Reservations.terms(statusWriter),
-            sources::holdsPod);
+            new GroupWrites(client, labeler), renewer, Reservations.terms(statusWriter));
     this.reporter =
         new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock);
     this.splitBrain = new SplitBrainCheck(sources.routes());
@@ -133,34 +130,29 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return UpdateControl.noUpdate();
     }
     removeLegacyFinalizer(group);
+    long started = System.nanoTime();
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = keptOrFromStatus(states.get(id), group);
-    GroupReport report = reporter.begin(group);
     GroupSettings settings;
     try {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
-      return finished(report, state, reporter.invalid(report, state, e.getMessage()));
+      return reported(group, state, GroupRun.invalid(e.getMessage()), started);
     }
-    reporter.valid(report);
-    GroupObserver.PodView pods = observer.pods(group, settings);
+    GroupObserver.PodView pods = observer.pods(group, settings, state.promotedPod());
+    GroupRun run = GroupRun.looked(pods, settings);
     if (settings.paused()) {
-      return finished(report, state, holdWhilePaused(group, settings, state, pods, report));
+      return reported(group, state, holdWhilePaused(group, settings, state, run), started);
     }
-    reporter.membership(report, pods.membership(), settings.roleLabel());
-    actuator.clearStrays(pods.membership(), settings);
     GroupObserver.Observation seen;
     try {
       seen = observer.observe(group, settings, state, pods);
     } catch (RedisSecrets.SecretProblem e) {
-      return finished(report, state, reporter.secretProblem(report, state, e, pods.ready()));
+      return reported(group, state, run.withSecretProblem(e), started);
     } catch (RedisUnavailableException e) {
-      return finished(
-          report,
-          state,
-          reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval()));
+      return reported(group, state, run.withRedisDown(e), started);
     }
-    reporter.redisAnswered(report);
+    run = run.answered();
     FailoverDamping.Verdict damping =
         FailoverDamping.judge(
             settings.failoverDelay(),
@@ -178,25 +170,23 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             damping.keepHolder());
     ElectionActuator.Outcome outcome = actuator.carryOut(seen, ElectionPlan.plan(decision, seen));
     state = keep(id, seen.state().pending(damping.pending()).record(outcome));
+    run = run.withElected(new GroupRun.Elected(seen, decision, damping, outcome));
     if (outcome.failure() instanceof RedisUnavailableException e) {
-      return finished(
-          report,
-          state,
-          reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval()));
+      return reported(group, state, run.withRedisDown(e), started);
     }
     if (outcome.failure() != null) {
+      reported(group, state, run, started);
       throw outcome.failure();
     }
     if (outcome.retrySoon()) {
+      reported(group, state, run, started);
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
-    reporter.carriedOut(report, state, decision, seen, damping);
     boolean promoted =
         decision.action() == Election.Action.ELECT && !seen.ledBefore(decision.leader());
     GroupRouting.Routed routed =
         routing.route(group, settings, pods, decision.leader(), promoted, state.routing());
     state = keep(id, state.routed(routed.timing()));
-    reporter.routed(report, routed);
     SplitBrainCheck.Finding views =
         splitBrain.check(
             seen.namespace(),
@@ -207,7 +197,6 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             state.viewsDisagreeSinceMillis(),
             clock.millis());
     state = keep(id, state.viewsDisagreeSince(views.sinceMillis()));
-    reporter.viewsChecked(report, views, settings.renewInterval());
     Duration next = earliest(views.lookAgainIn(), routed.lookAgainIn());
     if (damping.keepHolder()) {
       // A little after the deadline, so the clock has passed it when the reconcile runs.
@@ -216,7 +205,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
               next,
               Duration.between(clock.instant(), damping.pending().failoverAt()).plusMillis(5));
     }
-    return finished(report, state, reporter.finish(report, state, pods.ready(), next));
+    return reported(group, state, run.routedAndChecked(routed, views, next), started);
   }
 
   /**
@@ -224,30 +213,27 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    * changes (the leaders' failover-delay annotation says "paused", so their agents wait for the
    * operator).
    */
-  private UpdateControl<LeaderGroup> holdWhilePaused(
-      LeaderGroup group,
-      GroupSettings settings,
-      ElectionState state,
-      GroupObserver.PodView pods,
-      GroupReport report) {
+  private GroupRun holdWhilePaused(
+      LeaderGroup group, GroupSettings settings, ElectionState state, GroupRun run) {
     try {
-      String leader = actuator.holdWhilePaused(group, settings, state, pods, observer.store(group));
-      if (leader != null) {
-        reporter.redisAnswered(report);
-      }
-      return reporter.paused(report, state, leader, pods.ready(), settings.renewInterval());
+      return run.pausedWith(
+          actuator.holdWhilePaused(group, settings, state, run.pods(), observer.store(group)));
     } catch (RedisSecrets.SecretProblem e) {
-      return reporter.secretProblem(report, state, e, pods.ready());
+      return run.pausedWith(null).withSecretProblem(e);
     } catch (RedisUnavailableException e) {
-      return reporter.failStatic(report, state, e, pods.ready(), settings.renewInterval());
+      return run.pausedWith(null).withRedisDown(e);
     }
   }
 
-  /** The status was written: the reservation it records afterwards is kept too. */
-  private UpdateControl<LeaderGroup> finished(
-      GroupReport report, ElectionState state, UpdateControl<LeaderGroup> control) {
-    keep(report.id, state.reservedUpTo(report.reserved));
-    return control;
+  /**
+   * The report, the reconcile's one last step; the reservation the status records after its write
+   * is kept too.
+   */
+  private UpdateControl<LeaderGroup> reported(
+      LeaderGroup group, ElectionState state, GroupRun run, long started) {
+    GroupReporter.Reported r = reporter.report(group, state, run, started);
+    keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
+    return r.control();
   }
 
   /** The one place the state that outlives a reconcile is written. */

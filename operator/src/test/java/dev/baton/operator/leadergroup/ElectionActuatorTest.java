@@ -35,7 +35,7 @@ class ElectionActuatorTest {
   private final LeaseRenewer<ResourceID> renewer = new LeaseRenewer<>(e -> {}, () -> false);
   private final FakeWrites writes = new FakeWrites();
   private final ElectionActuator actuator =
-      new ElectionActuator(writes, renewer, Reservations.terms(null), (ns, name) -> true);
+      new ElectionActuator(writes, renewer, Reservations.terms(null));
 
   private final Pod a = notReady(pod("a", true));
   private final Pod b = pod("b", false);

@@ -81,7 +81,11 @@ final class ElectionWorld {
         GROUP,
         SETTINGS,
         new GroupObserver.PodView(
-            new Membership(members, Map.of(), List.of()), candidates, candidates.size(), null),
+            new Membership(members, Map.of(), List.of()),
+            candidates,
+            candidates.size(),
+            null,
+            true),
         new GroupObserver.LeaseView(store, holder, fresh, -1),
         state,
         new LeaderGroupStatus(),

@@ -49,9 +49,9 @@ class GroupReporterTest {
             null,
             RouteConvergence.IDLE);
 
-    GroupReport first = reporter.begin(group);
+    GroupReport first = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
     reporter.routed(first, routed);
-    GroupReport second = reporter.begin(group);
+    GroupReport second = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
     reporter.routed(second, routed);
 
     assertThat(condition(second, ConditionType.Routed).getStatus()).isEqualTo("False");
@@ -61,7 +61,7 @@ class GroupReporterTest {
 
   @Test
   void viewsThatDisagreePastTheIntervalRaiseSplitBrainSuspectedWithAnEvent() {
-    GroupReport fresh = reporter.begin(group);
+    GroupReport fresh = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
     reporter.viewsChecked(
         fresh,
         new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, false, null),
@@ -69,7 +69,7 @@ class GroupReporterTest {
     assertThat(condition(fresh, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("False");
     assertThat(events).isEmpty();
 
-    GroupReport later = reporter.begin(group);
+    GroupReport later = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
     reporter.viewsChecked(
         later,
         new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, true, null),
