@@ -2,11 +2,15 @@ package dev.baton.operator.kube;
 
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 
 /**
@@ -30,8 +34,11 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
   private final ToLongFunction<S> reserved;
 
   /**
-   * @param keep merges what must survive of the status on the server into the status to write
+   * @param keepReservation the status to write with a reservation never below the server's: {@code
+   *     keepReservation(current, next)}
    * @param reserved the reservation (of terms or tokens) a status records, 0 for none
+   * @param conditions a status's conditions, and {@code setConditions} sets them: the status
+   *     written keeps the transition times the server has for conditions that did not change
    */
   protected ResourceReporter(
       EventRecorder events,
@@ -39,14 +46,22 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock,
-      BinaryOperator<S> keep,
-      ToLongFunction<S> reserved) {
+      BinaryOperator<S> keepReservation,
+      ToLongFunction<S> reserved,
+      Function<S, List<Condition>> conditions,
+      BiConsumer<S, List<Condition>> setConditions) {
     this.events = events;
     this.metrics = metrics;
     this.liveness = liveness;
     this.statusWriter = statusWriter;
     this.clock = clock;
-    this.keep = keep;
+    this.keep =
+        (current, next) -> {
+          S out = keepReservation.apply(current, next);
+          setConditions.accept(
+              out, Conditions.sinceAsOnServer(conditions.apply(current), conditions.apply(out)));
+          return out;
+        };
     this.reserved = reserved;
   }
 

@@ -15,17 +15,13 @@ import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.Candidate;
-import dev.baton.operator.routing.RouteCheck;
-import dev.baton.operator.routing.RouteConvergence;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +49,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   private static final Said NOTHING = new Said(false, null, null);
 
   private final Map<ResourceID, Said> said = new ConcurrentHashMap<>();
+  private final ViewsReport views;
 
   GroupReporter(
       EventRecorder events,
@@ -66,18 +63,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         liveness,
         statusWriter,
         clock,
-        keep(Reservations.terms(statusWriter)),
-        Reservations.terms(statusWriter)::reserved);
-  }
-
-  /** The status to write: the reservation never below the server's, conditions' times kept. */
-  private static BinaryOperator<LeaderGroupStatus> keep(
-      Reservations<LeaderGroup, LeaderGroupStatus> terms) {
-    return (current, next) -> {
-      terms.keepReservation(current, next);
-      next.setConditions(Conditions.sinceAsOnServer(current.getConditions(), next.getConditions()));
-      return next;
-    };
+        Reservations.terms(statusWriter)::keepReservation,
+        Reservations.terms(statusWriter)::reserved,
+        LeaderGroupStatus::getConditions,
+        LeaderGroupStatus::setConditions);
+    this.views = new ViewsReport(events, metrics);
   }
 
   /**
@@ -335,69 +325,14 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
 
   /** Conditions, Events and metrics for what the routing step wrote and found. */
   void routed(GroupReport r, GroupRouting.Routed routed) {
-    RouteCheck.Verdict verdict = routed.verdict();
-    r.routing = verdict.routes().isEmpty() ? null : verdict.routes();
     Said before = said(r);
-    String problem = routed.writeProblem();
+    String problem = views.routed(r, routed, before.routingProblem());
     remember(r, new Said(before.redisDown(), before.problem(), problem));
-    if (problem != null) {
-      if (!problem.equals(before.routingProblem())) {
-        events.record(r.group, EventReason.ServiceProblem, problem);
-      }
-      r.conditions.set(ConditionType.Routed, false, "ServiceProblem", problem);
-      return;
-    }
-    switch (verdict.state()) {
-      case NO_SERVICE ->
-          r.conditions.unknown(ConditionType.Routed, verdict.reason(), verdict.message());
-      case ROUTED ->
-          r.conditions.set(ConditionType.Routed, true, verdict.reason(), verdict.message());
-      case NOT_ROUTED ->
-          r.conditions.set(ConditionType.Routed, false, verdict.reason(), verdict.message());
-    }
-    RouteConvergence.Step step = routed.step();
-    if (step.converged() != null) {
-      metrics.routingConverged(r.ns(), r.name(), step.converged());
-      if (step.wasSlow()) {
-        events.record(
-            r.group,
-            EventReason.RoutingConverged,
-            GroupMessages.routingConverged(step.converged(), verdict.message()));
-      }
-    }
-    if (step.slow()) {
-      String message = GroupMessages.routingSlow(verdict.message());
-      log.warn("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.group, EventReason.RoutingSlow, message);
-    }
   }
 
   /** SplitBrainSuspected, and its Event once, from what the three views' check found. */
   void viewsChecked(GroupReport r, SplitBrainCheck.Finding found, Duration renewInterval) {
-    List<Condition> before = r.old.getConditions();
-    if (found.disagreement() == null) {
-      notSuspected(r);
-    } else if (found.outlived()) {
-      String message =
-          found.disagreement() + " (for more than " + renewInterval.toMillis() + " ms)";
-      if (!Conditions.isTrue(before, ConditionType.SplitBrainSuspected)) {
-        log.warn("LeaderGroup {}/{}: split brain suspected: {}", r.ns(), r.name(), message);
-        events.record(r.group, EventReason.SplitBrainSuspected, message);
-      }
-      r.conditions.set(ConditionType.SplitBrainSuspected, true, "ViewsDisagree", message);
-    } else if (Conditions.find(before, ConditionType.SplitBrainSuspected).isEmpty()) {
-      // A new group, whose cache has not shown its first labels yet: nothing is suspected before
-      // a disagreement outlives the interval. Said in the status write this reconcile makes
-      // anyway, rather than in one more write a moment later.
-      notSuspected(r);
-    } else {
-      r.conditions.keep(ConditionType.SplitBrainSuspected);
-    }
-  }
-
-  private static void notSuspected(GroupReport r) {
-    r.conditions.set(
-        ConditionType.SplitBrainSuspected, false, "ViewsAgree", GroupMessages.VIEWS_AGREE);
+    views.checked(r, found, renewInterval);
   }
 
   /** Writes the status when it changed and says when to reconcile next. */

@@ -17,48 +17,23 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BinaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The report step of a RedisLock reconcile, called once at its end with what the reconcile found
  * and did: conditions, Events, metrics and the status (holder, token, expiry, Redlock instances).
- * Every change goes through a {@link Report}, which starts from the status as it was, so the status
- * is written only when something a reader cares about changed. What it said before (an outage, a
- * problem, no candidates, a dead holder) it remembers itself, so that it says each once.
+ * Every change goes through a {@link LockReport}, which starts from the status as it was, so the
+ * status is written only when something a reader cares about changed. What it said before (an
+ * outage, a problem, no candidates, a dead holder) it remembers itself, so that it says each once.
  */
 final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
 
   private static final Logger log = LoggerFactory.getLogger(LockReporter.class);
-
-  /** How one reconcile ended, as the reconciler tells it. */
-  sealed interface Ending {}
-
-  /** A spec or Secret the operator cannot use: looked at again after {@code retry}. */
-  record Invalid(String reason, String message, Duration retry) implements Ending {}
-
-  /** The read found no majority of instances answering: nothing was planned. */
-  record Unreachable(LockSettings settings, LockView view) implements Ending {}
-
-  /**
-   * A plan was carried out, to its end or not.
-   *
-   * @param read Redis as the reconcile read it, at {@code readAtNanos} (System.nanoTime)
-   * @param dead the values of gone pods still holding in the world the plan was made from
-   */
-  record Carried(
-      LockSettings settings,
-      LockView read,
-      long readAtNanos,
-      LockActuator.Outcome outcome,
-      List<String> dead)
-      implements Ending {}
 
   /**
    * What the reconcile leaves to JOSDK: when to look again, or null when an API or Redis write
@@ -67,69 +42,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    */
   record Reported(UpdateControl<RedisLock> control, long reserved) {}
 
-  /** What was said of a lock before, so each is said once. */
-  private record Said(
-      boolean redisDown, String problem, boolean noCandidates, DeadHolder deadHolder) {}
-
-  private static final Said NOTHING = new Said(false, null, false, DeadHolder.NONE);
-
-  /**
-   * The holder value whose pod is gone yet still holds the lock, and since when (epoch ms). A dead
-   * pod's lock is normally reaped at once, so a time that grows means reaping fails.
-   */
-  record DeadHolder(String value, long sinceMillis) {
-    static final DeadHolder NONE = new DeadHolder(null, 0);
-
-    /**
-     * After a look at {@code holder} (null: free), which is {@code dead} or not, at {@code now}.
-     */
-    DeadHolder next(String holder, boolean dead, long now) {
-      if (holder == null || !dead) {
-        return NONE;
-      }
-      return holder.equals(value) ? this : new DeadHolder(holder, now);
-    }
-
-    /** How long the holder has been known dead while still holding: 0 for none. */
-    long millis(long now) {
-      return value == null ? 0 : now - sinceMillis;
-    }
-  }
-
-  private final Map<ResourceID, Said> said = new ConcurrentHashMap<>();
-
-  /** One reconcile's report, built as {@link #report} goes. */
-  static final class Report {
-    final RedisLock lock;
-    final LockState before;
-    final LockState state;
-    final RedisLockStatus old;
-    final Conditions conditions;
-    Said said;
-    RedisLockStatus status;
-    Duration next;
-
-    /** When the view being reported was read (System.nanoTime), for the remaining time. */
-    long viewAtNanos = System.nanoTime();
-
-    private Report(RedisLock lock, LockState before, LockState state, Said said, Clock clock) {
-      this.lock = lock;
-      this.before = before;
-      this.state = state;
-      this.said = said;
-      this.old = lock.getStatus() == null ? new RedisLockStatus() : lock.getStatus();
-      this.conditions =
-          new Conditions(old.getConditions(), lock.getMetadata().getGeneration(), clock);
-    }
-
-    String ns() {
-      return lock.getMetadata().getNamespace();
-    }
-
-    String name() {
-      return lock.getMetadata().getName();
-    }
-  }
+  private final Map<ResourceID, LockReport.Said> said = new ConcurrentHashMap<>();
 
   LockReporter(
       EventRecorder events,
@@ -143,26 +56,18 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
         liveness,
         statusWriter,
         clock,
-        keep(Reservations.tokens(statusWriter)),
-        Reservations.tokens(statusWriter)::reserved);
-  }
-
-  /** The status to write: the reservation never below the server's, conditions' times kept. */
-  private static BinaryOperator<RedisLockStatus> keep(
-      Reservations<RedisLock, RedisLockStatus> tokens) {
-    return (current, next) -> {
-      tokens.keepReservation(current, next);
-      next.setConditions(Conditions.sinceAsOnServer(current.getConditions(), next.getConditions()));
-      return next;
-    };
+        Reservations.tokens(statusWriter)::keepReservation,
+        Reservations.tokens(statusWriter)::reserved,
+        RedisLockStatus::getConditions,
+        RedisLockStatus::setConditions);
   }
 
   /**
    * Reports one reconcile: the state it started from ({@code before}), the one it leaves, and how
    * it ended.
    */
-  Reported report(RedisLock lock, LockState before, LockState after, Ending ending) {
-    Report r = compose(lock, before, after, ending);
+  Reported report(RedisLock lock, LockState before, LockState after, LockEnding ending) {
+    LockReport r = compose(lock, before, after, ending);
     if (r == null) {
       return new Reported(null, 0);
     }
@@ -173,20 +78,21 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    * Conditions, Events and metrics of one reconcile, and the status to write; null when the plan
    * failed, which writes no status (the retry reports again).
    */
-  Report compose(RedisLock lock, LockState before, LockState after, Ending ending) {
+  LockReport compose(RedisLock lock, LockState before, LockState after, LockEnding ending) {
     ResourceID id = ResourceID.fromResource(lock);
-    Report r = new Report(lock, before, after, said.getOrDefault(id, NOTHING), clock);
+    LockReport r =
+        new LockReport(lock, before, after, said.getOrDefault(id, LockReport.Said.NOTHING), clock);
     try {
-      if (ending instanceof Invalid i) {
+      if (ending instanceof LockEnding.Invalid i) {
         invalid(r, i.reason(), i.message(), i.retry());
         return r;
       }
       r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
-      if (ending instanceof Unreachable u) {
+      if (ending instanceof LockEnding.Unreachable u) {
         failStatic(r, u.settings(), u.view());
         return r;
       }
-      Carried c = (Carried) ending;
+      LockEnding.Carried c = (LockEnding.Carried) ending;
       r.viewAtNanos = c.readAtNanos();
       redisAnswered(r, c.settings(), c.read());
       for (LockOutcome o : c.outcome().done()) {
@@ -219,7 +125,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   /** What a step that changed Redis did: releases and reaps are counted, logged and Events. */
-  private void acted(Report r, LockOutcome outcome) {
+  private void acted(LockReport r, LockOutcome outcome) {
     if (outcome instanceof LockOutcome.ForceReleased f) {
       List<String> released = new ArrayList<>();
       for (LockOutcome.Released v : f.released()) {
@@ -247,12 +153,12 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   /** What the last step of a reconcile did: Ready, and the Events it makes. */
-  private void finished(Report r, LockOutcome.Last last) {
+  private void finished(LockReport r, LockOutcome.Last last) {
     if (last instanceof LockOutcome.Kept k) {
       if (k.adopted()) {
         info(r, "adopted the grant to " + k.pod() + " with token " + k.token());
       }
-      noCandidates(r, false);
+      r.said = r.said.noCandidates(false);
       ready(r, true, "Granted", k.pod() + " holds the lock with token " + k.token());
     } else if (last instanceof LockOutcome.Granted g) {
       granted(r, g);
@@ -262,7 +168,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     } else if (last instanceof LockOutcome.NoneEligible n) {
       String message = "no ready pod matches spec.holderSelector; nobody holds the lock";
       if (!r.said.noCandidates()) {
-        noCandidates(r, true);
+        r.said = r.said.noCandidates(true);
         event(
             r,
             EventReason.NoCandidates,
@@ -291,13 +197,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     }
   }
 
-  private void noCandidates(Report r, boolean said) {
-    Said s = r.said;
-    r.said = new Said(s.redisDown(), s.problem(), said, s.deadHolder());
-  }
-
-  private void granted(Report r, LockOutcome.Granted g) {
-    noCandidates(r, false);
+  private void granted(LockReport r, LockOutcome.Granted g) {
+    r.said = r.said.noCandidates(false);
     String held = g.pod() + " holds the lock with token " + g.token();
     String message =
         g.movedFrom() == null
@@ -315,7 +216,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   /** No holder selector: whoever holds the lock is reported, a new holder counted once. */
-  private void observed(Report r, LockOutcome.Observed o) {
+  private void observed(LockReport r, LockOutcome.Observed o) {
     String before = r.before.holderValue();
     if (o.holder() == null) {
       ready(r, true, "Free", "nobody holds the lock");
@@ -329,23 +230,23 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     ready(r, true, "Held", message);
   }
 
-  private void event(Report r, EventReason reason, String message) {
+  private void event(LockReport r, EventReason reason, String message) {
     events.record(r.lock, reason, message);
   }
 
-  private void count(Report r, String meter) {
+  private void count(LockReport r, String meter) {
     metrics.lock(meter, r.ns(), r.name());
   }
 
-  private void info(Report r, String message) {
+  private void info(LockReport r, String message) {
     log.info("RedisLock {}/{}: {}", r.ns(), r.name(), message);
   }
 
   /** A spec or Secret the operator cannot use: reported once, retried after {@code retry}. */
-  private void invalid(Report r, String reason, String message, Duration retry) {
-    Said said = r.said;
+  private void invalid(LockReport r, String reason, String message, Duration retry) {
+    LockReport.Said said = r.said;
     if (!message.equals(said.problem())) {
-      r.said = new Said(said.redisDown(), message, said.noCandidates(), said.deadHolder());
+      r.said = said.problem(message);
       log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
       events.record(r.lock, EventReason.InvalidSpec, message);
     }
@@ -364,9 +265,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   /** A majority answered: RedisAvailable (and QuorumLost) say who did. */
-  private void redisAnswered(Report r, LockSettings settings, LockView view) {
-    Said said = r.said;
-    r.said = new Said(false, null, said.noCandidates(), said.deadHolder());
+  private void redisAnswered(LockReport r, LockSettings settings, LockView view) {
+    LockReport.Said said = r.said;
+    r.said = said.redisDown(false).problem(null);
     if (said.redisDown()) {
       events.record(r.lock, EventReason.RedisRecovered, "Redis is reachable again");
     }
@@ -405,7 +306,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   /** No majority answered: labels are kept as they are, nothing is granted (fail static). */
-  private void failStatic(Report r, LockSettings settings, LockView view) {
+  private void failStatic(LockReport r, LockSettings settings, LockView view) {
     String what =
         settings.isRedlock()
             ? "only "
@@ -422,9 +323,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
             + String.join(", ", view.unreachableDescriptions())
             + "); the lock can be neither taken nor renewed,"
             + " labels are kept as they are";
-    Said said = r.said;
+    LockReport.Said said = r.said;
     if (!said.redisDown()) {
-      r.said = new Said(true, said.problem(), said.noCandidates(), said.deadHolder());
+      r.said = said.redisDown(true);
       log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
       events.record(
           r.lock,
@@ -440,21 +341,17 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
         false,
         settings.isRedlock() ? "QuorumLost" : "RedisUnavailable",
         message);
-    RedisLockStatus s = LockStatuses.base(r.lock, r.state);
-    s.setHolder(r.old.getHolder() == null ? "" : r.old.getHolder());
-    s.setAcquiredAt(r.old.getAcquiredAt());
-    s.setExpiresAt(r.old.getExpiresAt());
-    s.setInstances(LockStatuses.instances(settings, view, null));
+    RedisLockStatus s = LockStatuses.holderAsBefore(r.lock, r.state, r.old, settings, view);
     s.setConditions(r.conditions.build());
     finish(r, s, settings.interval());
   }
 
-  private void ready(Report r, boolean ready, String reason, String message) {
+  private void ready(LockReport r, boolean ready, String reason, String message) {
     r.conditions.set(ConditionType.Ready, ready, reason, message);
   }
 
   /** A Ready condition set before is kept; with none yet, it says the lock is being taken. */
-  private void contended(Report r) {
+  private void contended(LockReport r) {
     r.conditions.keep(ConditionType.Ready);
     if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isEmpty()) {
       r.conditions.set(ConditionType.Ready, false, "Contended", "the lock is being taken");
@@ -465,13 +362,13 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    * The metrics an alert on a dead holder needs: the lock's ttl, and how long its holder has been
    * known dead (its pod gone) while still holding, which stays 0 while reaping works.
    */
-  private void holderLiveness(Report r, LockSettings settings, List<String> deadValues) {
+  private void holderLiveness(LockReport r, LockSettings settings, List<String> deadValues) {
     String holder = r.state.holderValue();
-    Said said = r.said;
+    LockReport.Said said = r.said;
     long now = System.currentTimeMillis();
-    DeadHolder dead =
+    LockReport.DeadHolder dead =
         said.deadHolder().next(holder, holder != null && deadValues.contains(holder), now);
-    r.said = new Said(said.redisDown(), said.problem(), said.noCandidates(), dead);
+    r.said = said.deadHolder(dead);
     metrics.lockHolder(
         r.lock.getMetadata().getNamespace(),
         r.lock.getMetadata().getName(),
@@ -479,16 +376,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
         Duration.ofMillis(dead.millis(now)));
   }
 
-  private void done(Report r, LockSettings settings, LockView view, Duration next) {
-    RedisLockStatus s = LockStatuses.base(r.lock, r.state);
-    String holder = r.state.holderValue();
-    s.setHolder(holder == null ? "" : LockValues.holder(holder));
-    s.setAcquiredAt(holder == null ? null : r.state.holder().acquiredAt());
-    s.setExpiresAt(
-        holder == null
-            ? null
-            : LockStatuses.expiresAt(clock.instant(), r.old, r.viewAtNanos, view, holder));
-    s.setInstances(LockStatuses.instances(settings, view, holder));
+  private void done(LockReport r, LockSettings settings, LockView view, Duration next) {
+    RedisLockStatus s =
+        LockStatuses.held(r.lock, r.state, r.old, settings, view, r.viewAtNanos, clock.instant());
     s.setConditions(r.conditions.build());
     finish(r, s, next);
   }
@@ -498,12 +388,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     metrics.forgetLock(namespace, name);
   }
 
-  private void finish(Report r, RedisLockStatus next, Duration reschedule) {
+  private void finish(LockReport r, RedisLockStatus next, Duration reschedule) {
     r.status = next;
     r.next = reschedule;
-  }
-
-  private String now() {
-    return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
   }
 }

@@ -4,6 +4,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockInstanceStatus;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.InstanceView;
+import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +23,35 @@ final class LockStatuses {
     s.setFencingToken(state.maxToken() > 0 ? state.maxToken() : null);
     s.setReservedToken(state.reserved() > 0 ? state.reserved() : null);
     s.setObservedGeneration(lock.getMetadata().getGeneration());
+    return s;
+  }
+
+  /** Who holds the lock as the state says, until when, and on which instances. */
+  static RedisLockStatus held(
+      RedisLock lock,
+      LockState state,
+      RedisLockStatus old,
+      LockSettings settings,
+      LockView view,
+      long viewAtNanos,
+      Instant now) {
+    RedisLockStatus s = base(lock, state);
+    String holder = state.holderValue();
+    s.setHolder(holder == null ? "" : LockValues.holder(holder));
+    s.setAcquiredAt(holder == null ? null : state.holder().acquiredAt());
+    s.setExpiresAt(holder == null ? null : expiresAt(now, old, viewAtNanos, view, holder));
+    s.setInstances(instances(settings, view, holder));
+    return s;
+  }
+
+  /** No majority answered: the holder as the status said before, the instances as they answered. */
+  static RedisLockStatus holderAsBefore(
+      RedisLock lock, LockState state, RedisLockStatus old, LockSettings settings, LockView view) {
+    RedisLockStatus s = base(lock, state);
+    s.setHolder(old.getHolder() == null ? "" : old.getHolder());
+    s.setAcquiredAt(old.getAcquiredAt());
+    s.setExpiresAt(old.getExpiresAt());
+    s.setInstances(instances(settings, view, null));
     return s;
   }
 

@@ -191,14 +191,14 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       store = stores.of(lock.getMetadata().getNamespace(), settings);
     } catch (IllegalArgumentException e) {
       return reported(
-          id, lock, before, before, new LockReporter.Invalid("InvalidSpec", e.getMessage(), null));
+          id, lock, before, before, new LockEnding.Invalid("InvalidSpec", e.getMessage(), null));
     } catch (RedisSecrets.SecretProblem e) {
       return reported(
           id,
           lock,
           before,
           before,
-          new LockReporter.Invalid(e.reason(), e.getMessage(), RedisSecrets.SecretProblem.RETRY));
+          new LockEnding.Invalid(e.reason(), e.getMessage(), RedisSecrets.SecretProblem.RETRY));
     }
     lockEvents.watch(id, settings.keys().lock());
     observer.seeSelected(lock, settings);
@@ -207,7 +207,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       look = observer.look(lock, settings, store, before, LockObserver.forceReleaseAsked(lock));
     } catch (LockObserver.QuorumUnavailable e) {
       return reported(
-          id, lock, before, before.withoutView(), new LockReporter.Unreachable(settings, e.view));
+          id, lock, before, before.withoutView(), new LockEnding.Unreachable(settings, e.view));
     }
     long readAt = System.nanoTime();
     LockWorld world = look.world();
@@ -228,7 +228,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
             lock,
             before,
             after,
-            new LockReporter.Carried(
+            new LockEnding.Carried(
                 settings, world.view(), readAt, outcome, LockDecision.reapable(world)));
     if (outcome.failure() != null) {
       throw outcome.failure();
@@ -238,11 +238,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
 
   /** Keeps the state that follows a reconcile, and reports the reconcile. */
   private UpdateControl<RedisLock> reported(
-      ResourceID id,
-      RedisLock lock,
-      LockState before,
-      LockState after,
-      LockReporter.Ending ending) {
+      ResourceID id, RedisLock lock, LockState before, LockState after, LockEnding ending) {
     states.put(id, after);
     LockReporter.Reported r = reporter.report(lock, before, after, ending);
     states.put(id, after.reservedUpTo(r.reserved()));

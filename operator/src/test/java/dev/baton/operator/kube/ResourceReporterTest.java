@@ -38,7 +38,9 @@ class ResourceReporterTest {
             }
             return next;
           },
-          ResourceReporterTest::reserved);
+          ResourceReporterTest::reserved,
+          LeaderGroupStatus::getConditions,
+          LeaderGroupStatus::setConditions);
     }
 
     long end(LeaderGroup group, LeaderGroupStatus next, Duration reschedule) {

@@ -9,7 +9,7 @@ class DeadHolderTest {
 
   @Test
   void countsFromWhenTheHolderWasFirstSeenDeadAndResetsWhenItChangesOrLives() {
-    LockReporter.DeadHolder d = LockReporter.DeadHolder.NONE;
+    LockReport.DeadHolder d = LockReport.DeadHolder.NONE;
 
     assertThat(look(d = d.next("pod:shop/a/1:x", false, 1_000), 1_000)).isZero();
     assertThat(look(d = d.next("pod:shop/a/1:x", true, 2_000), 2_000)).isZero();
@@ -21,7 +21,7 @@ class DeadHolderTest {
     assertThat(look(d.next("pod:shop/b/2:y", true, 50_000), 50_000)).isZero();
   }
 
-  private static long look(LockReporter.DeadHolder d, long now) {
+  private static long look(LockReport.DeadHolder d, long now) {
     return d.millis(now);
   }
 }

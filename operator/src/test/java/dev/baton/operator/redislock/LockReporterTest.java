@@ -52,7 +52,7 @@ class LockReporterTest {
   private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
   private final LockSettings settings = LockSettings.of(lock);
   private LockState state = LockState.EMPTY;
-  private LockReporter.Report report;
+  private LockReport report;
 
   private static final LockView FREE =
       new LockView(
@@ -66,7 +66,7 @@ class LockReporterTest {
    * Reports a reconcile whose plan did {@code done}, keeping the state it leaves; a plan that did
    * not end with a last step is given one that waits.
    */
-  private LockReporter.Report reported(LockOutcome... done) {
+  private LockReport reported(LockOutcome... done) {
     List<LockOutcome> steps = new ArrayList<>(List.of(done));
     if (!(steps.get(steps.size() - 1) instanceof LockOutcome.Last)) {
       steps.add(new LockOutcome.Waited(FREE, TEN));
@@ -78,7 +78,7 @@ class LockReporterTest {
             lock,
             before,
             state,
-            new LockReporter.Carried(
+            new LockEnding.Carried(
                 settings,
                 FREE,
                 System.nanoTime(),
@@ -216,7 +216,7 @@ class LockReporterTest {
     assertThat(counted(BatonMetrics.LOCK_ACQUISITIONS)).isEqualTo(1);
     assertThat(ready().getReason()).isEqualTo("Held");
 
-    LockReporter.Report free = reported(new LockOutcome.Observed(null, 0, FREE, TEN));
+    LockReport free = reported(new LockOutcome.Observed(null, 0, FREE, TEN));
     assertThat(
             Conditions.find(free.conditions.build(), ConditionType.Ready).orElseThrow().getReason())
         .isEqualTo("Free");
