@@ -62,7 +62,7 @@ public final class AgentBench {
     }
     Path dir = Files.createDirectories(config.out().resolve("agent"));
     try (Sandbox cluster = new Sandbox(BatonOperator::launch);
-        AgentFleet fleet = new AgentFleet(cluster, jar, entrypoint, dir, CONFIRM_WITHIN)) {
+        AgentFleet fleet = new AgentFleet(cluster, jar, dir, CONFIRM_WITHIN)) {
       for (int i = 0; i < PODS; i++) {
         cluster.createPod(pod(i), APP);
       }
@@ -268,45 +268,7 @@ public final class AgentBench {
       f.note(
           "RSS from /proc/<pid>/status (VmRSS) once the trials and the overhead runs are done. The"
               + " JVM's defaults size the heap from the machine's memory.");
-      AgentFleet.IdleFootprint idle = fleet.footprintOfIdleFollowers(cluster);
-      Percentiles asTheImage = Percentiles.of(idle.startToReadyAsTheImage());
-      f.row(
-          "as the image runs it: start to /readyz, p50 of " + asTheImage.count() + " (ms)",
-          asTheImage.p50());
-      f.row("as the image runs it: start to /readyz, max (ms)", asTheImage.max());
-      f.row(
-          "as the image runs it: RSS, idle follower, 5 s after start (MiB)",
-          idle.rssAsTheImageAfter5s());
-      f.row(
-          "as the image runs it: RSS, idle follower, 70 s after start (MiB)",
-          idle.rssAsTheImageAfter70s());
-      f.row(
-          "as the image runs it: of which its own (RssAnon), not file pages a node's agents share"
-              + " (MiB)",
-          idle.anonymousRssAsTheImageAfter70s());
-      f.row("no JVM options: RSS, idle follower, 70 s after start (MiB)", idle.rssPlainAfter70s());
-      f.row(
-          "the floor, as the image runs it: RSS 70 s after start (MiB; the target for the agent:"
-              + " under 48)",
-          idle.rssOfTheFloorAfter70s());
-      f.row(
-          "the floor, as the image runs it: of which its own (RssAnon) (MiB)",
-          idle.anonymousRssOfTheFloorAfter70s());
-      f.note(
-          "As the image runs it: sh agent/src/main/image/baton-agent, the image's entrypoint, with"
-              + " its default JVM options (SerialGC, C1 only, -Xms8m -Xmx24m -Xmn2m, compile"
-              + " thresholds x5, the class archives unrelocated, MALLOC_ARENA_MAX=2) and the class"
-              + " archive it trained itself as the Dockerfile has it (train-class-archive), beside"
-              + " a copy of the jar.");
-      f.note(
-          "The floor: FootprintFloor (bench/), a program of the JDK alone that holds no more than"
-              + " an idle agent must: its pod read and watched over java.net.http, a loopback HTTP"
-              + " API on the JDK's server, a Redis connection subscribed to a channel and one that"
-              + " sends a script a second (raw RESP, no client library), a gate's listening"
-              + " socket. No JSON, YAML, logging, metrics or Redis client. Run by the same"
-              + " entrypoint with the same options, its jar in place of the agent's. No agent on"
-              + " this JVM and these options can be smaller; over TLS, as in a cluster, both"
-              + " grow.");
+      new AgentFootprint(fleet, cluster, jar, entrypoint, dir).idleFollowerRows(f);
 
       faults(cluster, fleet, faults);
     }

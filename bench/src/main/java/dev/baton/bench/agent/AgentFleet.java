@@ -14,19 +14,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
-import java.util.jar.Attributes;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 
 /**
  * The agents of the simulated pods, each the shipped jar in its own JVM, with their apps: {@link
@@ -41,7 +35,6 @@ final class AgentFleet implements AutoCloseable {
 
   private final Sandbox cluster;
   private final Path jar;
-  private final Path entrypoint;
   private final Path dir;
   private final Duration confirmWithin;
   private final Path kubeconfig;
@@ -55,11 +48,9 @@ final class AgentFleet implements AutoCloseable {
   private final Map<String, Integer> gatePorts = new HashMap<>();
   private final Map<String, Integer> httpPorts = new HashMap<>();
 
-  AgentFleet(Sandbox cluster, Path jar, Path entrypoint, Path dir, Duration confirmWithin)
-      throws IOException {
+  AgentFleet(Sandbox cluster, Path jar, Path dir, Duration confirmWithin) throws IOException {
     this.cluster = cluster;
     this.jar = jar;
-    this.entrypoint = entrypoint;
     this.dir = dir;
     this.confirmWithin = confirmWithin;
     this.kubeconfig =
@@ -108,66 +99,8 @@ final class AgentFleet implements AutoCloseable {
         jar.toAbsolutePath().toString());
   }
 
-  /**
-   * Starts the agent of {@code pod} as the image does: the entrypoint, its default options, and a
-   * class archive it trained as the Dockerfile has it train (once, beside a copy of the jar).
-   */
-  double startAsTheImage(String pod) throws IOException, InterruptedException {
-    Path home = dir.resolve("image-home");
-    if (!Files.isRegularFile(home.resolve("baton-agent.jsa"))) {
-      Files.createDirectories(home);
-      Files.copy(jar, home.resolve("baton-agent.jar"));
-      ProcessBuilder training =
-          new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("class-archive-training.log").toFile());
-      training.environment().keySet().removeIf(k -> !k.equals("PATH") && !k.equals("HOME"));
-      training.environment().put("BATON_HOME", home.toString());
-      if (training.start().waitFor() != 0) {
-        throw new IllegalStateException(
-            "the entrypoint did not train the agent's class archive; see "
-                + dir.resolve("class-archive-training.log"));
-      }
-    }
-    return start(
-        pod,
-        List.of("sh", entrypoint.toAbsolutePath().toString()),
-        Map.of("BATON_HOME", home.toString()));
-  }
-
-  /**
-   * Starts {@link FootprintFloor} for {@code pod} as the image starts the agent: its entrypoint and
-   * default options, with a jar that holds only its classes in place of the agent's (and no class
-   * archive of its own: its few classes beyond the JDK's come from the JDK's archive).
-   */
-  double startFloor(String pod) throws IOException {
-    Path home = dir.resolve("floor-home");
-    Files.createDirectories(home);
-    Manifest manifest = new Manifest();
-    manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-    manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, FootprintFloor.class.getName());
-    try (var out =
-        new JarOutputStream(Files.newOutputStream(home.resolve("baton-agent.jar")), manifest)) {
-      for (Class<?> c : FootprintFloor.CLASSES) {
-        String entry = c.getName().replace('.', '/') + ".class";
-        try (var in = c.getClassLoader().getResourceAsStream(entry)) {
-          out.putNextEntry(new JarEntry(entry));
-          in.transferTo(out);
-          out.closeEntry();
-        }
-      }
-    }
-    return start(
-        pod,
-        List.of("sh", entrypoint.toAbsolutePath().toString()),
-        Map.of(
-            "BATON_HOME",
-            home.toString(),
-            "FLOOR_API_SERVER",
-            cluster.client.getMasterUrl().toString()));
-  }
-
-  private double start(String pod, List<String> command, Map<String, String> extraEnv) {
+  /** Starts the agent of {@code pod} with {@code command}; the milliseconds to /readyz. */
+  double start(String pod, List<String> command, Map<String, String> extraEnv) {
     ByteRecorder.App app = apps.computeIfAbsent(pod, bytes::app);
     int gate = gatePorts.computeIfAbsent(pod, p -> FreePorts.any());
     int httpPort = httpPorts.computeIfAbsent(pod, p -> FreePorts.any());
@@ -343,83 +276,18 @@ final class AgentFleet implements AutoCloseable {
     return agents.get(cluster.leaders(AgentBench.ROLE).get(0)).process().pid();
   }
 
+  /** Each agent's resident set (KiB). */
   Map<String, Long> rssKib() throws IOException {
     Map<String, Long> out = new LinkedHashMap<>();
     for (var e : agents.entrySet()) {
-      out.put(e.getKey(), rssKib(e.getValue().process().pid()));
+      out.put(e.getKey(), AgentFootprint.rssKib(e.getValue().process().pid()));
     }
     return out;
   }
 
-  static long rssKib(long pid) throws IOException {
-    return statusKib(pid, "VmRSS:");
-  }
-
-  /**
-   * The part of the RSS that is this process's alone: the rest maps files (the JVM's libraries, the
-   * class archives), whose pages every agent of a node started from one image shares.
-   */
-  static long anonymousRssKib(long pid) throws IOException {
-    return statusKib(pid, "RssAnon:");
-  }
-
-  private static long statusKib(long pid, String field) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-      if (line.startsWith(field)) {
-        return Long.parseLong(line.replaceAll("[^0-9]", ""));
-      }
-    }
-    return -1;
-  }
-
-  /**
-   * Idle followers' footprint: as the image runs the agent, with no JVM options at all, and the
-   * floor under it ({@link FootprintFloor}).
-   */
-  record IdleFootprint(
-      List<Double> startToReadyAsTheImage,
-      double rssAsTheImageAfter5s,
-      double rssAsTheImageAfter70s,
-      double anonymousRssAsTheImageAfter70s,
-      double rssPlainAfter70s,
-      double rssOfTheFloorAfter70s,
-      double anonymousRssOfTheFloorAfter70s) {}
-
-  /**
-   * Agents for pods outside the group (idle followers): three started as the image starts them, one
-   * after the other (their start to /readyz), then one with no JVM options; the RSS of the last
-   * image-started one 5 s after its start, and of both 70 s after (steady: the agent trims its
-   * native heap every minute).
-   */
-  IdleFootprint footprintOfIdleFollowers(Sandbox cluster) throws Exception {
-    List<Double> ready = new ArrayList<>();
-    String image = null;
-    long started = 0;
-    for (int i = 0; i < 3; i++) {
-      image = "agent-image-" + i;
-      cluster.createPod(image, "not-in-a-group");
-      started = System.nanoTime();
-      ready.add(startAsTheImage(image));
-    }
-    String plain = "agent-footprint-plain";
-    cluster.createPod(plain, "not-in-a-group");
-    start(plain);
-    String floor = "agent-footprint-floor";
-    cluster.createPod(floor, "not-in-a-group");
-    startFloor(floor);
-    LockSupport.parkNanos(
-        Math.max(0, Duration.ofSeconds(5).toNanos() - (System.nanoTime() - started)));
-    double after5s = rssKib(agents.get(image).process().pid()) / 1024.0;
-    LockSupport.parkNanos(
-        Math.max(0, Duration.ofSeconds(70).toNanos() - (System.nanoTime() - started)));
-    return new IdleFootprint(
-        ready,
-        after5s,
-        rssKib(agents.get(image).process().pid()) / 1024.0,
-        anonymousRssKib(agents.get(image).process().pid()) / 1024.0,
-        rssKib(agents.get(plain).process().pid()) / 1024.0,
-        rssKib(agents.get(floor).process().pid()) / 1024.0,
-        anonymousRssKib(agents.get(floor).process().pid()) / 1024.0);
+  /** The pid of the agent of {@code pod}. */
+  long pid(String pod) {
+    return agents.get(pod).process().pid();
   }
 
   /** Whether a new connection through {@code port} echoes a byte. */

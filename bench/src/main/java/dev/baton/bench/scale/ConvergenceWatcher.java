@@ -1,7 +1,7 @@
 package dev.baton.bench.scale;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.kube.BatonNames;
+import dev.baton.client.BatonNames;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
