@@ -18,7 +18,9 @@ import java.util.function.ToLongFunction;
  * writer and the clock, and the end of every reconcile (the status written when it changed, the
  * reservation it holds afterwards learned, liveness told when the next reconcile is due) and of
  * every resource (what was kept for it forgotten). The reporter is the one place that writes a
- * resource's status.
+ * resource's status, but for one field: the reservation of terms or tokens, which {@code
+ * fencing/Reservations} raises in the act step, before Redis is written (docs/design.md, "Terms and
+ * tokens never repeat"); every status this class writes keeps the server's reservation if higher.
  *
  * @param <R> the custom resource
  * @param <S> its status

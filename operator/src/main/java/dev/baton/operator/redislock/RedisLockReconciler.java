@@ -188,10 +188,12 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     LockRedis store;
     try {
       settings = LockSettings.of(lock);
-      store = stores.of(lock.getMetadata().getNamespace(), settings);
     } catch (IllegalArgumentException e) {
       return reported(
           id, lock, before, before, new LockEnding.Invalid("InvalidSpec", e.getMessage(), null));
+    }
+    try {
+      store = stores.of(lock.getMetadata().getNamespace(), settings);
     } catch (RedisSecrets.SecretProblem e) {
       return reported(
           id,
