@@ -6,7 +6,6 @@ import dev.baton.client.HolderRecord;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
-import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -77,11 +76,10 @@ final class ElectionActuator {
   }
 
   /**
-   * Paused: leadership is frozen (nobody elected, no label touched), but the current leader's lease
-   * is kept renewed while its pod exists, ready or not, so that applications watching the lease
-   * keep their leader. Its pod gone, or the lease lost to someone else, nothing is renewed. The
-   * leaders' failover-delay annotation says "paused" first, so that their agents stop anticipating
-   * a demotion the pause called off.
+   * Paused: leadership is frozen (nobody elected, no label touched); the leader's lease is held as
+   * {@link ElectionPlan#paused} decided, and a renewal Redis refuses (the lease lost to someone
+   * else) leaves no leader. The leaders' failover-delay annotation says "paused" first, so that
+   * their agents stop anticipating a demotion the pause called off.
    *
    * @return the leader whose lease is kept, or null when there is none
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
@@ -89,22 +87,21 @@ final class ElectionActuator {
   String holdWhilePaused(
       LeaderGroup group,
       GroupSettings settings,
-      ElectionState state,
+      HolderRecord holder,
       GroupObserver.PodView pods,
-      LeaseStore store) {
+      LeaseStore store,
+      ElectionPlan.PausedHold hold) {
     writes.markLeaders(
         pods.membership().members(), settings.roleLabel(), settings.failoverDelayAnnotation());
-    List<Candidate> candidates = pods.candidates();
     ResourceID id = ResourceID.fromResource(group);
-    HolderRecord holder = state.holder();
-    if (holder == null || candidates.stream().noneMatch(c -> c.uid().equals(holder.uid()))) {
+    if (hold == ElectionPlan.PausedHold.NONE) {
       renewer.forget(id);
       return null;
     }
-    String record = holder.encode();
-    if (renewer.fresh(id, record)) {
+    if (hold == ElectionPlan.PausedHold.FRESH) {
       return holder.pod();
     }
+    String record = holder.encode();
     if (!store.renew(settings.keys(), record, settings.ttl().toMillis()).renewed()) {
       renewer.forget(id);
       return null;

@@ -89,6 +89,29 @@ final class ElectionPlan {
 
   private ElectionPlan() {}
 
+  /** What the paused path does with the leader's lease, nobody being elected. */
+  enum PausedHold {
+    /** No leader, or its pod is gone: nothing is renewed for the group. */
+    NONE,
+    /** The renewer renewed the lease moments ago: nothing to send. */
+    FRESH,
+    /** Renewed now, then kept renewed by the renewer; Redis refusing it leaves no leader. */
+    RENEW
+  }
+
+  /**
+   * Paused: the leader's lease is kept while its pod exists, ready or not, so that applications
+   * watching the lease keep their leader.
+   *
+   * @param fresh the renewer renewed the holder's lease moments ago
+   */
+  static PausedHold paused(HolderRecord holder, List<Candidate> candidates, boolean fresh) {
+    if (holder == null || candidates.stream().noneMatch(c -> c.uid().equals(holder.uid()))) {
+      return PausedHold.NONE;
+    }
+    return fresh ? PausedHold.FRESH : PausedHold.RENEW;
+  }
+
   static List<Effect> plan(Election.Decision decision, GroupObserver.Observation seen) {
     List<Effect> effects = new ArrayList<>();
     // Pods that left the group lose its marks first: a stray labeled leader is demoted before the

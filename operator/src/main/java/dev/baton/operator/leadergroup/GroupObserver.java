@@ -176,6 +176,11 @@ final class GroupObserver {
     return new LeaseView(store, classify(seen.holder()), false, seen.term());
   }
 
+  /** Whether the renewer renewed {@code holder}'s lease moments ago (nothing to send). */
+  boolean fresh(LeaderGroup group, HolderRecord holder) {
+    return holder != null && renewer.fresh(ResourceID.fromResource(group), holder.encode());
+  }
+
   LeaseStore store(LeaderGroup group) {
     var ref = group.getSpec().getRedis();
     RedisSettings settings =

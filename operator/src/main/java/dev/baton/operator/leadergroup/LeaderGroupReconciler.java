@@ -8,6 +8,7 @@ import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
+import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.pods.PodLabeler;
@@ -216,8 +217,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private GroupRun holdWhilePaused(
       LeaderGroup group, GroupSettings settings, ElectionState state, GroupRun run) {
     try {
+      LeaseStore store = observer.store(group);
+      ElectionPlan.PausedHold hold =
+          ElectionPlan.paused(
+              state.holder(), run.pods().candidates(), observer.fresh(group, state.holder()));
       return run.pausedWith(
-          actuator.holdWhilePaused(group, settings, state, run.pods(), observer.store(group)));
+          actuator.holdWhilePaused(group, settings, state.holder(), run.pods(), store, hold));
     } catch (RedisSecrets.SecretProblem e) {
       return run.pausedWith(null).withSecretProblem(e);
     } catch (RedisUnavailableException e) {

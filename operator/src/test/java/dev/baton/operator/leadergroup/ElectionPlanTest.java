@@ -1,5 +1,6 @@
 package dev.baton.operator.leadergroup;
 
+import static dev.baton.operator.leadergroup.ElectionWorld.candidate;
 import static dev.baton.operator.leadergroup.ElectionWorld.decide;
 import static dev.baton.operator.leadergroup.ElectionWorld.notReady;
 import static dev.baton.operator.leadergroup.ElectionWorld.ours;
@@ -11,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.leadergroup.ElectionPlan.Effect;
+import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.List;
@@ -85,6 +87,21 @@ class ElectionPlanTest {
     assertThat(plan)
         .containsExactly(
             new Effect.ForgetRenewal(), new Effect.Demote(a), new Effect.DropLease(held.encode()));
+  }
+
+  @Test
+  void pausedTheLeadersLeaseIsKeptWhileItsPodExistsAndRenewedOnlyWhenNotFresh() {
+    Pod a = notReady(pod("a", true));
+    Pod b = pod("b", false);
+    HolderRecord held = record(a, 4);
+    List<Candidate> both = List.of(candidate(a), candidate(b));
+
+    assertThat(ElectionPlan.paused(held, both, false)).isEqualTo(ElectionPlan.PausedHold.RENEW);
+    assertThat(ElectionPlan.paused(held, both, true)).isEqualTo(ElectionPlan.PausedHold.FRESH);
+    assertThat(ElectionPlan.paused(held, List.of(candidate(b)), true))
+        .as("its pod is gone")
+        .isEqualTo(ElectionPlan.PausedHold.NONE);
+    assertThat(ElectionPlan.paused(null, both, false)).isEqualTo(ElectionPlan.PausedHold.NONE);
   }
 
   @Test
