@@ -206,6 +206,13 @@ final class ElectionPlan {
         }
       }
     }
+    // A stray's ClearStray, earlier in the plan, took its role label off already: demoting it
+    // would put a follower label back on a pod outside the group, which nothing would clear.
+    for (Pod stray : seen.pods().membership().strays()) {
+      if (stray.getMetadata().getName().equals(promoted)) {
+        promoted = null;
+      }
+    }
     // The informer may not show our last promotion yet: that pod is demoted by name.
     if (promoted != null && (leader == null || !promoted.equals(leader.name()))) {
       effects.add(new Effect.DemoteByName(promoted, seen.pods().promotedCached()));

@@ -15,8 +15,10 @@ import dev.baton.operator.leadergroup.ElectionPlan.Effect;
 import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The plan is a pure function, and its order is break-before-make. */
@@ -58,6 +60,25 @@ class ElectionPlanTest {
 
     assertThat(plan.get(0)).isEqualTo(new Effect.DemoteByName("gone"));
     assertThat(plan.get(1)).isInstanceOf(Effect.AcquireLease.class);
+  }
+
+  @Test
+  void aLeaderThatLeftTheGroupIsClearedFirstAndNotLabeledFollowerAfter() {
+    Pod a = pod("a", true);
+    Pod b = pod("b", false);
+    Pod c = pod("c", false);
+    HolderRecord held = record(a, 7);
+    var seen = seen(List.of(b, c), List.of(a), ours(held), false, state(held, "a", 1000), null);
+    var decision = decide(seen);
+    assertThat(decision.action()).isEqualTo(Election.Action.ELECT);
+
+    List<Effect> plan = ElectionPlan.plan(decision, seen);
+
+    assertThat(plan.get(0)).isEqualTo(new Effect.ClearStray(a));
+    assertThat(plan.get(1)).isInstanceOf(Effect.AcquireLease.class);
+    assertThat(plan)
+        .noneMatch(e -> e instanceof Effect.Demote || e instanceof Effect.DemoteByName)
+        .contains(new Effect.LabelLeader(b), new Effect.LabelFollower(c));
   }
 
   @Test
@@ -107,6 +128,8 @@ class ElectionPlanTest {
   @Test
   void inRandomWorldsNoLeaderIsLabeledBeforeEveryOtherPodWasDemotedAndTheLeaseTaken() {
     Random random = new Random(33);
+    // Strays come from a stream of their own, so the other draws stay those of seed 33.
+    Random strayRandom = new Random(34);
     for (int world = 0; world < 2000; world++) {
       List<Pod> pods = new ArrayList<>();
       int n = 1 + random.nextInt(4);
@@ -118,9 +141,19 @@ class ElectionPlanTest {
       HolderRecord held = record(holderPod, 5);
       Election.Holder holder = random.nextBoolean() ? ours(held) : new Election.Holder.Free();
       String promoted = random.nextBoolean() ? "p" + random.nextInt(n + 1) : null;
+      // Some pods left the group but still carry its marks, the lease's holder or the pod
+      // promoted last among them at times.
+      List<Pod> members = new ArrayList<>();
+      List<Pod> strays = new ArrayList<>();
+      for (Pod p : pods) {
+        (strayRandom.nextInt(5) == 0 ? strays : members).add(p);
+      }
+      Set<String> strayNames = new HashSet<>();
+      strays.forEach(p -> strayNames.add(p.getMetadata().getName()));
       var seen =
           seen(
-              pods,
+              members,
+              strays,
               holder,
               random.nextBoolean(),
               state(random.nextBoolean() ? held : null, promoted, 1000),
@@ -134,6 +167,10 @@ class ElectionPlanTest {
       int leader = indexOf(plan, Effect.LabelLeader.class);
       for (int i = 0; i < plan.size(); i++) {
         Effect e = plan.get(i);
+        assertThat(e instanceof Effect.ClearStray)
+            .as("world %d: the strays first: %s", world, plan)
+            .isEqualTo(i < strays.size());
+        assertThat(touched(e)).as("world %d: %s", world, plan).isNotIn(strayNames);
         if (e instanceof Effect.Demote || e instanceof Effect.DemoteByName) {
           if (leader >= 0) {
             assertThat(i).as("world %d: %s", world, plan).isLessThan(leader);
@@ -149,6 +186,20 @@ class ElectionPlanTest {
             .isEqualTo(decision.leader().uid());
       }
     }
+  }
+
+  /** The pod an effect labels or demotes after the strays were cleared, or null. */
+  private static String touched(Effect e) {
+    if (e instanceof Effect.Demote d) {
+      return d.pod().getMetadata().getName();
+    } else if (e instanceof Effect.DemoteByName d) {
+      return d.pod();
+    } else if (e instanceof Effect.LabelLeader l) {
+      return l.pod().getMetadata().getName();
+    } else if (e instanceof Effect.LabelFollower f) {
+      return f.pod().getMetadata().getName();
+    }
+    return null;
   }
 
   @SafeVarargs

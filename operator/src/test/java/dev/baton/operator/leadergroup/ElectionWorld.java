@@ -75,17 +75,24 @@ final class ElectionWorld {
       boolean fresh,
       ElectionState state,
       LeaseStore store) {
+    return seen(members, List.of(), holder, fresh, state, store);
+  }
+
+  /** The same, with pods that carry the group's marks but left it. */
+  static GroupObserver.Observation seen(
+      List<Pod> members,
+      List<Pod> strays,
+      Election.Holder holder,
+      boolean fresh,
+      ElectionState state,
+      LeaseStore store) {
     List<Candidate> candidates = members.stream().map(ElectionWorld::candidate).toList();
     return new GroupObserver.Observation(
         "default",
         GROUP,
         SETTINGS,
         new GroupObserver.PodView(
-            new Membership(members, Map.of(), List.of()),
-            candidates,
-            candidates.size(),
-            null,
-            true),
+            new Membership(members, Map.of(), strays), candidates, candidates.size(), null, true),
         new GroupObserver.LeaseView(store, holder, fresh, -1),
         state,
         new LeaderGroupStatus(),

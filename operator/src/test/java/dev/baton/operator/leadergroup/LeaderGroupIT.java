@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
@@ -14,6 +15,9 @@ import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -221,6 +225,80 @@ class LeaderGroupIT {
       assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
       assertThat(cluster.roles(ROLE)).isEqualTo(roles);
       assertThat(watcher.leaderChanges()).isZero();
+    }
+  }
+
+  /** Moves a pod out of every group selecting app=payments, as kubectl label --overwrite does. */
+  private void relabelOut(String pod) {
+    cluster
+        .client
+        .pods()
+        .inNamespace(NS)
+        .withName(pod)
+        .patch(
+            PatchContext.of(PatchType.JSON_MERGE),
+            Serialization.asJson(Map.of("metadata", Map.of("labels", Map.of("app", "elsewhere")))));
+  }
+
+  private Map<String, String> annotations(String pod) {
+    Map<String, String> a = cluster.pod(pod).getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+
+  @Test
+  void aPodThatLeavesTheGroupLosesItsMarksOnceRedisAnswersAndALeaderThatLeavesIsReplaced() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    String follower =
+        cluster.roles(ROLE).keySet().stream().filter(p -> !p.equals(leader)).findFirst().get();
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+      // Failing static, the group changes no label, a stray's included.
+      cluster.redis.kill();
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () ->
+                  assertThat(cluster.condition("payments", "RedisAvailable"))
+                      .get()
+                      .extracting(c -> c.getStatus())
+                      .isEqualTo("False"));
+      relabelOut(follower);
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.roles(ROLE)).containsEntry(follower, "follower");
+                assertThat(annotations(follower))
+                    .containsEntry(BatonNames.GROUP_ANNOTATION, "payments");
+              });
+
+      cluster.redis.restart();
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.roles(ROLE)).doesNotContainKey(follower);
+                assertThat(annotations(follower)).doesNotContainKey(BatonNames.GROUP_ANNOTATION);
+              });
+      assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+
+      // The leader leaves: its marks go before another member is labeled leader.
+      long term = term("payments");
+      relabelOut(leader);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.roles(ROLE)).doesNotContainKeys(leader, follower);
+                assertThat(cluster.leaders(ROLE)).hasSize(1);
+                assertThat(annotations(leader))
+                    .doesNotContainKeys(BatonNames.GROUP_ANNOTATION, BatonNames.TERM_ANNOTATION);
+              });
+      assertThat(term("payments")).isGreaterThan(term);
+      assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
     }
   }
 
