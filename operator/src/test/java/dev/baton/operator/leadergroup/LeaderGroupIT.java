@@ -283,7 +283,7 @@ class LeaderGroupIT {
                 assertThat(cluster.roles(ROLE)).doesNotContainKey(follower);
                 assertThat(annotations(follower)).doesNotContainKey(BatonNames.GROUP_ANNOTATION);
               });
-      assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+      assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
 
       // The leader leaves: its marks go before another member is labeled leader.
       long term = term("payments");
@@ -297,6 +297,8 @@ class LeaderGroupIT {
                 assertThat(annotations(leader))
                     .doesNotContainKeys(BatonNames.GROUP_ANNOTATION, BatonNames.TERM_ANNOTATION);
               });
+      // The status names the new leader once it records the new term.
+      assertThat(cluster.awaitLeader("payments", ROLE)).isNotEqualTo(leader);
       assertThat(term("payments")).isGreaterThan(term);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
     }
