@@ -42,6 +42,17 @@ class LeaderGroupIT {
     }
   }
 
+  private void awaitRedisAvailable(String status) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.condition("payments", "RedisAvailable"))
+                    .get()
+                    .extracting(c -> c.getStatus())
+                    .isEqualTo(status));
+  }
+
   private long term(String group) {
     Long term = cluster.status(group).getTerm();
     return term == null ? 0 : term;
@@ -199,14 +210,7 @@ class LeaderGroupIT {
     Map<String, String> roles = cluster.roles(ROLE);
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.redis.kill();
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.condition("payments", "RedisAvailable"))
-                      .get()
-                      .extracting(c -> c.getStatus())
-                      .isEqualTo("False"));
+      awaitRedisAvailable("False");
       // Fail static through several renew intervals, past the lease ttl.
       await()
           .during(Duration.ofSeconds(4))
@@ -214,14 +218,7 @@ class LeaderGroupIT {
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
 
       cluster.redis.restart();
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.condition("payments", "RedisAvailable"))
-                      .get()
-                      .extracting(c -> c.getStatus())
-                      .isEqualTo("True"));
+      awaitRedisAvailable("True");
       assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
       assertThat(cluster.roles(ROLE)).isEqualTo(roles);
       assertThat(watcher.leaderChanges()).isZero();
@@ -256,14 +253,7 @@ class LeaderGroupIT {
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       // Failing static, the group changes no label, a stray's included.
       cluster.redis.kill();
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.condition("payments", "RedisAvailable"))
-                      .get()
-                      .extracting(c -> c.getStatus())
-                      .isEqualTo("False"));
+      awaitRedisAvailable("False");
       relabelOut(follower);
       await()
           .during(Duration.ofSeconds(2))
