@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import java.io.IOException;
@@ -84,13 +83,14 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     Dispatcher api =
         new ProtobufSecrets(
             new StrategicMergePatches(
-                new ApiDiscovery(
-                    new CrdEstablisher(new ListPaging(crud)),
-                    () -> body(crud.handleGet(CRD_LIST)))));
+                new StrictPatches(
+                    new ApiDiscovery(
+                        new CrdEstablisher(new ListPaging(crud)),
+                        () -> body(crud.handleGet(CRD_LIST))))));
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
-            new MockWebServer(),
+            new KubeHttpServer(),
             new HashMap<>(),
             new RecordingDispatcher(wrap.apply(api)),
             false);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
@@ -78,27 +77,7 @@ final class StrategicMergePatches extends Dispatcher {
     String path = request.getPath();
     int q = path.indexOf('?');
     String object = q < 0 ? path : path.substring(0, q);
-    boolean precondition = !patch.path("metadata").path("resourceVersion").isMissingNode();
-    // Read, merge, write back with the resourceVersion read; a write in between is a conflict, and
-    // the patch is applied again to the newer object, as the API server does with a patch.
-    for (int attempt = 0; attempt < 10; attempt++) {
-      MockResponse current = next.dispatch(StoreRequests.json(HttpMethod.GET, object, null));
-      if (current.code() != 200) {
-        return current;
-      }
-      JsonNode merged;
-      try {
-        merged = mergePatch(JSON.readTree(current.getBody().getBytes()), patch);
-      } catch (IOException e) {
-        throw new IllegalStateException("stored object unreadable: " + object, e);
-      }
-      MockResponse written =
-          next.dispatch(StoreRequests.json(HttpMethod.PUT, object, merged.toString()));
-      if (written.code() != 409 || precondition) {
-        return written;
-      }
-    }
-    return StoreRequests.unsupported("conflict after conflict patching " + object);
+    return StrictPatches.mergeInto(next, object, patch);
   }
 
   /** RFC 7386: objects merge key by key, null removes a key, anything else (lists too) replaces. */

@@ -1,0 +1,227 @@
+package dev.baton.testkit;
+
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Dispatcher;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import io.fabric8.mockwebserver.vertx.HttpServerRequestHandler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.lang.reflect.Field;
+import java.net.InetAddress;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The mock API server's HTTP front, serving watches the way kube-apiserver does where Fabric8's own
+ * front does not (docs/design.md, "Testing"):
+ *
+ * <ul>
+ *   <li>a watch asked for over plain HTTP ({@code GET ...?watch=true} without an upgrade, as
+ *       kubectl and client-go ask) is answered as a chunked stream of JSON watch events, one per
+ *       line; Fabric8's front only knows WebSocket watches and fails such a request;
+ *   <li>a watch asked for over WebSocket without an {@code Origin} header is refused with 403 at
+ *       the handshake, as a real API server refuses it; Fabric8's client sends one, the JDK's
+ *       WebSocket builder alone does not.
+ * </ul>
+ *
+ * Everything else goes to the dispatcher exactly as Fabric8's front hands it. The stock server's
+ * fields are private, so its start is replaced here and its state set by reflection.
+ */
+final class KubeHttpServer extends MockWebServer {
+
+  @Override
+  public synchronized void start(InetAddress address, int port) {
+    Vertx vertx = get("vertx");
+    set("started", true);
+    set("inetAddress", address);
+    set(
+        "hostName",
+        address.getHostName().equals("127.0.0.1") ? "localhost" : address.getHostName());
+    HttpServer server =
+        vertx.createHttpServer(
+            new HttpServerOptions()
+                .setHost(address.getHostAddress())
+                .setPort(port)
+                .setHandle100ContinueAutomatically(true));
+    HttpServerRequestHandler fabric8 =
+        new HttpServerRequestHandler(vertx) {
+          @Override
+          protected MockResponse onHttpRequest(RecordedRequest request) {
+            return dispatcher().dispatch(request);
+          }
+        };
+    server.requestHandler(
+        request -> {
+          if (!isWatch(request.uri())) {
+            fabric8.handle(request);
+          } else if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+            streamWatch(request);
+          } else if (request.getHeader("Origin") == null) {
+            request
+                .response()
+                .setStatusCode(403)
+                .putHeader("Content-Type", "application/json")
+                .end(
+                    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                        + "\"message\":\"websocket watch without an Origin header\","
+                        + "\"reason\":\"Forbidden\",\"code\":403}");
+          } else {
+            fabric8.handle(request);
+          }
+        });
+    CompletableFuture<HttpServer> listening = new CompletableFuture<>();
+    server
+        .listen()
+        .onComplete(
+            r -> {
+              if (r.succeeded()) {
+                listening.complete(r.result());
+              } else {
+                listening.completeExceptionally(r.cause());
+              }
+            });
+    try {
+      listening.get(10, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException("the mock API server could not listen", e);
+    }
+    set("httpServer", server);
+    set("port", server.actualPort());
+  }
+
+  private static boolean isWatch(String uri) {
+    int q = uri.indexOf('?');
+    if (q < 0) {
+      return false;
+    }
+    for (String param : uri.substring(q + 1).split("&")) {
+      if (param.equals("watch=true") || param.equals("watch=1")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A watch over plain HTTP: the dispatcher's watch listener, which would write each event to a
+   * WebSocket, writes it to the chunked response as one line instead; the watch ends when the
+   * client goes.
+   */
+  private void streamWatch(HttpServerRequest request) {
+    RecordedRequest recorded =
+        new RecordedRequest(
+            request.version().alpnName().toUpperCase(Locale.ROOT),
+            HttpMethod.fromVertx(request.method()),
+            request.uri(),
+            Headers.builder().addAll(request.headers()).build(),
+            new io.fabric8.mockwebserver.http.Buffer());
+    MockResponse answer = dispatcher().dispatch(recorded);
+    HttpServerResponse response = request.response();
+    WebSocketListener listener = answer.getWebSocketListener();
+    if (listener == null) {
+      // An error (410 Gone, 404, a fault injected): answered as it is.
+      response.setStatusCode(answer.code());
+      answer.getHeaders().toMultimap().forEach((k, v) -> response.headers().add(k, v));
+      byte[] body = answer.getBody() == null ? new byte[0] : answer.getBody().getBytes();
+      response.end(io.vertx.core.buffer.Buffer.buffer(body));
+      return;
+    }
+    response.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
+    EventStream stream = new EventStream(recorded, response);
+    listener.onBeforeAccept(stream, answer);
+    response.writeHead();
+    response.closeHandler(v -> stream.gone(listener));
+    listener.onOpen(stream, answer);
+  }
+
+  /** The watch listener's "WebSocket": each message one line of the chunked body. */
+  private static final class EventStream implements WebSocket {
+
+    private final RecordedRequest request;
+    private final HttpServerResponse response;
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    EventStream(RecordedRequest request, HttpServerResponse response) {
+      this.request = request;
+      this.response = response;
+    }
+
+    @Override
+    public RecordedRequest request() {
+      return request;
+    }
+
+    @Override
+    public boolean send(String text) {
+      if (ended.get()) {
+        return false;
+      }
+      response.write(text.endsWith("\n") ? text : text + "\n");
+      return true;
+    }
+
+    @Override
+    public boolean send(byte[] bytes) {
+      return send(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public boolean close(int code, String reason) {
+      if (ended.compareAndSet(false, true)) {
+        try {
+          response.end();
+        } catch (IllegalStateException e) {
+          // the client went first
+        }
+      }
+      return true;
+    }
+
+    void gone(WebSocketListener listener) {
+      ended.set(true);
+      listener.onClosed(this, 1000, "the client closed the watch");
+    }
+  }
+
+  private Dispatcher dispatcher() {
+    return get("dispatcher");
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> T get(String name) {
+    try {
+      return (T) field(name).get(this);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void set(String name, Object value) {
+    try {
+      field(name).set(this, value);
+    } catch (IllegalAccessException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Field field(String name) {
+    try {
+      Field f = MockWebServer.class.getDeclaredField(name);
+      f.setAccessible(true);
+      return f;
+    } catch (NoSuchFieldException e) {
+      throw new IllegalStateException(
+          "Fabric8's MockWebServer has no field " + name + ": its version changed", e);
+    }
+  }
+}
