@@ -11,6 +11,7 @@ import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.redis.RedisConnection;
 import dev.baton.client.BatonLeadership;
+import dev.baton.client.GracefulStop;
 import dev.baton.client.KubernetesApi;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,6 +66,7 @@ public final class BatonAgent implements AutoCloseable {
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
       metrics.podReady(leadership::podReady);
+      metrics.podWatch(leadership::podWatchOpen, leadership::podWatchFailures);
       if (redisson != null) {
         metrics.redis(leadership.redisHealth());
       }
@@ -149,8 +151,8 @@ public final class BatonAgent implements AutoCloseable {
       System.exit(2);
       return;
     }
-    // SIGTERM: the gates close and the key is let go before the JVM ends.
-    Runtime.getRuntime().addShutdownHook(new Thread(agent::close, "baton-agent-shutdown"));
+    // SIGTERM: the gates close and the key is let go before the JVM ends, with status 0.
+    GracefulStop.install("baton-agent-shutdown", agent::close);
     Lean.heap();
   }
 }

@@ -130,6 +130,16 @@ public final class BatonLeadership implements AutoCloseable {
     /** This process stopped believing it leads with {@code term}: let a successor go ahead. */
     default void released(long term) {}
 
+    /** Whether the source's push channel (the pod watch, a subscription) is open now. */
+    default boolean watching() {
+      return true;
+    }
+
+    /** How many times that channel failed or was refused since the start. */
+    default long watchFailures() {
+      return 0;
+    }
+
     @Override
     void close();
   }
@@ -233,6 +243,19 @@ public final class BatonLeadership implements AutoCloseable {
    */
   public long confirmedUntilNanos() {
     return deadlineNanos;
+  }
+
+  /**
+   * Whether the pod watch (or the Redis subscription) is open now: while it is not, news of a
+   * demotion waits for the next read, every {@code confirmEvery}.
+   */
+  public boolean watching() {
+    return source.watching();
+  }
+
+  /** How many times the watch failed or was refused since the start (each one is logged). */
+  public long watchFailures() {
+    return source.watchFailures();
   }
 
   /** The term of the current leadership; after a revocation, the term of the last one; else 0. */

@@ -8,18 +8,20 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Leadership from the pod's own labels. A watch on that one pod (a field selector on its name)
@@ -32,12 +34,13 @@ import javax.net.ssl.SSLParameters;
  * labels the new one (break before make), so by then the old leader has either seen its demotion or
  * run out of confirmations and revoked itself (docs/design.md, "Applications that know they lead").
  *
- * <p>Plain HTTP, WebSocket and JSON from the JDK and Jackson, so applications need no Kubernetes
- * library; the pod's service account needs {@code get} and {@code watch} on pods of its namespace.
+ * <p>Plain HTTP and JSON from the JDK and Jackson, so applications need no Kubernetes library; the
+ * pod's service account needs {@code get} and {@code watch} on pods of its namespace.
  */
 final class PodWatch implements BatonLeadership.Source {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Logger log = LoggerFactory.getLogger(PodWatch.class);
 
   /** Which API server, which pod, and the credentials (none outside a cluster). */
   record Target(
@@ -71,7 +74,11 @@ final class PodWatch implements BatonLeadership.Source {
   private final HttpClient http;
   private final ScheduledExecutorService threads;
   private volatile boolean closed;
-  private volatile WebSocket watch;
+  private volatile Events watch;
+  private volatile boolean watchOpen;
+  private final AtomicLong watchFailures = new AtomicLong();
+  private volatile int failuresInARow;
+  private volatile String lastWatchProblem;
   private Consumer<BatonLeadership.Confirmation> sink;
   private Consumer<String> unreachable;
   // The term this pod was first seen promoted to, and when; guarded by this.
@@ -200,8 +207,11 @@ final class PodWatch implements BatonLeadership.Source {
   }
 
   /**
-   * Watches the pod over a WebSocket (the API server serves watches both as a stream and over
-   * WebSockets; the latter also works against test servers). Opened again whenever it ends.
+   * Watches the pod as kubectl and client-go do: a {@code GET ...?watch=true}, answered with a
+   * chunked stream of JSON events, one per line. (A real API server refuses a WebSocket watch
+   * without an {@code Origin} header.) Opened again whenever it ends; after a failure, later and
+   * later, so that a watch the server refuses costs a request every few seconds, not two a second,
+   * while the periodic reads alone confirm.
    */
   private void openWatch() {
     if (closed) {
@@ -210,76 +220,124 @@ final class PodWatch implements BatonLeadership.Source {
     String query =
         "?fieldSelector="
             + enc("metadata.name=" + target.pod())
-            + "&watch=true&allowWatchBookmarks=true&timeoutSeconds=300";
-    URI api = target.apiServer();
-    String scheme = "https".equals(api.getScheme()) ? "wss" : "ws";
-    URI uri =
-        URI.create(
-            scheme
-                + "://"
-                + api.getRawAuthority()
-                + "/api/v1/namespaces/"
-                + enc(target.namespace())
-                + "/pods"
-                + query);
-    WebSocket.Builder b = http.newWebSocketBuilder().connectTimeout(options.confirmEvery());
-    if (target.token() != null) {
-      b.header("Authorization", "Bearer " + target.token().get());
-    }
-    b.buildAsync(uri, new Events())
+            + "&watch=true&allowWatchBookmarks=true&timeoutSeconds="
+            + WATCH_SECONDS;
+    HttpRequest req =
+        request("/api/v1/namespaces/" + enc(target.namespace()) + "/pods" + query).build();
+    Events events = new Events();
+    watch = events;
+    long opened = System.nanoTime();
+    http.sendAsync(req, events)
         .whenComplete(
-            (ws, error) -> {
+            (response, error) -> {
               if (error != null) {
-                watchEnded(
-                    "the pod watch could not be opened: " + error.getClass().getSimpleName());
+                watchFailed(
+                    "the pod watch broke: "
+                        + (error.getCause() == null ? error : error.getCause())
+                            .getClass()
+                            .getSimpleName());
+              } else if (response.statusCode() != 200) {
+                watchFailed(
+                    "the pod watch was refused: "
+                        + response.statusCode()
+                        + " "
+                        + abbreviate(String.valueOf(response.body())));
+              } else if (System.nanoTime() - opened > TimeUnit.SECONDS.toNanos(1)) {
+                // The server ended it (timeoutSeconds): open the next one at once.
+                watchOpen = false;
+                later(this::openWatch, 0);
               } else {
-                watch = ws;
+                watchFailed("the pod watch ended as soon as it opened");
               }
             });
   }
 
-  private void watchEnded(String why) {
+  /** How long the server keeps one watch open before the next is asked for. */
+  private static final int WATCH_SECONDS = 300;
+
+  /** The longest wait between two refused watches. */
+  private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private void watchFailed(String why) {
+    watchOpen = false;
     if (closed) {
       return;
     }
+    watchFailures.incrementAndGet();
     unreachable.accept(why);
-    // Until the watch is back, the periodic reads alone confirm; reopen after a pause.
-    later(this::openWatch, options.confirmEvery().toNanos());
+    if (!why.equals(lastWatchProblem)) {
+      lastWatchProblem = why;
+      log.warn(
+          "{}; leadership is confirmed by reads every {} ms until it opens (retrying with back-off)",
+          why,
+          options.confirmEvery().toMillis());
+    }
+    long backoff = options.confirmEvery().toNanos() << Math.min(failuresInARow++, 6);
+    later(this::openWatch, Math.min(backoff, MAX_BACKOFF_NANOS));
   }
 
-  /** One watch's events: a demotion revokes at once, anything else is read to confirm it. */
-  private final class Events implements WebSocket.Listener {
+  private static String abbreviate(String body) {
+    String one = body.replaceAll("\\s+", " ").trim();
+    return one.length() <= 200 ? one : one.substring(0, 200) + "...";
+  }
 
-    private final StringBuilder message = new StringBuilder();
+  /**
+   * One watch's response: a 200's lines are its events (a demotion revokes at once, anything else
+   * is read to confirm it); any other answer's body is kept for the log line.
+   */
+  private final class Events implements HttpResponse.BodyHandler<Object> {
 
-    @Override
-    public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-      message.append(data);
-      if (last) {
-        String text = message.toString();
-        message.setLength(0);
-        event(text);
+    private volatile Flow.Subscription subscription;
+    private volatile boolean cancelled;
+
+    void cancel() {
+      cancelled = true;
+      Flow.Subscription s = subscription;
+      if (s != null) {
+        s.cancel();
       }
-      ws.request(1);
-      return null;
     }
 
     @Override
-    public CompletionStage<?> onBinary(WebSocket ws, java.nio.ByteBuffer data, boolean last) {
-      byte[] bytes = new byte[data.remaining()];
-      data.get(bytes);
-      return onText(ws, new String(bytes, StandardCharsets.UTF_8), last);
+    public HttpResponse.BodySubscriber<Object> apply(HttpResponse.ResponseInfo info) {
+      if (info.statusCode() != 200) {
+        return HttpResponse.BodySubscribers.mapping(
+            HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8), body -> body);
+      }
+      watchOpen = true;
+      failuresInARow = 0;
+      lastWatchProblem = null;
+      return HttpResponse.BodySubscribers.mapping(
+          HttpResponse.BodySubscribers.fromLineSubscriber(new Lines()), v -> "");
     }
 
-    @Override
-    public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
-      watchEnded("the pod watch ended (" + status + ")");
-      return null;
-    }
+    private final class Lines implements Flow.Subscriber<String> {
+      @Override
+      public void onSubscribe(Flow.Subscription s) {
+        subscription = s;
+        if (cancelled) {
+          s.cancel();
+        } else {
+          s.request(Long.MAX_VALUE);
+        }
+      }
 
-    @Override
-    public void onError(WebSocket ws, Throwable error) {
-      watchEnded("the pod watch broke: " + error.getClass().getSimpleName());
+      @Override
+      public void onNext(String line) {
+        if (!line.isBlank()) {
+          event(line);
+        }
+      }
+
+      @Override
+      public void onError(Throwable error) {
+        // the response's future fails with it, and the watch is opened again from there
+      }
+
+      @Override
+      public void onComplete() {
+        // likewise
+      }
     }
 
     private void event(String text) {
@@ -313,6 +371,16 @@ final class PodWatch implements BatonLeadership.Source {
     }
   }
 
+  @Override
+  public boolean watching() {
+    return watchOpen;
+  }
+
+  @Override
+  public long watchFailures() {
+    return watchFailures.get();
+  }
+
   private void later(Runnable task, long delayNanos) {
     try {
       threads.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
@@ -338,10 +406,10 @@ final class PodWatch implements BatonLeadership.Source {
   @Override
   public void close() {
     closed = true;
-    WebSocket ws = watch;
-    if (ws != null) {
-      ws.abort();
-    }
     threads.shutdownNow();
+    Events w = watch;
+    if (w != null) {
+      w.cancel(); // closes the watch's connection
+    }
   }
 }

@@ -143,6 +143,18 @@ public final class AgentLeadership implements AutoCloseable {
                     + " ms");
   }
 
+  /** Whether the pod watch is open now, for /metrics. */
+  public boolean podWatchOpen() {
+    BatonLeadership l = leadership;
+    return l != null && l.watching();
+  }
+
+  /** How many pod watches failed or were refused, for /metrics. */
+  public long podWatchFailures() {
+    BatonLeadership l = leadership;
+    return l == null ? 0 : l.watchFailures();
+  }
+
   /** What the agent knows of its Redis, for /metrics. */
   public RedisHealth redisHealth() {
     return redisHealth;

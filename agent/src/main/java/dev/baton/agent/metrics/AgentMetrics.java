@@ -7,6 +7,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -22,6 +23,8 @@ public final class AgentMetrics {
   private volatile Supplier<LeadershipView> leadership = () -> null;
   private volatile BooleanSupplier podReady = () -> false;
   private volatile RedisHealth redis;
+  private volatile BooleanSupplier podWatchOpen = () -> false;
+  private volatile LongSupplier podWatchFailures = () -> 0;
 
   public void leadership(Supplier<LeadershipView> view) {
     this.leadership = view;
@@ -29,6 +32,12 @@ public final class AgentMetrics {
 
   public void podReady(BooleanSupplier ready) {
     this.podReady = ready;
+  }
+
+  /** The pod watch: whether it is open, and how often it failed. */
+  public void podWatch(BooleanSupplier open, LongSupplier failures) {
+    this.podWatchOpen = open;
+    this.podWatchFailures = failures;
   }
 
   /** The agent's Redis, when it has one. */
@@ -81,6 +90,21 @@ public final class AgentMetrics {
         "pod_ready",
         "1 while this pod, as last seen, is ready as the operator counts it",
         podReady.getAsBoolean() ? 1 : 0);
+    gauge(
+        out,
+        "pod_watch_open",
+        "1 while the watch of this pod is open; 0: a demotion is learned from the next read only",
+        podWatchOpen.getAsBoolean() ? 1 : 0);
+    out.append("# HELP ")
+        .append(PREFIX)
+        .append("pod_watch_failures_total watches of this pod that failed or were refused\n")
+        .append("# TYPE ")
+        .append(PREFIX)
+        .append("pod_watch_failures_total counter\n")
+        .append(PREFIX)
+        .append("pod_watch_failures_total ")
+        .append(podWatchFailures.getAsLong())
+        .append('\n');
     RedisHealth r = redis;
     if (r != null) {
       gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
