@@ -1,5 +1,7 @@
 package dev.baton.operator.pods;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.Metadata;
@@ -8,8 +10,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +21,8 @@ import java.util.Objects;
  * it can no longer receive traffic.
  */
 public class PodLabeler {
+
+  private static final ObjectMapper NULLS_KEPT = new ObjectMapper();
 
   private final KubernetesClient client;
 
@@ -132,12 +134,14 @@ public class PodLabeler {
   }
 
   /**
-   * Writes the changes as one JSON Patch guarded by the resourceVersion they were computed from:
-   * the patch sets metadata.resourceVersion to that version, which the API server treats as a
-   * precondition (409 when the pod changed since). Only the keys that change are sent, so a cached
-   * pod, which holds only some of its fields (PodSkeleton), is never written back. When the view
-   * was stale, the pod is read again and the same changes computed against what it carries now, so
-   * labels written by anyone else in between are kept. A null value removes the key. Public for the
+   * Writes the changes as one JSON merge patch (RFC 7386) guarded by the resourceVersion they were
+   * computed from: a merge patch that names metadata.resourceVersion is refused with 409 when the
+   * pod changed since. Only the keys that change are sent (a null removes one), so a cached pod,
+   * which holds only some of its fields (PodSkeleton), is never written back, and a map the pod
+   * lacks is created by the server: a JSON patch that adds under a missing map is refused with 422
+   * by a real API server, and the client cannot tell a missing map from an empty one (it reads both
+   * as empty). When the view was stale, the pod is read again and the same changes computed against
+   * what it carries now, so labels written by anyone else in between are kept. Public for the
    * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
@@ -151,11 +155,11 @@ public class PodLabeler {
             .withName(seen.getMetadata().getName());
     Pod pod = seen.getMetadata().getResourceVersion() == null ? resource.get() : seen;
     for (int attempt = 0; pod != null; attempt++) {
-      List<Map<String, Object>> ops = new ArrayList<>();
-      ops.add(op("replace", "/metadata/resourceVersion", pod.getMetadata().getResourceVersion()));
-      changes(ops, "/metadata/labels", pod.getMetadata().getLabels(), labels);
-      changes(ops, "/metadata/annotations", pod.getMetadata().getAnnotations(), annotations);
-      if (ops.size() == 1) {
+      Map<String, Object> metadata = new LinkedHashMap<>();
+      metadata.put("resourceVersion", pod.getMetadata().getResourceVersion());
+      changes(metadata, "labels", pod.getMetadata().getLabels(), labels);
+      changes(metadata, "annotations", pod.getMetadata().getAnnotations(), annotations);
+      if (metadata.size() == 1) {
         return false;
       }
       try {
@@ -163,15 +167,14 @@ public class PodLabeler {
         client
             .pods()
             .resource(pod)
-            .patch(PatchContext.of(PatchType.JSON), Serialization.asJson(ops));
+            .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(metadata));
         return true;
       } catch (KubernetesClientException e) {
         if (e.getCode() == 404) {
           return true;
         }
-        // 409: the pod changed since it was seen. 422: a key to remove was already gone, or a map
-        // to add to was removed: the view was stale too. Nothing was written; read it again.
-        if (e.getCode() != 409 && e.getCode() != 422 || attempt >= 5) {
+        // 409: the pod changed since it was seen; nothing was written. Read it again.
+        if (e.getCode() != 409 || attempt >= 5) {
           throw e;
         }
         pod = resource.get();
@@ -180,53 +183,32 @@ public class PodLabeler {
     return true;
   }
 
-  /**
-   * The operations that bring one map of the pod from what it has to what it should have. A map the
-   * pod lacks is added whole (PodSkeleton keeps an empty map for a pod whose annotations it
-   * dropped, so null means none).
-   */
+  /** The patch's body; null values are written, since a null removes a key. */
+  private static String mergePatch(Map<String, Object> metadata) {
+    try {
+      return NULLS_KEPT.writeValueAsString(Map.of("metadata", metadata));
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The keys of one map that must change to bring it from what the pod has to what it should. */
   private static void changes(
-      List<Map<String, Object>> ops,
-      String path,
+      Map<String, Object> metadata,
+      String map,
       Map<String, String> current,
       Map<String, String> changes) {
     Map<String, String> has = current == null ? Map.of() : current;
-    Map<String, String> wanted = new LinkedHashMap<>();
-    List<String> removed = new ArrayList<>();
+    Map<String, String> patch = new LinkedHashMap<>();
     changes.forEach(
         (k, v) -> {
-          if (v == null) {
-            if (has.containsKey(k)) {
-              removed.add(k);
-            }
-          } else if (!v.equals(has.get(k))) {
-            wanted.put(k, v);
+          if (v == null ? has.containsKey(k) : !v.equals(has.get(k))) {
+            patch.put(k, v);
           }
         });
-    if (wanted.isEmpty() && removed.isEmpty()) {
-      return;
+    if (!patch.isEmpty()) {
+      metadata.put(map, patch);
     }
-    if (current == null) {
-      ops.add(op("add", path, wanted));
-      return;
-    }
-    wanted.forEach((k, v) -> ops.add(op("add", path + "/" + escape(k), v)));
-    removed.forEach(k -> ops.add(op("remove", path + "/" + escape(k), null)));
-  }
-
-  private static Map<String, Object> op(String op, String path, Object value) {
-    Map<String, Object> o = new LinkedHashMap<>();
-    o.put("op", op);
-    o.put("path", path);
-    if (!"remove".equals(op)) {
-      o.put("value", value);
-    }
-    return o;
-  }
-
-  /** RFC 6901: "~" and "/" in a key. */
-  private static String escape(String key) {
-    return key.replace("~", "~0").replace("/", "~1");
   }
 
   private static void removeOurDeletionCost(Pod pod, Map<String, String> annotations) {
