@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * The Services and EndpointSlices that route to leaders, as the LeaderGroup controller's informers
@@ -142,7 +143,8 @@ public final class LeaderServices implements LeaderEndpoints.Cache {
                     new RouteCheck.LeaderService(
                         svc.getMetadata().getName(),
                         svc.getSpec().getSelector(),
-                        endpointsOf(ns, svc.getMetadata().getName()))));
+                        endpointsOf(ns, svc.getMetadata().getName()),
+                        portNames(svc))));
     var own = group.getSpec().getService();
     if (own != null) {
       service(ns, own.getName())
@@ -151,7 +153,10 @@ public final class LeaderServices implements LeaderEndpoints.Cache {
               svc ->
                   out.add(
                       new RouteCheck.LeaderService(
-                          svc.getMetadata().getName(), null, endpointsOf(ns, own.getName()))));
+                          svc.getMetadata().getName(),
+                          null,
+                          endpointsOf(ns, own.getName()),
+                          portNames(svc))));
     }
     return out;
   }
@@ -182,6 +187,12 @@ public final class LeaderServices implements LeaderEndpoints.Cache {
               if (slice.getEndpoints() == null) {
                 return;
               }
+              Set<String> ports =
+                  slice.getPorts() == null
+                      ? Set.of()
+                      : slice.getPorts().stream()
+                          .map(p -> p.getName() == null ? "" : p.getName())
+                          .collect(Collectors.toSet());
               slice.getEndpoints().stream()
                   .filter(
                       ep -> ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind()))
@@ -191,9 +202,19 @@ public final class LeaderServices implements LeaderEndpoints.Cache {
                               new RouteCheck.Endpoint(
                                   ep.getTargetRef().getName(),
                                   ep.getConditions() == null
-                                      || !Boolean.FALSE.equals(ep.getConditions().getReady()))));
+                                      || !Boolean.FALSE.equals(ep.getConditions().getReady()),
+                                  ports)));
             });
     return out;
+  }
+
+  /** The names of a Service's ports, "" for an unnamed one. */
+  private static List<String> portNames(Service svc) {
+    return svc.getSpec() == null || svc.getSpec().getPorts() == null
+        ? List.of()
+        : svc.getSpec().getPorts().stream()
+            .map(p -> p.getName() == null ? "" : p.getName())
+            .toList();
   }
 
   @Override

@@ -4,12 +4,14 @@ import dev.baton.api.v1alpha1.RouteStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Whether traffic reaches the leader: every Service that routes to the group's leader must list
- * exactly the leader as a ready endpoint, and no other pod (docs/design.md, "Routing"). A pure
- * function of what the informers show.
+ * exactly the leader as a ready endpoint, with every port of the Service resolved, and no other pod
+ * (docs/design.md, "Routing"). A pure function of what the informers show.
  */
 public final class RouteCheck {
 
@@ -21,11 +23,26 @@ public final class RouteCheck {
    *
    * @param selector its selector, or null for the Service Baton writes the endpoints of
    * @param endpoints every endpoint of its EndpointSlices that names a pod
+   * @param ports the names of the Service's ports ("" for an unnamed one); empty: not checked
    */
   public record LeaderService(
-      String name, Map<String, String> selector, List<Endpoint> endpoints) {}
+      String name, Map<String, String> selector, List<Endpoint> endpoints, List<String> ports) {
 
-  public record Endpoint(String pod, boolean ready) {}
+    public LeaderService(String name, Map<String, String> selector, List<Endpoint> endpoints) {
+      this(name, selector, endpoints, List.of());
+    }
+  }
+
+  /**
+   * @param ports the names of the ports its EndpointSlice gives it ("" for an unnamed one): the
+   *     Service's ports that resolved on the pod; null when not known
+   */
+  public record Endpoint(String pod, boolean ready, Set<String> ports) {
+
+    public Endpoint(String pod, boolean ready) {
+      this(pod, ready, null);
+    }
+  }
 
   public enum State {
     /** No Service routes to this group's leader: nothing to check. */
@@ -90,6 +107,40 @@ public final class RouteCheck {
     return new Verdict(routes, State.NOT_ROUTED, firstReason, String.join("; ", problems));
   }
 
+  /**
+   * The Service's ports that the leader's endpoint lacks: a named targetPort that no container of
+   * the pod declares gives the slice no ports (before Kubernetes 1.33 a port declared only on a
+   * native sidecar is not found), and kube-proxy then rejects every connection, although the
+   * endpoint is listed and ready. Null when every port resolved.
+   */
+  private static String[] unresolved(Leader leader, LeaderService svc) {
+    Set<String> has =
+        svc.endpoints().stream()
+            .filter(e -> e.ready() && e.pod().equals(leader.name()) && e.ports() != null)
+            .flatMap(e -> e.ports().stream())
+            .collect(Collectors.toCollection(TreeSet::new));
+    boolean known =
+        svc.endpoints().stream()
+            .anyMatch(e -> e.ready() && e.pod().equals(leader.name()) && e.ports() != null);
+    List<String> missing = svc.ports().stream().filter(p -> !has.contains(p)).toList();
+    if (!known || missing.isEmpty()) {
+      return null;
+    }
+    return new String[] {
+      "PortsUnresolved",
+      "Service "
+          + svc.name()
+          + " lists "
+          + leader.name()
+          + " without its port"
+          + (missing.size() == 1 ? " " : "s ")
+          + missing.stream().map(p -> p.isEmpty() ? "(unnamed)" : p).toList()
+          + ": the targetPort names no port of the pod's containers (a port declared only on a"
+          + " native sidecar is not found before Kubernetes 1.33), so kube-proxy refuses every"
+          + " connection; use a numeric targetPort"
+    };
+  }
+
   /** Reason and message, or null when this Service lists exactly the leader. */
   private static String[] problem(
       Leader leader, String roleLabel, LeaderService svc, TreeSet<String> ready) {
@@ -118,7 +169,7 @@ public final class RouteCheck {
       }
     }
     if (ready.size() == 1 && ready.contains(leader.name())) {
-      return null;
+      return unresolved(leader, svc);
     }
     if (ready.isEmpty()) {
       return leader.ready()

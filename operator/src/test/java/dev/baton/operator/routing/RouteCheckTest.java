@@ -37,6 +37,26 @@ class RouteCheckTest {
   }
 
   @Test
+  void aLeaderListedWithoutTheServicesPortIsNotRouted() {
+    // The slice of a Service whose targetPort names a port declared only on a native sidecar, on
+    // Kubernetes before 1.33: the endpoint is there and ready, its ports are not.
+    var gate =
+        new LeaderService(
+            "s", SELECTOR, List.of(new Endpoint("a", true, java.util.Set.of())), List.of("gate"));
+    var v = RouteCheck.check(A, ROLE, List.of(gate));
+    assertThat(v.state()).isEqualTo(State.NOT_ROUTED);
+    assertThat(v.reason()).isEqualTo("PortsUnresolved");
+    assertThat(v.message()).contains("without its port [gate]").contains("numeric targetPort");
+    var resolved =
+        new LeaderService(
+            "s",
+            SELECTOR,
+            List.of(new Endpoint("a", true, java.util.Set.of("gate"))),
+            List.of("gate"));
+    assertThat(RouteCheck.check(A, ROLE, List.of(resolved)).state()).isEqualTo(State.ROUTED);
+  }
+
+  @Test
   void eachWayOfNotRoutingHasItsReason() {
     assertThat(RouteCheck.check(A, ROLE, List.of(svc("s"))).reason()).isEqualTo("NoEndpoints");
     assertThat(
