@@ -83,6 +83,14 @@ public class EventRecorder {
         return;
       }
       bumpCount(events.withName(name), now, reason, about);
+    } catch (RuntimeException e) {
+      // The replica's write fence, say: this replica may not write just now.
+      log.info(
+          "Could not record event {} on {}/{}: {}",
+          reason,
+          ns,
+          about.getMetadata().getName(),
+          e.getMessage());
     }
   }
 
@@ -97,7 +105,7 @@ public class EventRecorder {
       event.patch(
           PatchContext.of(PatchType.JSON_MERGE),
           "{\"count\":" + count + ",\"lastTimestamp\":\"" + now + "\"}");
-    } catch (KubernetesClientException e) {
+    } catch (RuntimeException e) {
       log.warn(
           "Could not record event {} on {}/{}: {}",
           reason,

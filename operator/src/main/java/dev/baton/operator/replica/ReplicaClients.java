@@ -17,11 +17,21 @@ public final class ReplicaClients {
 
   private ReplicaClients() {}
 
-  /** The same API as {@code client}, with every write held by the replica's fence. */
+  /**
+   * The same API as {@code client}, with every write held by the replica's fence. Fabric8 resends a
+   * request that got a 5xx or no answer on a timer of its own, and a fence that refuses such a
+   * resend (the role lapsed meanwhile) throws where nothing catches it: the request then never
+   * completes and the reconcile that sent it waits forever. So this client resends nothing; a
+   * failed request fails the reconcile, which JOSDK retries with its own back-off, each time
+   * through the fence as the role is then.
+   */
   public static KubernetesClient fenced(
       KubernetesClient client, ReplicaRole role, String identity) {
     return new KubernetesClientBuilder()
-        .withConfig(withUserAgent(client, identity))
+        .withConfig(
+            new ConfigBuilder(withUserAgent(client, identity))
+                .withRequestRetryBackoffLimit(0)
+                .build())
         .withHttpClientFactory(new PooledHttpClientFactory())
         .withHttpClientBuilderConsumer(
             b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
