@@ -12,6 +12,7 @@ public enum EventReason {
   Switchover(false),
   SwitchoverRefused(true),
   NoCandidates(true),
+  WaitingForCandidates(false),
   Conflict(true),
   InvalidSpec(true),
   RedisUnavailable(true),

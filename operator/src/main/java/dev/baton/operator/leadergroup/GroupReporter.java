@@ -110,6 +110,13 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     }
     GroupRun.Elected e = run.elected();
     if (e.outcome().failure() != null || e.outcome().retrySoon()) {
+      // The step stopped early, yet a lease it won is a leader change: told now, since the next
+      // reconcile finds that leader in place and has nothing to tell.
+      if (e.decision().action() == Election.Action.ELECT
+          && e.outcome().holder() != null
+          && e.outcome().holder().pod().equals(e.decision().leader().name())) {
+        leaderChanged(r, state, e.decision(), e.seen());
+      }
       return new Reported(null, 0);
     }
     carriedOut(r, state, e.decision(), e.seen(), e.damping());
@@ -240,21 +247,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     damped(r, damping);
     long term = state.holder() == null ? 0 : state.holder().term();
     if (decision.action() == Election.Action.ELECT) {
-      String previous = seen.previousLeader();
-      boolean sameLeader = seen.ledBefore(leader);
-      String message =
-          sameLeader
-              ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
-              : leader.name()
-                  + " leads with term "
-                  + term
-                  + GroupMessages.change(decision.reason(), previous);
-      log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.group, decision.reason(), message);
-      metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
-      if (previous != null && !sameLeader) {
-        metrics.failover(r.ns(), r.name(), Duration.ofNanos(System.nanoTime() - r.startedNanos));
-      }
+      leaderChanged(r, state, decision, seen);
     }
     if (decision.switchover() == Election.SwitchoverOutcome.REFUSED) {
       events.record(
@@ -286,24 +279,56 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
               "the lease is held outside this cluster; all pods here are followers");
       case RELEASE -> {
         boolean conflicted = membership.members().isEmpty() && !membership.conflicts().isEmpty();
-        String reason = conflicted ? "Conflict" : "NoCandidates";
+        // A group that never had a leader, whose pods exist and are not ready yet, is waiting for
+        // them to start, not failing: told once, as Normal. Losing every candidate later, or
+        // selecting no pod at all, is a Warning.
+        boolean starting = !conflicted && state.maxTerm() == 0 && !membership.members().isEmpty();
+        EventReason told = starting ? EventReason.WaitingForCandidates : EventReason.NoCandidates;
+        String reason = conflicted ? "Conflict" : told.name();
         String message =
             conflicted
                 ? "every selected pod is claimed by an older LeaderGroup"
-                : "no ready candidate pod; nobody is leader";
-        boolean wasNoCandidates =
-            "NoCandidates"
-                .equals(
-                    Conditions.find(r.old.getConditions(), ConditionType.Ready)
-                        .map(Condition::getReason)
-                        .orElse(null));
-        if (!wasNoCandidates && !conflicted) {
-          events.record(r.group, EventReason.NoCandidates, message);
+                : starting
+                    ? "waiting for the first ready candidate ("
+                        + membership.members().size()
+                        + " pods selected, none ready yet); it will lead"
+                    : "no ready candidate pod; nobody is leader";
+        String before =
+            Conditions.find(r.old.getConditions(), ConditionType.Ready)
+                .map(Condition::getReason)
+                .orElse(null);
+        if (!told.name().equals(before) && !conflicted) {
+          events.record(r.group, told, message);
         }
         r.conditions.set(ConditionType.Ready, false, reason, message);
       }
     }
     metrics.groupState(r.ns(), r.name(), state.maxTerm(), seen.pods().ready());
+  }
+
+  /** The log line, Event and metrics of a lease won: a new leader, or the same one re-acquired. */
+  private void leaderChanged(
+      GroupReport r,
+      ElectionState state,
+      Election.Decision decision,
+      GroupObserver.Observation seen) {
+    Candidate leader = decision.leader();
+    long term = state.holder() == null ? 0 : state.holder().term();
+    String previous = seen.previousLeader();
+    boolean sameLeader = seen.ledBefore(leader);
+    String message =
+        sameLeader
+            ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
+            : leader.name()
+                + " leads with term "
+                + term
+                + GroupMessages.change(decision.reason(), previous);
+    log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
+    events.record(r.group, decision.reason(), message);
+    metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
+    if (previous != null && !sameLeader) {
+      metrics.failover(r.ns(), r.name(), Duration.ofNanos(System.nanoTime() - r.startedNanos));
+    }
   }
 
   /** Events for a not-ready leader kept by spec.failoverDelay, once when it starts or ends. */
