@@ -1,6 +1,7 @@
 package dev.baton.operator;
 
 import dev.baton.client.DaemonThreads;
+import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
@@ -111,7 +112,7 @@ public final class BatonOperator implements AutoCloseable {
     boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
     OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
     BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build(), true);
-    Runtime.getRuntime().addShutdownHook(new Thread(baton::close, "baton-shutdown"));
+    GracefulStop.install("baton-shutdown", baton::close);
     try {
       baton.start();
     } catch (Exception e) {

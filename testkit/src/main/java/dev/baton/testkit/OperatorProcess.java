@@ -158,14 +158,21 @@ public final class OperatorProcess implements AutoCloseable {
     }
   }
 
-  /** SIGTERM, as a rolling upgrade or a drain would; waits for the process to end. */
-  public void terminate(Duration grace) {
-    if (process != null && process.isAlive()) {
-      process.destroy();
-      if (!waitForExit(grace)) {
-        kill();
-      }
+  /**
+   * SIGTERM, as a rolling upgrade or a drain would; waits for the process to end.
+   *
+   * @return its exit status; -1 when it was not running, or had to be killed after {@code grace}
+   */
+  public int terminate(Duration grace) {
+    if (process == null || !process.isAlive()) {
+      return -1;
     }
+    process.destroy();
+    if (!waitForExit(grace)) {
+      kill();
+      return -1;
+    }
+    return process.exitValue();
   }
 
   /** SIGSTOP: the process stays, frozen, as under a partition or a stalled VM. */

@@ -125,6 +125,10 @@ class AgentJarIT {
     assertThat(sandbox.cluster.redis.command("EXISTS", key)).contains("0");
     assertThat(p.send("POST", "/v1/locks/shop/migration/renew").statusCode()).isEqualTo(409);
     assertThat(p.log()).doesNotContain("Exception").doesNotContain("NoClassDefFoundError");
+    p.terminate();
+    assertThat(p.awaitExit(Duration.ofSeconds(20)))
+        .as("a graceful stop exits 0: the JVM's default on SIGTERM is 143, shown as Error")
+        .isZero();
   }
 
   @Test

@@ -71,6 +71,11 @@ public final class AgentProcess implements AutoCloseable {
     return process.exitValue();
   }
 
+  /** SIGTERM, as the kubelet stops a container. */
+  public void terminate() {
+    process.destroy();
+  }
+
   /** SIGKILL: no shutdown hook, nothing let go. */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
