@@ -1,16 +1,17 @@
 -- A gate that has closed every connection marks its hold released and tells the waiting
--- successors at once: a released key is taken without waiting, an absent one is not.
--- KEYS[1] the gate key (its name is the message on the channel baton:gates)
--- ARGV[1] this hold's value   ARGV[2] the key's own lifetime in ms
--- Returns 1 when the key was this hold's and is released now, else 0 (another's, or released).
-local held = redis.call('GET', KEYS[1])
-if not held then
-  return 0
+-- successors at once: a released key is taken without waiting. A hold taken from an absent key
+-- and not yet proven is never marked released (the wait that protects against a holder whose key
+-- was lost must not be skipped); it is left to go stale.
+-- KEYS[1] the gate key   ARGV[1] this hold   ARGV[2] the key's own lifetime in ms
+-- Returns {code, the value found, this incarnation, Redis's time in ms}: 1 released, 0 not
+-- (another's, released, unproven or absent).
+--#include gate-value
+local inc = incarnation()
+local now = millis()
+local cur, raw = current(KEYS[1], inc)
+if cur and cur.hold == ARGV[1] and cur.state == 'H' then
+  write(KEYS[1], 'R', cur.term, cur.seq + 1, inc, ARGV[1], ARGV[2])
+  tell(KEYS[1])
+  return {1, cur.raw, inc, now}
 end
-local sep = string.find(held, ' ', 1, true)
-if not sep or string.sub(held, sep + 1) ~= ARGV[1] or string.sub(held, 1, sep - 1) == '0' then
-  return 0
-end
-redis.call('SET', KEYS[1], '0 ' .. ARGV[1], 'PX', ARGV[2])
-redis.call('PUBLISH', 'baton:gates', KEYS[1])
-return 1
+return {0, raw or '', inc, now}

@@ -1,27 +1,40 @@
--- A hold extends itself; it never takes a key another holds, nor one that ran out.
--- KEYS[1] the gate key
--- ARGV[1] this hold's value   ARGV[2] time-to-live in ms   ARGV[3] the key's own lifetime in ms
--- ARGV[4] "1" when the agent's gate is open and within its deadline: then an absent key (lost) is
--- taken again at once, since no other gate can have opened while this hold's deadline lasted.
--- Returns 1 when extended, 3 when re-taken, 2 when the key is absent (lost), 0 when another's or
--- released or run out (the gate must close at once).
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local held = redis.call('GET', KEYS[1])
-local mine = (now + tonumber(ARGV[2])) .. ' ' .. ARGV[1]
-if not held then
+-- A hold renews itself: its seq goes up, so a taker watching it starts its wait over.
+-- KEYS[1] the gate key   KEYS[2] the highest term any take wrote (gate-take.lua)
+-- ARGV[1] this hold   ARGV[2] its term
+-- ARGV[3] '1' when an absent key may be taken again: the agent's gate is open and this renewal
+--         was sent before its deadline, so no other gate can have opened since the key was lost
+-- ARGV[4] '1' when this renewal proves a hold taken from an absent key (sent a whole
+--         confirmWithin after the take's answer): the value then says so, for the followers
+-- ARGV[5] the key's own lifetime in ms
+-- Returns {code, the value found, this incarnation, Redis's time in ms}: 1 renewed, 3 taken
+-- again, 2 absent (lost) and not taken again, 0 another's, released, or absent with a newer term
+-- recorded beside it (the gate must close).
+--#include gate-value
+local inc = incarnation()
+local now = millis()
+local cur, raw = current(KEYS[1], inc)
+if cur and cur.hold == ARGV[1] and cur.state ~= 'R' then
+  local state = cur.state
   if ARGV[4] == '1' then
-    redis.call('SET', KEYS[1], mine, 'PX', ARGV[3])
-    redis.call('PUBLISH', 'baton:gates', KEYS[1])
-    return 3
+    state = 'H'
   end
-  return 2
+  write(KEYS[1], state, cur.term, cur.seq + 1, inc, ARGV[1], ARGV[5])
+  if state ~= cur.state then
+    tell(KEYS[1])
+  end
+  return {1, cur.raw, inc, now}
 end
-local sep = string.find(held, ' ', 1, true)
-local holder = sep and string.sub(held, sep + 1) or ''
-local untilMs = sep and tonumber(string.sub(held, 1, sep - 1)) or 0
-if holder == ARGV[1] and untilMs > now then
-  redis.call('SET', KEYS[1], mine, 'PX', ARGV[3])
-  return 1
+if not cur then
+  local term = tonumber(ARGV[2])
+  if term < (tonumber(redis.call('GET', KEYS[2]) or '0') or 0) then
+    return {0, raw or '', inc, now}
+  end
+  if ARGV[3] == '1' then
+    write(KEYS[1], 'H', term, 0, inc, ARGV[1], ARGV[5])
+    redis.call('SET', KEYS[2], term, 'PX', ARGV[5])
+    tell(KEYS[1])
+    return {3, raw or '', inc, now}
+  end
+  return {2, raw or '', inc, now}
 end
-return 0
+return {0, cur.raw, inc, now}

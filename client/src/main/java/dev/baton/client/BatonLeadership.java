@@ -116,6 +116,14 @@ public final class BatonLeadership implements AutoCloseable {
     AT_ONCE
   }
 
+  /**
+   * What this process believes, told on every change: a grant, a confirmation that moves the
+   * deadline, a revocation. For a caller that decides with its own rule (the Baton agent's gate).
+   *
+   * @param confirmedUntilNanos while leader, until when (System.nanoTime) the belief holds
+   */
+  public record Belief(boolean leader, long term, long confirmedUntilNanos) {}
+
   /** A source's news: whether this pod leads, and for how long that answer holds. */
   record Confirmation(boolean leader, long term, long validForMillis, long askedAtNanos) {}
 
@@ -147,6 +155,7 @@ public final class BatonLeadership implements AutoCloseable {
   private final Source source;
   private final Options options;
   private final List<LeadershipListener> listeners = new CopyOnWriteArrayList<>();
+  private final List<java.util.function.Consumer<Belief>> followers = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService thread;
   private volatile boolean leader;
   private volatile long term;
@@ -277,6 +286,23 @@ public final class BatonLeadership implements AutoCloseable {
         });
   }
 
+  /**
+   * Tells {@code follower} the belief now and every change of it (on the leadership thread): every
+   * grant, every confirmation that moves the deadline, every revocation.
+   */
+  public void follow(java.util.function.Consumer<Belief> follower) {
+    thread.execute(
+        () -> {
+          followers.add(follower);
+          call(() -> follower.accept(new Belief(leader, term, deadlineNanos)));
+        });
+  }
+
+  private void tellFollowers() {
+    Belief b = new Belief(leader, term, deadlineNanos);
+    followers.forEach(f -> call(() -> f.accept(b)));
+  }
+
   public void removeListener(LeadershipListener listener) {
     listeners.remove(listener);
   }
@@ -306,6 +332,7 @@ public final class BatonLeadership implements AutoCloseable {
         log.info("granted term {}", term);
         listeners.forEach(l -> call(() -> l.granted(c.term())));
       }
+      tellFollowers();
     } else if (leader) {
       revoke("another pod leads now");
     }
@@ -322,6 +349,7 @@ public final class BatonLeadership implements AutoCloseable {
   private void revoke(String reason) {
     leader = false;
     log.info("revoked term {}: {}", term, reason);
+    tellFollowers();
     listeners.forEach(l -> call(() -> l.revoked(reason)));
     source.released(term);
   }

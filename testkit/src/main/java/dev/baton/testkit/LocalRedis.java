@@ -170,6 +170,20 @@ public final class LocalRedis implements AutoCloseable {
     }
   }
 
+  /**
+   * Crashes (SIGKILL, nothing saved) and starts again from the last snapshot written by {@code
+   * SAVE}, as a Redis with RDB persistence comes back after a crash: with the data as it was then,
+   * older than what it held when it died, under a new run id.
+   */
+  public void crashAndRestoreLastSnapshot() {
+    kill();
+    try {
+      launch();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot restart redis-server: " + e.getMessage(), e);
+    }
+  }
+
   /** Sends one command (inline protocol) and returns the raw reply line(s). */
   public String command(String... words) {
     try (Socket s = new Socket()) {

@@ -32,6 +32,17 @@ final class GateRule {
       long untilNanos,
       long lastSentNanos) {
 
+    Hold shifted(long delta, long floor) {
+      return new Hold(
+          key,
+          value,
+          term,
+          proven,
+          GateMachine.State.at(openAfterNanos, delta, floor),
+          GateMachine.State.at(untilNanos, delta, floor),
+          GateMachine.State.at(lastSentNanos, delta, floor));
+    }
+
     Hold renewed(long sentNanos, long ttlLessMarginNanos) {
       boolean nowProven = proven || sentNanos - openAfterNanos >= 0;
       return new Hold(

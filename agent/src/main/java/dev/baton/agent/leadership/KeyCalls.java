@@ -1,7 +1,6 @@
 package dev.baton.agent.leadership;
 
 import dev.baton.client.DaemonThreads;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,104 +11,77 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The gate key's calls to Redis, one at a time on a thread of their own, so that the leadership
- * loop never waits for Redis (a call may take up to {@code confirmWithin} to fail); each answer is
- * handed back to the loop, which alone decides what it means. The let-go of a hold runs here too,
- * and so after every call queued before it.
+ * loop never waits for Redis (a call may take up to {@code confirmWithin} to fail). Each is sent as
+ * the rule asked and its answer posted back as a value, with when it was sent and answered; this
+ * class decides nothing, but for one guard it applies, as a gate applies its deadline: a renewal
+ * may take an absent key again only if sent before the deadline the rule gave it.
  */
 final class KeyCalls {
 
   private static final Logger log = LoggerFactory.getLogger(KeyCalls.class);
 
-  /** A take's answer; {@code result} null when Redis did not answer. */
-  record Taken(
-      String key,
-      String value,
-      long term,
-      long sentNanos,
-      long answeredNanos,
-      GateKey.Take result) {}
-
-  /** A renewal's answer; {@code result} null when Redis did not answer. */
-  record Renewed(GateRule.Hold hold, long sentNanos, GateKey.Renewal result) {}
-
   private final GateKey gateKey;
-  private final RedisHealth health;
-  private final Executor loop;
   private final ScheduledExecutorService thread =
       Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-agent-gate-key"));
 
-  KeyCalls(GateKey gateKey, RedisHealth health, Executor loop) {
+  KeyCalls(GateKey gateKey) {
     this.gateKey = gateKey;
-    this.health = health;
-    this.loop = loop;
   }
 
-  /** Calls {@code changed} on the loop with a key's name whenever a hold of it changes. */
+  /** Calls {@code changed} with a key's name whenever a hold of it changes. */
   void listen(Consumer<String> changed) {
-    gateKey.listen(key -> post(() -> changed.accept(key)), thread);
+    gateKey.listen(changed, thread);
   }
 
-  void take(String key, String value, long term, Consumer<Taken> then) {
+  /** Sends {@code call} and posts what came of it. */
+  void send(GateMachine.Call call, Consumer<GateMachine.Input> post) {
     run(
         () -> {
           long sent = System.nanoTime();
-          GateKey.Take r = call(key, () -> gateKey.take(key, value));
-          Taken t = new Taken(key, value, term, sent, System.nanoTime(), r);
-          post(() -> then.accept(t));
-        });
-  }
-
-  /**
-   * @param open whether the gate was open when the loop asked: only then, and only if sent before
-   *     the hold's deadline, may an absent key be taken again
-   */
-  void renew(GateRule.Hold hold, boolean open, Consumer<Renewed> then) {
-    run(
-        () -> {
-          long sent = System.nanoTime();
-          boolean retake = open && sent - hold.untilNanos() < 0;
-          GateKey.Renewal r =
-              call(hold.key(), () -> gateKey.renew(hold.key(), hold.value(), retake));
-          if (r == GateKey.Renewal.RETAKEN) {
-            log.warn(
-                "the gate key {} was lost from Redis while this gate was open; taken again within"
-                    + " its deadline, connections kept",
-                hold.key());
+          if (call instanceof GateMachine.ReadFacts f) {
+            GateKey.RedisFacts facts = attempt(f.key(), () -> gateKey.redisFacts(f.key()));
+            post.accept(new GateMachine.FactsRead(f.key(), sent, System.nanoTime(), facts));
+            return;
           }
-          Renewed out = new Renewed(hold, sent, r);
-          post(() -> then.accept(out));
+          GateKey.Answer answer = attempt(key(call), () -> script(call, sent));
+          post.accept(new GateMachine.Answered(call, sent, System.nanoTime(), answer));
         });
   }
 
-  /** Marks {@code hold} released: only ever asked for once every connection of it is closed. */
-  void letGo(GateRule.Hold hold) {
-    run(
-        () -> {
-          if (call(hold.key(), () -> gateKey.letGo(hold.key(), hold.value())) == null) {
-            log.warn("could not let go of the gate key {}; it runs out on its own", hold.key());
-          }
-        });
+  private GateKey.Answer script(GateMachine.Call call, long sent) {
+    if (call instanceof GateMachine.Take t) {
+      return gateKey.take(t.key(), t.hold(), t.term(), t.expected());
+    }
+    if (call instanceof GateMachine.Renew n) {
+      boolean retake = n.retakeBeforeNanos() != Long.MIN_VALUE && sent - n.retakeBeforeNanos() < 0;
+      return gateKey.renew(n.hold().key(), n.hold().value(), n.hold().term(), retake, n.prove());
+    }
+    if (call instanceof GateMachine.LetGo l) {
+      return gateKey.letGo(l.hold().key(), l.hold().value());
+    }
+    return gateKey.holder(key(call));
   }
 
-  /** The key's live holder and its node's memory policy; {@code then} gets null without answer. */
-  void readHolder(String key, Consumer<GateKey.Holder> then) {
-    run(
-        () -> {
-          GateKey.Holder h = call(key, () -> gateKey.holder(key));
-          if (h != null) {
-            health.memory(h.maxmemory(), h.policy());
-          }
-          post(() -> then.accept(h));
-        });
+  private static String key(GateMachine.Call call) {
+    if (call instanceof GateMachine.Take t) {
+      return t.key();
+    }
+    if (call instanceof GateMachine.Renew n) {
+      return n.hold().key();
+    }
+    if (call instanceof GateMachine.LetGo l) {
+      return l.hold().key();
+    }
+    if (call instanceof GateMachine.ReadHolder h) {
+      return h.key();
+    }
+    return ((GateMachine.ReadFacts) call).key();
   }
 
-  private <T> T call(String key, java.util.function.Supplier<T> script) {
+  private static <T> T attempt(String key, java.util.function.Supplier<T> script) {
     try {
-      T r = script.get();
-      health.answered(System.nanoTime());
-      return r;
+      return script.get();
     } catch (IllegalStateException e) {
-      health.failed(System.nanoTime());
       log.debug("gate key {}: {}", key, e.getMessage());
       return null;
     }
@@ -118,14 +90,6 @@ final class KeyCalls {
   private void run(Runnable task) {
     try {
       thread.execute(task);
-    } catch (RejectedExecutionException e) {
-      // closed meanwhile
-    }
-  }
-
-  private void post(Runnable task) {
-    try {
-      loop.execute(task);
     } catch (RejectedExecutionException e) {
       // closed meanwhile
     }

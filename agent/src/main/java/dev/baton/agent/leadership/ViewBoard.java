@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * The leadership loop's last answer, for the threads that ask (HTTP, metrics): written by the loop
@@ -18,9 +19,14 @@ final class ViewBoard {
   private final Object changed = new Object();
   private volatile LeadershipView view;
   private volatile long leaderUntilNanos;
+  private final LongSupplier clock;
 
-  ViewBoard(LeadershipView initial) {
+  /**
+   * @param clock {@link System#nanoTime()}, or a test's
+   */
+  ViewBoard(LeadershipView initial, LongSupplier clock) {
     this.view = initial;
+    this.clock = clock;
   }
 
   /** On the loop: a new answer, good until {@code untilNanos} when it says leader. */
@@ -41,7 +47,7 @@ final class ViewBoard {
   /** The answer now: never {@code leader: true} past the deadline it was given with. */
   LeadershipView now() {
     LeadershipView v = view;
-    if (v.leader() && System.nanoTime() - leaderUntilNanos >= 0) {
+    if (v.leader() && clock.getAsLong() - leaderUntilNanos >= 0) {
       return v.notLeading();
     }
     return v;
@@ -49,16 +55,16 @@ final class ViewBoard {
 
   /** Waits until {@code leader} is no longer the answer, or {@code wait} is over. */
   LeadershipView awaitLeaderOtherThan(boolean leader, Duration wait) throws InterruptedException {
-    long deadline = System.nanoTime() + wait.toNanos();
+    long deadline = clock.getAsLong() + wait.toNanos();
     synchronized (changed) {
       while (true) {
         LeadershipView v = now();
-        long left = deadline - System.nanoTime();
+        long left = deadline - clock.getAsLong();
         if (v.leader() != leader || left <= 0) {
           return v;
         }
         if (v.leader()) {
-          left = Math.min(left, Math.max(1, leaderUntilNanos - System.nanoTime()));
+          left = Math.min(left, Math.max(1, leaderUntilNanos - clock.getAsLong()));
         }
         TimeUnit.NANOSECONDS.timedWait(changed, left);
       }

@@ -95,16 +95,11 @@ public final class AgentMetrics {
         "pod_watch_open",
         "1 while the watch of this pod is open; 0: a demotion is learned from the next read only",
         podWatchOpen.getAsBoolean() ? 1 : 0);
-    out.append("# HELP ")
-        .append(PREFIX)
-        .append("pod_watch_failures_total watches of this pod that failed or were refused\n")
-        .append("# TYPE ")
-        .append(PREFIX)
-        .append("pod_watch_failures_total counter\n")
-        .append(PREFIX)
-        .append("pod_watch_failures_total ")
-        .append(podWatchFailures.getAsLong())
-        .append('\n');
+    counter(
+        out,
+        "pod_watch_failures_total",
+        "watches of this pod that failed or were refused",
+        podWatchFailures.getAsLong());
     RedisHealth r = redis;
     if (r != null) {
       gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
@@ -114,6 +109,41 @@ public final class AgentMetrics {
           "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
               + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
           r.evictsGateKey());
+      gauge(
+          out,
+          "redis_aof_enabled",
+          "1 when the gate key's node appends every write to its AOF, 0 when not, -1 unknown",
+          r.aofEnabled());
+      gauge(
+          out,
+          "redis_rdb_saves",
+          "RDB snapshots the gate key's node made since it started, -1 unknown",
+          r.rdbSaves());
+      gauge(
+          out,
+          "redis_master",
+          "1 when the gate key's node is a master, 0 a replica, -1 unknown",
+          r.master());
+      gauge(
+          out,
+          "redis_replicas",
+          "replicas connected to the gate key's node, -1 unknown",
+          r.replicas());
+      gauge(
+          out,
+          "redis_min_replicas_good",
+          "replicas good for min-replicas-to-write on the gate key's node, -1 when it is not set",
+          r.goodReplicas());
+      counter(
+          out,
+          "redis_clock_steps_total",
+          "steps of Redis's clock seen against the agent's monotonic clock",
+          r.clockSteps());
+      counter(
+          out,
+          "redis_incarnations_seen_total",
+          "times Redis answered as another incarnation (a restart, a promoted replica)",
+          r.incarnationsSeen());
     }
     out.append("# HELP ")
         .append(PREFIX)
@@ -141,6 +171,12 @@ public final class AgentMetrics {
       out.append(PREFIX).append(e.getKey()).append(' ').append(e.getValue()).append('\n');
     }
     return out.toString();
+  }
+
+  private static void counter(StringBuilder out, String name, String help, long value) {
+    out.append("# HELP ").append(PREFIX).append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(PREFIX).append(name).append(" counter\n");
+    out.append(PREFIX).append(name).append(' ').append(value).append('\n');
   }
 
   private static void gauge(StringBuilder out, String name, String help, long value) {

@@ -71,9 +71,9 @@ class NotReadyCutIT {
         .atMost(Duration.ofSeconds(2))
         .untilAsserted(
             () ->
-                assertThat(GateKeys.holdLeftMillis(sandbox.cluster.redis))
+                assertThat(GateKeys.state(sandbox.cluster.redis))
                     .as("the gate key let go: released")
-                    .isEqualTo(-1));
+                    .isEqualTo('R'));
     try (Socket s = sandbox.connectThroughGate(leader)) {
       assertCut(s);
     }

@@ -2,38 +2,37 @@ package dev.baton.agent.testing;
 
 import dev.baton.testkit.LocalRedis;
 
-/** The sandbox group's gate key, read as the agents' scripts read it (by Redis's own clock). */
+/** The sandbox group's gate key, read as it is in Redis (gate-value.lua's format). */
 public final class GateKeys {
 
   public static final String KEY = "baton:{gate:" + "shop/" + AgentSandbox.GROUP + "}";
 
-  private static final String HOLD_LEFT =
-      "local v = redis.call('GET', KEYS[1]) if not v then return -2 end"
-          + " local sep = string.find(v, ' ', 1, true)"
-          + " local t = redis.call('TIME')"
-          + " local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)"
-          + " local u = tonumber(string.sub(v, 1, sep - 1)) if u == 0 then return -1 end"
-          + " return u - now";
-
   private GateKeys() {}
 
-  /**
-   * Milliseconds left of the live hold: -1 when released, -2 when the key is absent, zero or less
-   * when it ran out.
-   */
-  public static long holdLeftMillis(LocalRedis redis) {
-    String reply = redis.command("EVAL", HOLD_LEFT, "1", KEY);
-    if (!reply.startsWith(":")) {
-      throw new IllegalStateException("unexpected reply: " + reply);
+  /** The key's raw value, or null when it is absent. */
+  public static String value(LocalRedis redis) {
+    String reply = redis.command("GET", KEY); // RESP: "$<length>", then the value
+    if (reply.isEmpty() || reply.startsWith("$-1")) {
+      return null;
     }
-    return Long.parseLong(reply.substring(1));
+    int line = reply.indexOf('\n');
+    return line < 0 ? reply : reply.substring(line + 1).trim();
   }
 
-  /** The pod the key's hold names (live, released or run out), or null when it is absent. */
+  /**
+   * The hold's state: 'A' taken while the key was absent and not yet proven, 'H' held and proven,
+   * 'R' released; 0 when the key is absent.
+   */
+  public static char state(LocalRedis redis) {
+    String v = value(redis);
+    return v == null || v.length() < 2 || v.charAt(1) != ' ' ? 0 : v.charAt(0);
+  }
+
+  /** The pod the key's hold names, or null when it is absent. */
   public static String holderPod(LocalRedis redis) {
-    String reply = redis.command("GET", KEY);
-    int slash = reply.indexOf('/');
-    int colon = slash < 0 ? -1 : reply.indexOf(':', slash);
-    return colon < 0 ? null : reply.substring(slash + 1, colon);
+    String v = value(redis);
+    int slash = v == null ? -1 : v.lastIndexOf('/');
+    int colon = slash < 0 ? -1 : v.indexOf(':', slash);
+    return colon < 0 ? null : v.substring(slash + 1, colon);
   }
 }

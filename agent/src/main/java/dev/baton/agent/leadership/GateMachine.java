@@ -1,0 +1,546 @@
+package dev.baton.agent.leadership;
+
+import dev.baton.client.BatonNames;
+import dev.baton.client.PodFacts;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything the agent decides about its pod's leadership, as one pure function: the state and one
+ * input (a value a source posted, or the timer), with the time, give the next state and the effects
+ * to carry out, in order (docs/design.md, "The agent: leadership, locks and a gate for any
+ * container"). {@link AgentLeadership}'s loop is its only caller in the agent; the gate model
+ * (GateModelTest) drives it through every interleaving it explores.
+ */
+final class GateMachine {
+
+  private GateMachine() {}
+
+  /**
+   * @param ttlNanos confirmWithin: how long a hold counts, how long a taker watches a stale one
+   * @param marginNanos how much earlier than a hold's ttl its gate closes (clock-rate slack)
+   * @param nonce this process's own, so that its holds are never another's
+   */
+  record Config(
+      String namespace,
+      String pod,
+      String roleLabel,
+      long ttlNanos,
+      long marginNanos,
+      long renewEveryNanos,
+      long takeEveryNanos,
+      long holderEveryNanos,
+      long redisFactsEveryNanos,
+      boolean withKey,
+      String nonce) {
+
+    static Config of(
+        String namespace,
+        String pod,
+        String roleLabel,
+        Duration confirmWithin,
+        boolean withKey,
+        String nonce) {
+      long ttl = confirmWithin.toNanos();
+      return new Config(
+          namespace,
+          pod,
+          roleLabel,
+          ttl,
+          Math.min(TimeUnit.MILLISECONDS.toNanos(100), ttl / 10),
+          ttl / 4,
+          TimeUnit.MILLISECONDS.toNanos(20),
+          TimeUnit.SECONDS.toNanos(2),
+          TimeUnit.SECONDS.toNanos(5),
+          withKey,
+          nonce);
+    }
+  }
+
+  /** What a source tells the loop. */
+  sealed interface Input permits Belief, PodSeen, Tick, KeyMessage, Closing, Answered, FactsRead {}
+
+  /**
+   * The pod's leadership as its pod source last confirmed it (labeled leader, confirmed by a read
+   * sent before {@code confirmedUntilNanos} less the ttl), or that it no longer does.
+   */
+  record Belief(boolean leader, long term, long confirmedUntilNanos) implements Input {}
+
+  /** The pod as a read or a watch event showed it, the newer of the two. */
+  record PodSeen(PodFacts facts) implements Input {}
+
+  /** The 10 ms timer: deadlines pass, calls come due. */
+  record Tick() implements Input {}
+
+  /** A message on {@code baton:gates}: {@code key} was taken, proven or let go. */
+  record KeyMessage(String key) implements Input {}
+
+  /** The agent stops: gates closed, the hold let go. */
+  record Closing() implements Input {}
+
+  /** A script's answer; {@code answer} null when Redis did not answer in time. */
+  record Answered(Call call, long sentNanos, long answeredNanos, GateKey.Answer answer)
+      implements Input {}
+
+  /**
+   * A read of the key's node's facts has ended; {@code facts} null when Redis did not answer. The
+   * loop reports them; the rule only learns that the call is over.
+   */
+  record FactsRead(String key, long sentNanos, long answeredNanos, GateKey.RedisFacts facts)
+      implements Input {}
+
+  /** What the loop carries out. */
+  sealed interface Effect permits Open, Close, Call, Log {}
+
+  /** The gates open (or stay open) until {@code untilNanos}, with {@code term}. */
+  record Open(long untilNanos, long term) implements Effect {}
+
+  /** The gates close: every connection reset before the next effect runs. */
+  record Close(String reason) implements Effect {}
+
+  /**
+   * A call to Redis, answered back as {@link Answered} ({@link FactsRead} for a read of facts): one
+   * take, renewal or read of the holder at a time; let-goes and reads of facts beside them.
+   */
+  sealed interface Call extends Effect permits Take, Renew, LetGo, ReadHolder, ReadFacts {}
+
+  /**
+   * @param expected the value watched unchanged for a ttl, or "" (gate-take.lua)
+   */
+  record Take(String key, String hold, long term, String expected) implements Call {}
+
+  /**
+   * @param retakeBeforeNanos an absent key may be taken again only by a renewal sent before this
+   *     (the gate's deadline, while it is open); {@link Long#MIN_VALUE}: never
+   * @param prove this renewal proves a hold taken from an absent key
+   */
+  record Renew(GateRule.Hold hold, long retakeBeforeNanos, boolean prove) implements Call {}
+
+  /** Marks a proven hold released: only ever after its gates closed. */
+  record LetGo(GateRule.Hold hold) implements Call {}
+
+  record ReadHolder(String key) implements Call {}
+
+  record ReadFacts(String key) implements Call {}
+
+  record Log(boolean warn, String message) implements Effect {}
+
+  /** A value another agent's hold had when this agent first found it, and when that was. */
+  record Watched(String key, String value, long sinceNanos) {}
+
+  /**
+   * What the agent knows. Times are {@link System#nanoTime()} values.
+   *
+   * @param newestTerm the highest term this pod was ever shown: nothing opens for a lower one
+   * @param holdsEnded how many holds this process has had and ended: its next hold's number
+   * @param keyPresentOn the incarnation of Redis this agent last saw the group's key on
+   */
+  record State(
+      boolean confirmed,
+      long term,
+      long confirmedUntil,
+      long newestTerm,
+      PodFacts facts,
+      boolean cut,
+      boolean closing,
+      GateRule.Hold hold,
+      boolean callPending,
+      long lastTake,
+      long lastHolderRead,
+      long lastFactsRead,
+      long holdsEnded,
+      Watched watched,
+      boolean open,
+      long openUntil,
+      String leaderPod,
+      Long leaderTerm,
+      boolean warnedNoGroup,
+      String keyPresentOn) {
+
+    static State initial(long now) {
+      long longAgo = now - TimeUnit.DAYS.toNanos(1);
+      return new State(
+          false, 0, now, 0, null, false, false, null, false, longAgo, longAgo, longAgo, 0, null,
+          false, now, null, null, false, null);
+    }
+
+    /**
+     * The same state with every time moved by {@code delta} and none before {@code floor}: the gate
+     * model compares states as of now. Clamping is exact for the rule as long as {@code floor} is
+     * further back than every interval the rule compares against.
+     */
+    State shifted(long delta, long floor) {
+      return new State(
+          confirmed,
+          term,
+          at(confirmedUntil, delta, floor),
+          newestTerm,
+          facts,
+          cut,
+          closing,
+          hold == null ? null : hold.shifted(delta, floor),
+          callPending,
+          at(lastTake, delta, floor),
+          at(lastHolderRead, delta, floor),
+          at(lastFactsRead, delta, floor),
+          holdsEnded,
+          watched == null
+              ? null
+              : new Watched(watched.key(), watched.value(), at(watched.sinceNanos(), delta, floor)),
+          open,
+          at(openUntil, delta, floor),
+          leaderPod,
+          leaderTerm,
+          warnedNoGroup,
+          keyPresentOn);
+    }
+
+    static long at(long time, long delta, long floor) {
+      return Math.max(time + delta, floor);
+    }
+
+    /** The group's key, from the pod's group annotation; null while unknown. */
+    String groupKey(Config c) {
+      String group = facts == null ? null : facts.annotations().get(BatonNames.GROUP_ANNOTATION);
+      return group == null || group.isBlank() ? null : GateKey.name(c.namespace(), group);
+    }
+
+    /** The answer for HTTP and metrics. */
+    LeadershipView view(Config c) {
+      Map<String, String> a = facts == null ? Map.of() : facts.annotations();
+      return new LeadershipView(
+          open,
+          open ? term : null,
+          c.pod(),
+          a.get(BatonNames.GROUP_ANNOTATION),
+          open ? a.get(BatonNames.LEADER_SINCE_ANNOTATION) : null,
+          leaderPod,
+          leaderTerm);
+    }
+  }
+
+  /** The next state, and what to carry out, in order. */
+  record Step(State state, List<Effect> effects) {}
+
+  static Step step(Config c, State s, Input in, long now) {
+    Run r = new Run(c, s, now);
+    if (in instanceof Belief b) {
+      r.belief(b);
+    } else if (in instanceof PodSeen p) {
+      r.podSeen(p.facts());
+    } else if (in instanceof Tick) {
+      r.apply(null);
+      r.keyWork();
+    } else if (in instanceof KeyMessage m) {
+      r.keyMessage(m.key());
+    } else if (in instanceof Closing) {
+      r.closing = true;
+      r.release("the agent is stopping");
+    } else if (in instanceof Answered a) {
+      new GateAnswers(r).answered(a);
+    }
+    return new Step(r.state(), List.copyOf(r.effects));
+  }
+
+  /** One step's working copy of the state, and the effects it emits. */
+  static final class Run {
+    final Config c;
+    final long now;
+    final List<Effect> effects = new ArrayList<>();
+    boolean confirmed;
+    long term;
+    long confirmedUntil;
+    long newestTerm;
+    PodFacts facts;
+    boolean cut;
+    boolean closing;
+    GateRule.Hold hold;
+    boolean callPending;
+    long lastTake;
+    long lastHolderRead;
+    long lastFactsRead;
+    long holdsEnded;
+    Watched watched;
+    boolean open;
+    long openUntil;
+    String leaderPod;
+    Long leaderTerm;
+    boolean warnedNoGroup;
+    String keyPresentOn;
+
+    Run(Config c, State s, long now) {
+      this.c = c;
+      this.now = now;
+      confirmed = s.confirmed();
+      term = s.term();
+      confirmedUntil = s.confirmedUntil();
+      newestTerm = s.newestTerm();
+      facts = s.facts();
+      cut = s.cut();
+      closing = s.closing();
+      hold = s.hold();
+      callPending = s.callPending();
+      lastTake = s.lastTake();
+      lastHolderRead = s.lastHolderRead();
+      lastFactsRead = s.lastFactsRead();
+      holdsEnded = s.holdsEnded();
+      watched = s.watched();
+      open = s.open();
+      openUntil = s.openUntil();
+      leaderPod = s.leaderPod();
+      leaderTerm = s.leaderTerm();
+      warnedNoGroup = s.warnedNoGroup();
+      keyPresentOn = s.keyPresentOn();
+    }
+
+    State state() {
+      return new State(
+          confirmed,
+          term,
+          confirmedUntil,
+          newestTerm,
+          facts,
+          cut,
+          closing,
+          hold,
+          callPending,
+          lastTake,
+          lastHolderRead,
+          lastFactsRead,
+          holdsEnded,
+          watched,
+          open,
+          openUntil,
+          leaderPod,
+          leaderTerm,
+          warnedNoGroup,
+          keyPresentOn);
+    }
+
+    void log(boolean warn, String message) {
+      effects.add(new Log(warn, message));
+    }
+
+    void belief(Belief b) {
+      if (b.leader()) {
+        newestTerm = Math.max(newestTerm, b.term());
+        boolean granted = !confirmed || term != b.term();
+        confirmed = true;
+        term = b.term();
+        confirmedUntil = b.confirmedUntilNanos();
+        apply(null);
+        if (granted) {
+          takeAtOnce();
+        }
+        keyWork();
+      } else if (confirmed) {
+        confirmed = false;
+        release("no longer confirmed leader");
+      }
+    }
+
+    void podSeen(PodFacts seen) {
+      facts = seen;
+      newestTerm = Math.max(newestTerm, termShown(seen));
+      boolean certain = NotReadyCut.after(cut, seen, c.roleLabel());
+      boolean cutNow = certain && !cut;
+      cut = certain;
+      if (cutNow) {
+        release("the pod is not ready and its group fails over at once");
+      } else {
+        apply(null);
+      }
+      keyWork(); // ready again: take the key at once if still confirmed
+    }
+
+    private long termShown(PodFacts seen) {
+      if (seen == null || !BatonNames.LEADER.equals(seen.labels().get(c.roleLabel()))) {
+        return 0;
+      }
+      try {
+        return Long.parseLong(seen.annotations().getOrDefault(BatonNames.TERM_ANNOTATION, "0"));
+      } catch (NumberFormatException e) {
+        return 0;
+      }
+    }
+
+    void keyMessage(String key) {
+      String group = groupKey();
+      if (key.equals(group)) {
+        takeAtOnce();
+        keyWork();
+        if (!confirmed) {
+          readHolder(group);
+        }
+      }
+    }
+
+    void takeAtOnce() {
+      lastTake = now - c.takeEveryNanos();
+    }
+
+    /**
+     * Drops the hold, closes the gates (no hold, no open gate) and only then lets the hold go: a
+     * successor may open as soon as it is released. An unproven hold (taken from an absent key) is
+     * left to go stale: a release mark would let the next taker skip the wait that protects against
+     * a holder whose key was lost.
+     */
+    void release(String reason) {
+      GateRule.Hold h = hold;
+      drop();
+      apply(reason);
+      if (h != null) {
+        if (h.proven()) {
+          effects.add(new LetGo(h));
+        } else {
+          log(
+              false,
+              "the gate key "
+                  + h.key()
+                  + " was taken while absent and is not proven: left to go stale");
+        }
+      }
+    }
+
+    /**
+     * Forgets the hold. The next take names another: a let-go or renewal of this one still queued
+     * must never act on it. Refused attempts in between name the same, so that a lost attempt that
+     * ran after all is one this agent would recognise.
+     */
+    void drop() {
+      if (hold != null) {
+        hold = null;
+        holdsEnded++;
+      }
+    }
+
+    String groupKey() {
+      String group = facts == null ? null : facts.annotations().get(BatonNames.GROUP_ANNOTATION);
+      String key = group == null || group.isBlank() ? null : GateKey.name(c.namespace(), group);
+      if (key == null && confirmed && !warnedNoGroup) {
+        warnedNoGroup = true;
+        log(
+            true,
+            "the pod is labeled leader but has no "
+                + BatonNames.GROUP_ANNOTATION
+                + " annotation: the gate stays shut");
+      }
+      return key;
+    }
+
+    /** Whether the pod may lead now, by what it was shown: confirmed, for its newest term. */
+    private boolean mayLead() {
+      return confirmed && term >= newestTerm;
+    }
+
+    /** The gate key's next call, once a hold the pod may no longer keep was let go. */
+    void keyWork() {
+      if (!c.withKey()) {
+        return;
+      }
+      String group = groupKey();
+      String key = mayLead() && !closing && !cut ? group : null;
+      if (hold != null && (key == null || !key.equals(hold.key()) || hold.term() != term)) {
+        release(hold.term() != term ? "the term changed" : "no longer confirmed leader");
+      }
+      if (callPending) {
+        return;
+      }
+      if (key == null) {
+        if (group != null && now - lastHolderRead > c.holderEveryNanos()) {
+          readHolder(group);
+        } else if (group != null && now - lastFactsRead > c.redisFactsEveryNanos()) {
+          readFacts(group);
+        }
+      } else if (hold == null) {
+        if (now - lastTake >= c.takeEveryNanos()) {
+          lastTake = now;
+          callPending = true;
+          String expected =
+              watched != null
+                      && watched.key().equals(key)
+                      && now - watched.sinceNanos() >= c.ttlNanos()
+                  ? watched.value()
+                  : "";
+          effects.add(
+              new Take(
+                  key,
+                  GateValue.hold(c.namespace(), c.pod(), term, c.nonce(), holdsEnded),
+                  term,
+                  expected));
+        }
+      } else {
+        boolean proofDue = !hold.proven() && now - hold.openAfterNanos() >= 0;
+        if (proofDue || now - hold.lastSentNanos() >= c.renewEveryNanos()) {
+          callPending = true;
+          effects.add(new Renew(hold, open ? hold.untilNanos() : Long.MIN_VALUE, proofDue));
+        } else if (now - lastFactsRead > c.redisFactsEveryNanos()) {
+          readFacts(key);
+        }
+      }
+    }
+
+    void readHolder(String key) {
+      lastHolderRead = now;
+      if (!callPending) {
+        callPending = true;
+        effects.add(new ReadHolder(key));
+      }
+    }
+
+    /** A read of what the key's node does with it: beside the one call, never in its way. */
+    private void readFacts(String key) {
+      lastFactsRead = now;
+      effects.add(new ReadFacts(key));
+    }
+
+    /** Opens, extends or closes the gates by the rule, as of now. */
+    void apply(String reason) {
+      OptionalLong until =
+          GateRule.openUntil(
+              new GateRule.Facts(mayLead(), term, confirmedUntil, cut, closing, c.withKey(), hold),
+              now);
+      if (until.isEmpty()) {
+        if (open) {
+          open = false;
+          effects.add(new Close(reason != null ? reason : why()));
+          if (c.pod().equals(leaderPod)) {
+            leaderPod = null;
+            leaderTerm = null;
+          }
+        }
+      } else if (!open || openUntil != until.getAsLong()) {
+        openUntil = until.getAsLong();
+        effects.add(new Open(openUntil, term));
+        if (!open) {
+          open = true;
+          leaderPod = c.pod();
+          leaderTerm = term;
+        }
+      }
+    }
+
+    private String why() {
+      if (closing) {
+        return "the agent is stopping";
+      }
+      if (!confirmed) {
+        return "no longer confirmed leader";
+      }
+      if (term < newestTerm) {
+        return "term " + term + " is older than term " + newestTerm + ", shown since";
+      }
+      if (now - confirmedUntil >= 0) {
+        return "leadership could not be confirmed before its deadline";
+      }
+      if (c.withKey() && hold == null) {
+        return "the gate key is not this agent's";
+      }
+      return "the gate key could not be renewed before its deadline";
+    }
+  }
+}

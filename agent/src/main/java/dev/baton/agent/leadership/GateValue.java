@@ -1,0 +1,48 @@
+package dev.baton.agent.leadership;
+
+/**
+ * A gate key's value as the scripts write it (gate-value.lua): {@code <state> <term> <seq>
+ * <incarnation> <hold>}, where the hold is {@code agent:<namespace>/<pod>:<term>:<n>}.
+ *
+ * @param state {@code A} taken while the key was absent (not yet proven: its gate is shut), {@code
+ *     H} held and proven (its gate may be open), {@code R} released (its gate closed)
+ */
+record GateValue(char state, long term, long seq, String incarnation, String hold) {
+
+  static final char UNPROVEN = 'A';
+  static final char HELD = 'H';
+  static final char RELEASED = 'R';
+
+  /** The value, or null when {@code raw} is empty or not of this format. */
+  static GateValue parse(String raw) {
+    if (raw == null) {
+      return null;
+    }
+    String[] f = raw.split(" ");
+    if (f.length != 5 || f[0].length() != 1 || "AHR".indexOf(f[0].charAt(0)) < 0) {
+      return null;
+    }
+    try {
+      return new GateValue(f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4]);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  /** The value as the scripts write it. */
+  String raw() {
+    return state + " " + term + " " + seq + " " + incarnation + " " + hold;
+  }
+
+  /** The pod a hold names, or null. */
+  static String podOf(String hold) {
+    int slash = hold == null ? -1 : hold.indexOf('/');
+    int colon = slash < 0 ? -1 : hold.indexOf(':', slash);
+    return colon < 0 ? null : hold.substring(slash + 1, colon);
+  }
+
+  /** A hold's name: fresh for every take of this process ({@code nonce} is its own). */
+  static String hold(String namespace, String pod, long term, String nonce, long n) {
+    return "agent:" + namespace + "/" + pod + ":" + term + ":" + nonce + "-" + n;
+  }
+}

@@ -1,0 +1,101 @@
+package dev.baton.agent.leadership;
+
+import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leadership loop's one step, on whatever thread runs it: an input in, the rule applied ({@link
+ * GateMachine}), its effects carried out in order (the gates opened or closed, calls sent), what
+ * Redis said of itself noted ({@link RedisHealth}), the answer published ({@link ViewBoard}). It
+ * alone holds the state. {@link AgentLeadership} runs it on a single thread and gives it its
+ * sources; tests run it with a clock and calls of their own.
+ */
+final class LeadershipLoop {
+
+  private static final Logger log = LoggerFactory.getLogger(LeadershipLoop.class);
+
+  private final GateMachine.Config config;
+  private final GateSwitch gates;
+  private final ViewBoard board;
+  private final RedisHealth redisHealth;
+  private final BiConsumer<GateMachine.Call, LeadershipLoop> calls;
+  private final LongSupplier clock;
+  private GateMachine.State state;
+
+  /**
+   * @param calls sends a call; its answer comes back through {@link #feed} (null: no Redis)
+   * @param clock {@link System#nanoTime()}, or a test's
+   */
+  LeadershipLoop(
+      GateMachine.Config config,
+      GateSwitch gates,
+      ViewBoard board,
+      RedisHealth redisHealth,
+      BiConsumer<GateMachine.Call, LeadershipLoop> calls,
+      LongSupplier clock) {
+    this.config = config;
+    this.gates = gates;
+    this.board = board;
+    this.redisHealth = redisHealth;
+    this.calls = calls;
+    this.clock = clock;
+    this.state = GateMachine.State.initial(clock.getAsLong());
+  }
+
+  /** One step: {@code input} as of now. */
+  void feed(GateMachine.Input input) {
+    try {
+      noteRedis(input);
+      GateMachine.Step step = GateMachine.step(config, state, input, clock.getAsLong());
+      state = step.state();
+      for (GateMachine.Effect e : step.effects()) {
+        carryOut(e);
+      }
+      board.publish(state.view(config), state.openUntil());
+    } catch (RuntimeException e) {
+      log.error("the leadership loop failed a step; it goes on", e);
+    }
+  }
+
+  GateMachine.State state() {
+    return state;
+  }
+
+  /** What an answer tells of Redis itself: that it answered, its clock, its incarnation, INFO. */
+  private void noteRedis(GateMachine.Input input) {
+    if (input instanceof GateMachine.Answered a) {
+      if (a.answer() == null) {
+        redisHealth.failed(a.answeredNanos());
+      } else {
+        redisHealth.answered(
+            a.sentNanos(), a.answeredNanos(), a.answer().incarnation(), a.answer().redisMillis());
+      }
+    } else if (input instanceof GateMachine.FactsRead f) {
+      if (f.facts() == null) {
+        redisHealth.failed(f.answeredNanos());
+      } else {
+        redisHealth.answered(
+            f.sentNanos(), f.answeredNanos(), f.facts().incarnation(), f.facts().redisMillis());
+        redisHealth.facts(f.facts());
+      }
+    }
+  }
+
+  private void carryOut(GateMachine.Effect effect) {
+    if (effect instanceof GateMachine.Open o) {
+      gates.openUntil(o.untilNanos(), o.term());
+    } else if (effect instanceof GateMachine.Close c) {
+      gates.close(c.reason()); // every connection reset before the next effect, a let-go, runs
+    } else if (effect instanceof GateMachine.Call call) {
+      calls.accept(call, this);
+    } else if (effect instanceof GateMachine.Log l) {
+      if (l.warn()) {
+        log.warn(l.message());
+      } else {
+        log.info(l.message());
+      }
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package dev.baton.agent.leadership;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.client.BatonNames;
+import dev.baton.client.PodFacts;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The leadership loop itself, with a clock and sources of the test's own: what each input does to
+ * the gates, the calls sent, the answer published and what Redis is said to be; and that a gate
+ * closes before its hold's let-go is sent.
+ */
+class LeadershipLoopTest {
+
+  private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final long TTL = 2000 * MS;
+  private static final String KEY = GateKey.name("shop", "g");
+
+  private final AtomicLong clock = new AtomicLong(1_000_000 * MS);
+
+  /** How far Redis's clock is from this test's, in ms. */
+  private long redisAhead = 7_000;
+
+  private final List<String> told = new ArrayList<>();
+  private final List<GateMachine.Call> sent = new ArrayList<>();
+  private final GateSwitch gates = new GateSwitch();
+  private final ViewBoard board =
+      new ViewBoard(new LeadershipView(false, null, "p", null, null, null, null), clock::get);
+  private final RedisHealth health = new RedisHealth(TTL);
+  private final LeadershipLoop loop;
+
+  LeadershipLoopTest() {
+    gates.add(
+        new Exclusive() {
+          @Override
+          public void opened(long term) {
+            told.add("opened " + term);
+          }
+
+          @Override
+          public void closed(String reason) {
+            told.add("closed: " + reason);
+          }
+        });
+    loop =
+        new LeadershipLoop(
+            new GateMachine.Config(
+                "shop",
+                "p",
+                "baton.dev/role",
+                TTL,
+                100 * MS,
+                TTL / 4,
+                20 * MS,
+                TTL,
+                5000 * MS,
+                true,
+                "t"),
+            gates,
+            board,
+            health,
+            (call, from) -> {
+              sent.add(call);
+              told.add("sent " + call.getClass().getSimpleName());
+            },
+            clock::get);
+  }
+
+  private long now() {
+    return clock.get();
+  }
+
+  private void leaderSeen(long term) {
+    loop.feed(
+        new GateMachine.PodSeen(
+            new PodFacts(
+                true,
+                "u",
+                Map.of("baton.dev/role", BatonNames.LEADER),
+                Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "" + term),
+                true)));
+    // Seen before it was believed leader: a follower's read of who holds the key, answered.
+    assertThat(sent).contains(new GateMachine.ReadHolder(KEY));
+    answerLast(0, 1);
+    loop.feed(new GateMachine.Belief(true, term, now() + TTL - 100 * MS));
+  }
+
+  private GateKey.Answer answer(int code, String found, long redisMillis) {
+    return new GateKey.Answer(code, found, "run.repl", redisMillis);
+  }
+
+  /** The last call sent, answered {@code code} after {@code ms}, Redis's clock read halfway. */
+  private void answerLast(int code, long ms) {
+    long sentAt = now();
+    long redisMillis = (sentAt + ms * MS / 2) / MS + redisAhead;
+    clock.addAndGet(ms * MS);
+    GateMachine.Call last =
+        sent.stream().filter(c -> !(c instanceof GateMachine.ReadFacts)).reduce((a, b) -> b).get();
+    loop.feed(new GateMachine.Answered(last, sentAt, now(), answer(code, "", redisMillis)));
+  }
+
+  @Test
+  void aTakeAnsweredAtOnceOpensTheGatesUntilItsDeadlineAndTheAnswerSaysLeader() {
+    leaderSeen(3);
+    assertThat(sent).last().isInstanceOf(GateMachine.Take.class);
+    GateMachine.Take take = (GateMachine.Take) sent.get(sent.size() - 1);
+    assertThat(take.expected()).as("nothing watched yet").isEmpty();
+    assertThat(take.key()).isEqualTo(KEY);
+    assertThat(take.term()).isEqualTo(3);
+    answerLast(1, 2);
+
+    assertThat(told).containsSubsequence("sent Take", "opened 3");
+    assertThat(loop.state().open()).isTrue();
+    // The deadline: the take's sending plus the ttl less the margin, sooner than the belief's.
+    assertThat(loop.state().openUntil()).isEqualTo(now() - 2 * MS + TTL - 100 * MS);
+    assertThat(board.now().leader()).isTrue();
+    assertThat(board.now().term()).isEqualTo(3);
+  }
+
+  @Test
+  void aRevocationClosesTheGatesBeforeTheLetGoIsSent() {
+    leaderSeen(3);
+    answerLast(1, 1);
+    told.clear();
+    loop.feed(new GateMachine.Belief(false, 3, now()));
+    assertThat(told)
+        .filteredOn(t -> !t.equals("sent ReadFacts"))
+        .containsExactly("closed: no longer confirmed leader", "sent LetGo");
+    assertThat(board.now().leader()).isFalse();
+  }
+
+  @Test
+  void withoutARenewalTheTimerClosesTheGatesAtTheDeadline() {
+    leaderSeen(3);
+    answerLast(1, 1);
+    long deadline = loop.state().openUntil();
+    clock.set(deadline - 1);
+    loop.feed(new GateMachine.Tick()); // a renewal is sent; its answer never comes
+    assertThat(loop.state().open()).isTrue();
+    clock.set(deadline);
+    loop.feed(new GateMachine.Tick());
+    assertThat(loop.state().open()).isFalse();
+    assertThat(told).last().asString().startsWith("closed: ");
+    assertThat(board.now().leader()).isFalse();
+  }
+
+  @Test
+  void aRedisClockThatStepsIsCountedAndAnotherIncarnationIsTold() {
+    leaderSeen(3);
+    answerLast(1, 1);
+    clock.addAndGet(500 * MS);
+    loop.feed(new GateMachine.Tick());
+    answerLast(1, 1); // in step with this clock
+    assertThat(health.clockSteps()).isZero();
+    clock.addAndGet(500 * MS);
+    loop.feed(new GateMachine.Tick());
+    redisAhead += 2_500; // an NTP step of Redis's wall clock
+    answerLast(1, 1);
+    assertThat(health.clockSteps()).isEqualTo(1);
+    assertThat(health.lastClockStepMillis()).isBetween(2_400L, 2_600L);
+
+    clock.addAndGet(500 * MS);
+    loop.feed(new GateMachine.Tick());
+    long sentAt = now();
+    loop.feed(
+        new GateMachine.Answered(
+            sent.get(sent.size() - 1), sentAt, now(), new GateKey.Answer(2, "", "other.repl", 0)));
+    assertThat(health.incarnationsSeen()).isEqualTo(1);
+  }
+}
