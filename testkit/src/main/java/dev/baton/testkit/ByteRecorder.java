@@ -39,6 +39,20 @@ public final class ByteRecorder {
 
   private final List<Connection> connections = new ArrayList<>();
   private final List<App> apps = new ArrayList<>();
+  private final List<HandOver> handOvers = new ArrayList<>();
+
+  /** A hand-over a test declared: leadership moves from one pod to another, with no way back. */
+  private record HandOver(String from, String to, long declaredAt) {}
+
+  /**
+   * Declares that leadership moves now from {@code from} to {@code to}, and does not come back in
+   * this test: then no connection may reach {@code from}'s application once {@code to}'s was first
+   * reached after this call. (The check below alone cannot see an old gate that opened again for
+   * new connections while the new one's clients were idle.)
+   */
+  public synchronized void handOver(String from, String to) {
+    handOvers.add(new HandOver(from, to, System.nanoTime()));
+  }
 
   /** One frame, stamped now. */
   public static byte[] frame() {
@@ -84,10 +98,34 @@ public final class ByteRecorder {
    */
   public List<String> violations() {
     List<Connection> all;
+    List<HandOver> declared;
     synchronized (this) {
       all = List.copyOf(connections);
+      declared = List.copyOf(handOvers);
     }
     List<String> out = new ArrayList<>();
+    for (HandOver h : declared) {
+      long b =
+          all.stream()
+              .filter(c -> c.pod.equals(h.to()) && c.firstArrival - h.declaredAt() > 0)
+              .mapToLong(c -> c.firstArrival)
+              .min()
+              .orElse(Long.MAX_VALUE);
+      for (Connection x : all) {
+        if (x.pod.equals(h.from()) && b != Long.MAX_VALUE && x.firstArrival - b > 0) {
+          out.add(
+              "a connection reached "
+                  + h.from()
+                  + "'s application at "
+                  + x.firstArrival
+                  + ", "
+                  + (x.firstArrival - b) / 1_000_000
+                  + " ms after "
+                  + h.to()
+                  + "'s was first reached: the old gate opened again");
+        }
+      }
+    }
     for (Connection x : all) {
       List<Long> sent = x.sent();
       for (Connection y : all) {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A real redis-server process on a free loopback port, for the demo and the tests: started, killed
@@ -22,21 +23,32 @@ public final class LocalRedis implements AutoCloseable {
   private final String binary;
   private final Path dir;
   private final List<String> extraArgs;
+  private final Map<String, String> env;
   private int port;
   private Process process;
   private volatile boolean frozen;
 
-  private LocalRedis(String binary, Path dir, List<String> extraArgs) {
+  private LocalRedis(String binary, Path dir, List<String> extraArgs, Map<String, String> env) {
     this.binary = binary;
     this.dir = dir;
     this.extraArgs = extraArgs;
+    this.env = env;
   }
 
   /** Starts a redis-server on a free port; extra arguments go to its command line. */
   public static LocalRedis start(String... extraArgs) {
+    return start(Map.of(), extraArgs);
+  }
+
+  /** The same, with {@code env} added to its environment (an LD_PRELOAD, say). */
+  public static LocalRedis start(Map<String, String> env, String... extraArgs) {
     try {
       LocalRedis redis =
-          new LocalRedis(binary(), Files.createTempDirectory("baton-redis"), List.of(extraArgs));
+          new LocalRedis(
+              binary(),
+              Files.createTempDirectory("baton-redis"),
+              List.of(extraArgs),
+              Map.copyOf(env));
       redis.port = FreePorts.any();
       redis.launch();
       return redis;
@@ -226,11 +238,10 @@ public final class LocalRedis implements AutoCloseable {
                 "--logfile",
                 dir.resolve("redis.log").toString()));
     cmd.addAll(extraArgs);
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
     process =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("stdout.log").toFile())
-            .start();
+        pb.redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {

@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class PausableProxy implements AutoCloseable {
 
   private final ServerSocket listener;
-  private final InetSocketAddress target;
+  private volatile InetSocketAddress target;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
   private final Object gate = new Object();
   private volatile boolean paused;
@@ -43,6 +43,17 @@ public final class PausableProxy implements AutoCloseable {
 
   public int port() {
     return listener.getLocalPort();
+  }
+
+  /**
+   * Forwards to {@code host:port} from now on, and breaks every connection it carries, as clients
+   * of a Redis Sentinel find the promoted replica: their connections to the old master break, and
+   * they connect again to the address that now names the master.
+   */
+  public void retarget(String host, int port) {
+    target = new InetSocketAddress(host, port);
+    sockets.forEach(PausableProxy::closeQuietly);
+    sockets.clear();
   }
 
   /** Stops forwarding; what is sent meanwhile arrives after {@link #resume()}. */

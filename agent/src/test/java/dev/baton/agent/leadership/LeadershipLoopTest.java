@@ -151,6 +151,29 @@ class LeadershipLoopTest {
   }
 
   @Test
+  void aBeliefInATermOlderThanOneThePodWasShownOpensNothing() {
+    leaderSeen(5);
+    loop.feed(new GateMachine.Belief(false, 5, now()));
+    sent.clear();
+    // A read that was on its way from before the term moved on: leader, term 3.
+    loop.feed(new GateMachine.Belief(true, 3, now() + TTL - 100 * MS));
+    loop.feed(new GateMachine.Tick());
+    assertThat(sent).noneMatch(c -> c instanceof GateMachine.Take);
+    assertThat(loop.state().open()).isFalse();
+  }
+
+  @Test
+  void aTakeRefusedForANewerTermKeepsTheGateShut() {
+    leaderSeen(3);
+    answerLast(3, 1); // the key records a newer term
+    clock.addAndGet(50 * MS);
+    loop.feed(new GateMachine.Tick());
+    assertThat(loop.state().open()).isFalse();
+    assertThat(loop.state().hold()).isNull();
+    assertThat(told).noneMatch(t -> t.startsWith("opened"));
+  }
+
+  @Test
   void aRedisClockThatStepsIsCountedAndAnotherIncarnationIsTold() {
     leaderSeen(3);
     answerLast(1, 1);

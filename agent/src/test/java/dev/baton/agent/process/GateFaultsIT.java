@@ -3,24 +3,17 @@ package dev.baton.agent.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.agent.testing.GateKeys;
+import dev.baton.agent.testing.ProcessAgents;
 import dev.baton.testkit.ByteRecorder;
-import dev.baton.testkit.Kubeconfig;
 import dev.baton.testkit.PausableProxy;
 import dev.baton.testkit.StampedWriter;
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -39,156 +32,67 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(120)
 class GateFaultsIT {
 
-  private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
-  private static final Duration WRITE_EVERY = Duration.ofMillis(2);
+  private static final Duration CONFIRM_WITHIN = ProcessAgents.CONFIRM_WITHIN;
+  private static final Duration WRITE_EVERY = ProcessAgents.WRITE_EVERY;
 
   @TempDir Path dir;
+  private ProcessAgents run;
   private AgentSandbox sandbox;
-  private final List<AutoCloseable> closing = new ArrayList<>();
-  private final Map<String, AgentProcess> agents = new HashMap<>();
-  private final Map<String, PausableProxy> apiProxies = new HashMap<>();
-  private final Map<String, PausableProxy> redisProxies = new HashMap<>();
-  private final java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+  private Map<String, AgentProcess> agents;
+  private Map<String, PausableProxy> apiProxies;
+  private Map<String, PausableProxy> redisProxies;
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    if (sandbox != null) {
-      sandbox.close(); // asserts: no byte reached a demoted pod's application
+    if (run != null) {
+      run.close(); // asserts: no byte reached a demoted pod's application
     }
   }
 
   /** Two pods, each with an agent process that reaches the API (and Redis) through proxies. */
-  private void start(boolean redisProxies) throws IOException {
-    sandbox = new AgentSandbox().pods(2).startOperator();
-    URI api = sandbox.api();
-    for (String pod : List.of("worker-0", "worker-1")) {
-      PausableProxy apiProxy = PausableProxy.to(api.getHost(), api.getPort());
-      closing.add(apiProxy);
-      apiProxies.put(pod, apiProxy);
-      Map<String, String> env = new HashMap<>(sandbox.env(pod, CONFIRM_WITHIN, true));
-      // Ports the agents pick themselves: a port picked here could be taken before they bind.
-      env.put(AgentConfig.LISTEN, "127.0.0.1:0");
-      env.put(AgentConfig.HEALTH_LISTEN, "127.0.0.1:0");
-      Path kubeconfig =
-          Kubeconfig.write(
-              dir.resolve(pod + ".kubeconfig"), "http://127.0.0.1:" + apiProxy.port(), "shop");
-      env.put("KUBECONFIG", kubeconfig.toString());
-      if (redisProxies) {
-        PausableProxy redisProxy = PausableProxy.to("127.0.0.1", sandbox.cluster.redis.port());
-        closing.add(redisProxy);
-        this.redisProxies.put(pod, redisProxy);
-        env.put(AgentConfig.REDIS_URL, "redis://127.0.0.1:" + redisProxy.port());
-      }
-      AgentProcess p = AgentProcess.start(env, dir.resolve(pod + ".log"));
-      closing.add(p);
-      agents.put(pod, p);
-    }
-    for (AgentProcess p : agents.values()) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(
-              () -> {
-                if (!p.alive()) {
-                  throw new AssertionError("an agent ended at its start:\n" + p.log());
-                }
-                return p.ready();
-              });
-    }
-    sandbox.group();
+  private void start(boolean withRedisProxies) throws IOException {
+    run = new ProcessAgents(dir, withRedisProxies);
+    sandbox = run.sandbox;
+    agents = run.agents;
+    apiProxies = run.apiProxies;
+    redisProxies = run.redisProxies;
   }
 
   private String awaitLeadingAgent() {
-    String leader = sandbox.awaitLeader();
-    await().atMost(Duration.ofSeconds(10)).until(() -> leads(leader));
-    return leader;
+    return run.awaitLeadingAgent();
   }
 
   private boolean leads(String pod) {
-    var r = agents.get(pod).get("/v1/leadership");
-    return r != null && r.body().contains("\"leader\":true");
+    return run.leads(pod);
   }
 
-  /** A GET on the agent's probes listener (BATON_AGENT_HEALTH_LISTEN), as the kubelet's. */
   private java.net.http.HttpResponse<String> probe(String pod, String path) throws Exception {
-    return http.send(
-        java.net.http.HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + agents.get(pod).probesPort() + path))
-            .timeout(Duration.ofSeconds(5))
-            .build(),
-        java.net.http.HttpResponse.BodyHandlers.ofString());
+    return run.probe(pod, path);
   }
 
   private static String other(String pod) {
-    return pod.equals("worker-0") ? "worker-1" : "worker-0";
+    return ProcessAgents.other(pod);
   }
 
-  /** A pooled client writing through {@code pod}'s gate, seen to reach its application. */
   private StampedWriter writerThrough(String pod) {
-    long before = sandbox.bytes.frames(pod);
-    StampedWriter w = StampedWriter.start(sandbox.gatePort(pod), WRITE_EVERY);
-    closing.add(w);
-    await().atMost(Duration.ofSeconds(5)).until(() -> sandbox.bytes.frames(pod) > before + 10);
-    return w;
+    return run.writerThrough(pod);
   }
 
-  /** Polls {@code pod}'s gate with stamped round trips until one comes back. */
   private void awaitGateOpen(String pod, Duration within) {
-    await()
-        .atMost(within)
-        .pollInterval(Duration.ofMillis(10))
-        .until(() -> roundTrip(sandbox.gatePort(pod)));
+    run.awaitGateOpen(pod, within);
   }
 
-  private static boolean roundTrip(int port) {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
-      s.setSoTimeout(2000);
-      byte[] frame = ByteRecorder.frame();
-      s.getOutputStream().write(frame);
-      InputStream in = s.getInputStream();
-      return Arrays.equals(frame, in.readNBytes(frame.length));
-    } catch (IOException e) {
-      return false;
-    }
-  }
-
-  /** Goes on writing through the new gate and the old connection for a while, then checks. */
   private void assertNoLateBytes(StampedWriter old, String next) throws InterruptedException {
-    try (StampedWriter fresh = StampedWriter.start(sandbox.gatePort(next), WRITE_EVERY)) {
-      Thread.sleep(500);
-      assertThat(fresh.broken()).as("the new leader's connection").isFalse();
-    }
-    assertThat(old.broken()).as("the old leader's pooled connection was cut").isTrue();
-    assertThat(sandbox.bytes.violations())
-        .as("bytes that reached the demoted pod's application")
-        .isEmpty();
+    run.assertNoLateBytes(old, next);
   }
 
-  /**
-   * A pooled client writes through the leader's gate; then the leader's API reads hang (its agent
-   * sees no demotion, and confirms nothing), the operator moves leadership, and {@code fault} runs
-   * at once: the old gate may still be open. The new gate must open, and nothing reach the old app.
-   */
   private void handOverWhileTheOldReadsHang(Runnable fault, Duration openWithin) throws Exception {
     start(false);
-    String old = awaitLeadingAgent();
-    String next = other(old);
-    StampedWriter w = writerThrough(old);
-
-    apiProxies.get(old).pause();
-    sandbox.cluster.setReady(old, false);
-    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
-    fault.run();
-
-    awaitGateOpen(next, openWithin);
-    assertNoLateBytes(w, next);
-    assertThat(agents.get(next).log() + agents.get(old).log())
+    List<String> moved = run.handOverWhileTheOldReadsHang(fault, openWithin);
+    assertThat(agents.get(moved.get(1)).log() + agents.get(moved.get(0)).log())
         .as("the key's loss was met: a take that waits, or a re-take within the deadline")
         .containsAnyOf(
             "this gate opens only after holding the key", "was lost from Redis while this gate");
-    apiProxies.get(old).resume();
   }
 
   @Test
