@@ -47,10 +47,16 @@ public class Sandbox implements AutoCloseable {
 
   /** A sandbox on an API that was started with, say, fault injection or request counting. */
   public Sandbox(KubernetesUnderTest kube, OperatorLauncher launcher) {
+    this(kube, launcher, Map.of());
+  }
+
+  /** The same, its redis-server started with {@code redisEnv} (a {@link SteppedClock}'s, say). */
+  public Sandbox(
+      KubernetesUnderTest kube, OperatorLauncher launcher, Map<String, String> redisEnv) {
     this.kube = kube;
     this.launcher = launcher;
     client = kube.client();
-    redis = LocalRedis.start();
+    redis = LocalRedis.start(redisEnv);
     env.put("BATON_REDIS_URL", redis.url());
     env.put("BATON_HTTP_PORT", "0");
     env.put("BATON_LEADER_ELECTION", "false");

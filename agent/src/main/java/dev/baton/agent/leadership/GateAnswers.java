@@ -34,8 +34,9 @@ final class GateAnswers {
       taken(t, a);
     } else if (call instanceof GateMachine.Renew n) {
       renewed(n, a);
-    } else if (call instanceof GateMachine.ReadHolder) {
+    } else if (call instanceof GateMachine.ReadHolder h) {
       holderRead(x);
+      watch(h.key(), x, a.answeredNanos());
     }
     r.apply(null);
     r.keyWork(); // lets a hold go at once if the pod was demoted while the call ran
@@ -157,6 +158,20 @@ final class GateAnswers {
                 : "the gate key " + n.hold().key() + " is no longer this agent's");
         r.drop();
       }
+    }
+  }
+
+  /**
+   * A follower watches the hold too: a value it found unchanged for a whole ttl, read before its
+   * promotion, lets its first take after the promotion go ahead at once, since its holder renewed
+   * nothing for that long (a holder that died is replaced sooner).
+   */
+  private void watch(String key, GateKey.Answer x, long answeredNanos) {
+    if (x == null || x.code() != 1 || GateValue.parse(x.found()) == null) {
+      return;
+    }
+    if (r.watched == null || !r.watched.key().equals(key) || !r.watched.value().equals(x.found())) {
+      r.watched = new GateMachine.Watched(key, x.found(), answeredNanos);
     }
   }
 

@@ -6,7 +6,9 @@ import dev.baton.bench.Percentiles;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.SteppedClock;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +63,10 @@ public final class AgentBench {
       throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");
     }
     Path dir = Files.createDirectories(config.out().resolve("agent"));
-    try (Sandbox cluster = new Sandbox(BatonOperator::launch);
+    try (SteppedClock clock = new SteppedClock();
+        Sandbox cluster =
+            new Sandbox(
+                KubernetesUnderTest.fromEnvironment(), BatonOperator::launch, clock.environment());
         AgentFleet fleet = new AgentFleet(cluster, jar, dir, CONFIRM_WITHIN)) {
       for (int i = 0; i < PODS; i++) {
         cluster.createPod(pod(i), APP);
@@ -270,7 +275,7 @@ public final class AgentBench {
               + " JVM's defaults size the heap from the machine's memory.");
       new AgentFootprint(fleet, cluster, jar, entrypoint, dir).idleFollowerRows(f);
 
-      faults(cluster, fleet, faults);
+      faults(cluster, fleet, faults, clock);
     }
   }
 
@@ -278,7 +283,8 @@ public final class AgentBench {
    * The fault rows, run last so that every figure above is taken as before: the agents restart
    * behind proxies for them.
    */
-  private void faults(Sandbox cluster, AgentFleet fleet, Report.Section s) throws Exception {
+  private void faults(Sandbox cluster, AgentFleet fleet, Report.Section s, SteppedClock clock)
+      throws Exception {
     int trials = config.faultTrials();
     FaultTrial.Fault previous = null;
     for (FaultTrial.Fault fault : FaultTrial.Fault.values()) {
@@ -293,7 +299,7 @@ public final class AgentBench {
       long late = 0;
       int cut = 0;
       for (int t = 0; t < trials; t++) {
-        FaultTrial.Outcome o = new FaultTrial(cluster, fleet, fault).run();
+        FaultTrial.Outcome o = new FaultTrial(cluster, fleet, fault, clock).run();
         fromFault.add(o.fromFaultMillis());
         fromApi.add(o.fromApiMillis());
         late += o.lateFrames();

@@ -210,6 +210,11 @@ final class AgentFleet implements AutoCloseable {
     return redisProxies.get(pod);
   }
 
+  /** Every agent's proxy to Redis (see startBehindProxies). */
+  java.util.Collection<PausableProxy> redisProxies() {
+    return redisProxies.values();
+  }
+
   /** What reached every pod's application. */
   ByteRecorder bytes() {
     return bytes;

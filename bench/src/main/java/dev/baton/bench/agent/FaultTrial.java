@@ -1,8 +1,10 @@
 package dev.baton.bench.agent;
 
 import dev.baton.bench.Waits;
+import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.Sandbox;
 import dev.baton.testkit.StampedWriter;
+import dev.baton.testkit.SteppedClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,11 +39,24 @@ final class FaultTrial {
         "old agent SIGSTOPped, leadership moved, the new gate open, then SIGCONT",
         "confirmWithin (2 s): the frozen agent's hold runs out at most that long after its last"
             + " renewal"),
+    REDIS_FROM_SNAPSHOT(
+        "Redis crashed and back from an RDB saved 4 s earlier, once the operator moved"
+            + " leadership, the old agent's API reads hanging",
+        "confirmWithin (2 s): a value another incarnation of Redis wrote counts as absent; a"
+            + " take of it holds it that long before its gate opens"),
+    CLOCK_STEPPED(
+        "Redis's wall clock stepped 2.5 s forward once the operator moved leadership, the old"
+            + " agent's API reads hanging",
+        "none: no gate script decides by Redis's clock"),
     REDIS_CUT_OFF(
         "Redis unreachable from the leader's agent alone; the pod set not ready once its /readyz"
             + " says 503",
         "confirmWithin (2 s) since Redis last answered, and a call failed, before /readyz says"
-            + " 503; a kubelet adds up to its probe period (2 s in the examples)");
+            + " 503; a kubelet adds up to its probe period (2 s in the examples)"),
+    REPLICA_PROMOTED(
+        "a replica that stopped following 3 s earlier promoted and the agents' connections moved"
+            + " to it, once the operator moved leadership, the old agent's API reads hanging",
+        "confirmWithin (2 s), as for a snapshot: the promoted replica is another incarnation");
 
     final String description;
     final String anchor;
@@ -57,7 +72,7 @@ final class FaultTrial {
      * stall the agents across a restart for the proxy's sake, not theirs.
      */
     boolean redisBehindProxies() {
-      return this == REDIS_CUT_OFF;
+      return this == REDIS_CUT_OFF || this == REPLICA_PROMOTED;
     }
   }
 
@@ -78,11 +93,17 @@ final class FaultTrial {
   private final Sandbox cluster;
   private final AgentFleet fleet;
   private final Fault fault;
+  private final SteppedClock clock;
+  private LocalRedis replica;
 
-  FaultTrial(Sandbox cluster, AgentFleet fleet, Fault fault) {
+  /**
+   * @param clock the sandbox Redis's wall clock, which the clock fault steps
+   */
+  FaultTrial(Sandbox cluster, AgentFleet fleet, Fault fault, SteppedClock clock) {
     this.cluster = cluster;
     this.fleet = fleet;
     this.fault = fault;
+    this.clock = clock;
   }
 
   /** When the fault was injected, the API call moved leadership, and the new gate first echoed. */
@@ -103,6 +124,7 @@ final class FaultTrial {
             case KEY_DELETED, REDIS_RESTARTED_EMPTY -> loseTheKeyMidHandOver(old);
             case OLD_AGENT_FROZEN -> freezeTheOldAgent(old);
             case REDIS_CUT_OFF -> cutRedisOff(old);
+            case REDIS_FROM_SNAPSHOT, CLOCK_STEPPED, REPLICA_PROMOTED -> redisFaultMidHandOver(old);
           };
       Waits.until(
           () -> pool.stream().allMatch(StampedWriter::broken),
@@ -132,6 +154,40 @@ final class FaultTrial {
       cluster.redis.command("DEL", GATE_KEY);
     } else {
       cluster.redis.restart(false);
+    }
+    long opened = awaitNewGate(old);
+    Waits.sleep(WRITING_ON);
+    return new Instants(injected, apiCall, opened);
+  }
+
+  /**
+   * A Redis that brings back older values (a snapshot, a promoted replica), or whose clock steps,
+   * just after the operator moved leadership while the old agent's API reads hang.
+   */
+  private Instants redisFaultMidHandOver(String old) {
+    if (fault == Fault.REDIS_FROM_SNAPSHOT) {
+      cluster.redis.command("SAVE");
+      Waits.sleep(Duration.ofSeconds(4)); // the leader renews meanwhile: the snapshot is older
+    } else if (fault == Fault.REPLICA_PROMOTED) {
+      replica =
+          LocalRedis.start("--replicaof", "127.0.0.1", Integer.toString(cluster.redis.port()));
+      AgentBench.await(
+          () -> replica.command("INFO", "replication").contains("master_link_status:up"),
+          Duration.ofSeconds(20),
+          "the replica in sync");
+      Waits.sleep(Duration.ofSeconds(1));
+      replica.command("REPLICAOF", "NO", "ONE");
+      Waits.sleep(Duration.ofSeconds(3)); // it holds the key as it was 3 s before it is used
+    }
+    fleet.apiProxy(old).pause();
+    long apiCall = System.nanoTime();
+    cluster.setReady(old, false);
+    awaitLeaderOtherThan(old);
+    long injected = System.nanoTime();
+    switch (fault) {
+      case REDIS_FROM_SNAPSHOT -> cluster.redis.crashAndRestoreLastSnapshot();
+      case CLOCK_STEPPED -> clock.step(2500);
+      default -> fleet.redisProxies().forEach(p -> p.retarget("127.0.0.1", replica.port()));
     }
     long opened = awaitNewGate(old);
     Waits.sleep(WRITING_ON);
@@ -198,6 +254,13 @@ final class FaultTrial {
   }
 
   private void restore(String old) {
+    if (fault == Fault.CLOCK_STEPPED) {
+      clock.step(-2500);
+    }
+    if (replica != null) {
+      fleet.redisProxies().forEach(p -> p.retarget("127.0.0.1", cluster.redis.port()));
+      replica.close();
+    }
     if (fleet.apiProxy(old) != null) {
       fleet.apiProxy(old).resume();
     }
