@@ -1,8 +1,12 @@
 -- A hold renews itself: its seq goes up, so a taker watching it starts its wait over.
 -- KEYS[1] the gate key   KEYS[2] the highest term any take wrote (gate-take.lua)
 -- ARGV[1] this hold   ARGV[2] its term
--- ARGV[3] '1' when an absent key may be taken again: the agent's gate is open and this renewal
---         was sent before its deadline, so no other gate can have opened since the key was lost
+-- ARGV[3] the hold name an absent key is taken again under, or '' when it may not be: the agent's
+--         gate is open and this renewal was sent before its deadline. The name is fresh for every
+--         renewal, so a re-take never writes a value some taker watched before (the same value
+--         back would look unrenewed to it); the agent opens on the answer only if it comes back
+--         before that deadline, since a renewal that ran late may find a key lost after another
+--         gate opened
 -- ARGV[4] '1' when this renewal proves a hold taken from an absent key (sent a whole
 --         confirmWithin after the take's answer): the value then says so, for the followers
 -- ARGV[5] the key's own lifetime in ms
@@ -29,8 +33,8 @@ if not cur then
   if term < (tonumber(redis.call('GET', KEYS[2]) or '0') or 0) then
     return {0, raw or '', inc, now}
   end
-  if ARGV[3] == '1' then
-    write(KEYS[1], 'H', term, 0, inc, ARGV[1], ARGV[5])
+  if ARGV[3] ~= '' then
+    write(KEYS[1], 'H', term, 0, inc, ARGV[3], ARGV[5])
     redis.call('SET', KEYS[2], term, 'PX', ARGV[5])
     tell(KEYS[1])
     return {3, raw or '', inc, now}

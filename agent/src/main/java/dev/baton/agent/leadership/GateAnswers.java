@@ -139,16 +139,36 @@ final class GateAnswers {
       return; // let go meanwhile, or no answer: the deadline closes the gates if this goes on
     }
     switch (x.code()) {
-      case 1, 3 -> {
-        r.hold = r.hold.renewed(a.sentNanos(), r.c.ttlNanos() - r.c.marginNanos());
-        if (x.code() == 3) {
+      case 1 -> r.hold = r.hold.renewed(a.sentNanos(), r.c.ttlNanos() - r.c.marginNanos());
+      case 3 -> {
+        if (a.answeredNanos() - r.hold.untilNanos() >= 0) {
+          // Sent before the deadline, but it may have run after it, when another gate could have
+          // opened on the lost key: this gate stays closed, and the key it wrote goes stale.
           r.log(
               true,
               "the gate key "
                   + n.hold().key()
-                  + " was lost from Redis while this gate was open; taken again within its"
-                  + " deadline, connections kept");
+                  + " was lost from Redis and taken again by a renewal answered after this gate's"
+                  + " deadline: the gate stays closed and that hold is left to go stale");
+          r.drop();
+          return;
         }
+        r.hold =
+            new GateRule.Hold(
+                    r.hold.key(),
+                    n.retakeAs(),
+                    r.hold.term(),
+                    true,
+                    r.hold.openAfterNanos(),
+                    r.hold.untilNanos(),
+                    r.hold.lastSentNanos())
+                .renewed(a.sentNanos(), r.c.ttlNanos() - r.c.marginNanos());
+        r.log(
+            true,
+            "the gate key "
+                + n.hold().key()
+                + " was lost from Redis while this gate was open; taken again within its"
+                + " deadline, connections kept");
       }
       default -> {
         r.log(

@@ -128,7 +128,7 @@ final class GateKey {
           List.of(WARM_UP_KEY, termKey(WARM_UP_KEY)),
           "warm-up",
           "0",
-          "0",
+          "",
           "0",
           Long.toString(KEY_LIFETIME_MILLIS));
     } catch (RuntimeException e) {
@@ -167,13 +167,16 @@ final class GateKey {
         TAKE, key, hold, Long.toString(term), expected, Long.toString(KEY_LIFETIME_MILLIS));
   }
 
-  Answer renew(String key, String hold, long term, boolean retake, boolean prove) {
+  /**
+   * @param retakeAs the hold name an absent key is taken again under, or "" when it may not be
+   */
+  Answer renew(String key, String hold, long term, String retakeAs, boolean prove) {
     return answer(
         RENEW,
         key,
         hold,
         Long.toString(term),
-        retake ? "1" : "0",
+        retakeAs,
         prove ? "1" : "0",
         Long.toString(KEY_LIFETIME_MILLIS));
   }

@@ -114,11 +114,14 @@ final class GateMachine {
   record Take(String key, String hold, long term, String expected) implements Call {}
 
   /**
+   * @param retakeAs the hold name an absent key is taken again under: fresh for every renewal, so
+   *     that a re-take never writes a value some taker may have watched before; null: never
    * @param retakeBeforeNanos an absent key may be taken again only by a renewal sent before this
    *     (the gate's deadline, while it is open); {@link Long#MIN_VALUE}: never
    * @param prove this renewal proves a hold taken from an absent key
    */
-  record Renew(GateRule.Hold hold, long retakeBeforeNanos, boolean prove) implements Call {}
+  record Renew(GateRule.Hold hold, String retakeAs, long retakeBeforeNanos, boolean prove)
+      implements Call {}
 
   /** Marks a proven hold released: only ever after its gates closed. */
   record LetGo(GateRule.Hold hold) implements Call {}
@@ -136,7 +139,8 @@ final class GateMachine {
    * What the agent knows. Times are {@link System#nanoTime()} values.
    *
    * @param newestTerm the highest term this pod was ever shown: nothing opens for a lower one
-   * @param holdsEnded how many holds this process has had and ended: its next hold's number
+   * @param holdNames how many hold names this process has given out: the next one's number (a
+   *     take's, or a re-take's that a renewal carries)
    * @param keyPresentOn the incarnation of Redis this agent last saw the group's key on
    */
   record State(
@@ -152,7 +156,7 @@ final class GateMachine {
       long lastTake,
       long lastHolderRead,
       long lastFactsRead,
-      long holdsEnded,
+      long holdNames,
       Watched watched,
       boolean open,
       long openUntil,
@@ -187,7 +191,7 @@ final class GateMachine {
           at(lastTake, delta, floor),
           at(lastHolderRead, delta, floor),
           at(lastFactsRead, delta, floor),
-          holdsEnded,
+          holdNames,
           watched == null
               ? null
               : new Watched(watched.key(), watched.value(), at(watched.sinceNanos(), delta, floor)),
@@ -263,7 +267,7 @@ final class GateMachine {
     long lastTake;
     long lastHolderRead;
     long lastFactsRead;
-    long holdsEnded;
+    long holdNames;
     Watched watched;
     boolean open;
     long openUntil;
@@ -287,7 +291,7 @@ final class GateMachine {
       lastTake = s.lastTake();
       lastHolderRead = s.lastHolderRead();
       lastFactsRead = s.lastFactsRead();
-      holdsEnded = s.holdsEnded();
+      holdNames = s.holdNames();
       watched = s.watched();
       open = s.open();
       openUntil = s.openUntil();
@@ -311,7 +315,7 @@ final class GateMachine {
           lastTake,
           lastHolderRead,
           lastFactsRead,
-          holdsEnded,
+          holdNames,
           watched,
           open,
           openUntil,
@@ -414,7 +418,7 @@ final class GateMachine {
     void drop() {
       if (hold != null) {
         hold = null;
-        holdsEnded++;
+        holdNames++;
       }
     }
 
@@ -469,7 +473,7 @@ final class GateMachine {
           effects.add(
               new Take(
                   key,
-                  GateValue.hold(c.namespace(), c.pod(), term, c.nonce(), holdsEnded),
+                  GateValue.hold(c.namespace(), c.pod(), term, c.nonce(), holdNames),
                   term,
                   expected));
         }
@@ -477,7 +481,13 @@ final class GateMachine {
         boolean proofDue = !hold.proven() && now - hold.openAfterNanos() >= 0;
         if (proofDue || now - hold.lastSentNanos() >= c.renewEveryNanos()) {
           callPending = true;
-          effects.add(new Renew(hold, open ? hold.untilNanos() : Long.MIN_VALUE, proofDue));
+          String retakeAs = null;
+          if (open) {
+            retakeAs = GateValue.hold(c.namespace(), c.pod(), hold.term(), c.nonce(), holdNames);
+            holdNames++;
+          }
+          effects.add(
+              new Renew(hold, retakeAs, open ? hold.untilNanos() : Long.MIN_VALUE, proofDue));
         } else if (now - lastFactsRead > c.redisFactsEveryNanos()) {
           readFacts(key);
         }

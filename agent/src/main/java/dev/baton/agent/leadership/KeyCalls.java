@@ -53,8 +53,12 @@ final class KeyCalls {
       return gateKey.take(t.key(), t.hold(), t.term(), t.expected());
     }
     if (call instanceof GateMachine.Renew n) {
-      boolean retake = n.retakeBeforeNanos() != Long.MIN_VALUE && sent - n.retakeBeforeNanos() < 0;
-      return gateKey.renew(n.hold().key(), n.hold().value(), n.hold().term(), retake, n.prove());
+      boolean retake =
+          n.retakeAs() != null
+              && n.retakeBeforeNanos() != Long.MIN_VALUE
+              && sent - n.retakeBeforeNanos() < 0;
+      return gateKey.renew(
+          n.hold().key(), n.hold().value(), n.hold().term(), retake ? n.retakeAs() : "", n.prove());
     }
     if (call instanceof GateMachine.LetGo l) {
       return gateKey.letGo(l.hold().key(), l.hold().value());

@@ -209,6 +209,7 @@ record GateModel(
       if (e instanceof GateMachine.Call call) {
         boolean retake =
             call instanceof GateMachine.Renew n
+                && n.retakeAs() != null
                 && n.retakeBeforeNanos() != Long.MIN_VALUE
                 && now - n.retakeBeforeNanos() < 0;
         f.add(new Flight(i, call, now, retake, false, null, false));
@@ -595,8 +596,10 @@ record GateModel(
     String hold;
     if (f.call() instanceof GateMachine.Take t && (code == 1 || code == 2)) {
       hold = t.hold();
-    } else if (f.call() instanceof GateMachine.Renew n && (code == 1 || code == 3)) {
+    } else if (f.call() instanceof GateMachine.Renew n && code == 1) {
       hold = n.hold().value();
+    } else if (f.call() instanceof GateMachine.Renew n && code == 3) {
+      hold = n.retakeAs();
     } else {
       return this;
     }
@@ -714,6 +717,7 @@ record GateModel(
     if (c instanceof GateMachine.Renew n) {
       return new GateMachine.Renew(
           n.hold().shifted(delta, floor),
+          n.retakeAs(),
           n.retakeBeforeNanos() == Long.MIN_VALUE
               ? Long.MIN_VALUE
               : Math.max(n.retakeBeforeNanos() + delta, floor),

@@ -60,11 +60,14 @@ class GateScriptsDifferentialIT {
         } else if (op < 55 && !holds.isEmpty()) {
           String hold = pick(random, holds);
           long term = Long.parseLong(hold.split(":")[2]);
-          boolean retake = random.nextBoolean();
+          String retakeAs = random.nextBoolean() ? "" : hold + ".r" + step;
+          if (!retakeAs.isEmpty()) {
+            holds.add(retakeAs);
+          }
           boolean prove = random.nextBoolean();
-          what = "renew " + hold + " retake " + retake + " prove " + prove;
-          answer = real.renew(KEY, hold, term, retake, prove);
-          expected = model.renew(hold, term, retake, prove);
+          what = "renew " + hold + " retake as '" + retakeAs + "' prove " + prove;
+          answer = real.renew(KEY, hold, term, retakeAs, prove);
+          expected = model.renew(hold, term, retakeAs, prove);
         } else if (op < 70 && !holds.isEmpty()) {
           String hold = pick(random, holds);
           what = "let go " + hold;

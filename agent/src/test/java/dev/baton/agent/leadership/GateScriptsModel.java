@@ -55,7 +55,7 @@ record GateScriptsModel(String incarnation, String value, long highest, long clo
     return new Result(answer(0, value), this);
   }
 
-  Result renew(String hold, long term, boolean retake, boolean prove) {
+  Result renew(String hold, long term, String retakeAs, boolean prove) {
     GateValue cur = current();
     if (cur != null && cur.hold().equals(hold) && cur.state() != GateValue.RELEASED) {
       char state = prove ? GateValue.HELD : cur.state();
@@ -65,8 +65,8 @@ record GateScriptsModel(String incarnation, String value, long highest, long clo
       if (term < highest) {
         return new Result(answer(0, found()), this);
       }
-      return retake
-          ? new Result(answer(3, found()), with(GateValue.HELD, term, 0, hold).highest(term))
+      return !retakeAs.isEmpty()
+          ? new Result(answer(3, found()), with(GateValue.HELD, term, 0, retakeAs).highest(term))
           : new Result(answer(2, found()), this);
     }
     return new Result(answer(0, value), this);
@@ -91,7 +91,7 @@ record GateScriptsModel(String incarnation, String value, long highest, long clo
       return take(t.hold(), t.term(), t.expected());
     }
     if (call instanceof GateMachine.Renew n) {
-      return renew(n.hold().value(), n.hold().term(), retake, n.prove());
+      return renew(n.hold().value(), n.hold().term(), retake ? n.retakeAs() : "", n.prove());
     }
     if (call instanceof GateMachine.LetGo l) {
       return letGo(l.hold().value());
