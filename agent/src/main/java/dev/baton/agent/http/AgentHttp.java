@@ -33,6 +33,15 @@ import org.slf4j.LoggerFactory;
  */
 public final class AgentHttp implements AutoCloseable {
 
+  static {
+    // The JDK's server writes an answer's headers and body apart and leaves Nagle's algorithm on:
+    // on a kept-alive connection the body then waits for the client's delayed ACK, about 40 ms
+    // for every answer. Read once, when the JVM's first HttpServer is made.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
+  }
+
   private static final Logger log = LoggerFactory.getLogger(AgentHttp.class);
   private static final ObjectMapper JSON =
       new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);

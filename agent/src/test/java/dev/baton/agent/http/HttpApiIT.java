@@ -163,6 +163,16 @@ class HttpApiIT {
         .isGreaterThan(second.body.get("token").asLong());
   }
 
+  /**
+   * The JDK's server writes headers and body apart and leaves Nagle's algorithm on unless told:
+   * every answer on a kept-alive connection then waits for the client's delayed ACK (about 40 ms).
+   * The agent's server is made with it off (the time itself is the benchmark's to show).
+   */
+  @Test
+  void theServerSendsWithNagleOff() {
+    assertThat(System.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
+  }
+
   @Test
   void anUnknownKeyIs404AndMalformedParametersAre400() throws Exception {
     Reply unknown = post(a0, "/v1/locks/shop/no-such-lock?ttl=10s");
