@@ -19,12 +19,43 @@ public final class LockOwner {
   public static final String POD_NAME = "POD_NAME";
   public static final String POD_UID = "POD_UID";
 
+  /** What a part's name may be: it sits in the value's suffix, before a '~'. */
+  private static final java.util.regex.Pattern PART =
+      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
   private final String id;
   private final boolean pod;
+  private final String part;
 
-  private LockOwner(String id, boolean pod) {
+  private LockOwner(String id, boolean pod, String part) {
     this.id = id;
     this.pod = pod;
+    this.part = part;
+  }
+
+  private LockOwner(String id, boolean pod) {
+    this(id, pod, null);
+  }
+
+  /**
+   * One part of this owner, such as one container or job of a pod: its values carry {@code part} in
+   * their suffix ({@code <id>:<part>~<random>}), so that it neither renews nor releases a hold of
+   * the owner's other parts, nor they its. The operator still sees the pod (and reaps with it).
+   *
+   * @throws IllegalArgumentException unless {@code part} is 1 to 128 letters, digits, '.', '_' or
+   *     '-'
+   */
+  public LockOwner part(String part) {
+    if (part == null || !PART.matcher(part).matches()) {
+      throw new IllegalArgumentException(
+          "an owner's part must be 1 to 128 letters, digits, '.', '_' or '-'");
+    }
+    return new LockOwner(id, pod, part);
+  }
+
+  /** The part this owner is, or null for the whole owner. */
+  public String part() {
+    return part;
   }
 
   public static LockOwner pod(String namespace, String name, String uid) {
@@ -69,18 +100,27 @@ public final class LockOwner {
     return new LockOwner(id, false);
   }
 
-  /** A fresh value for one acquisition: this owner's id, a colon and 16 random hex digits. */
+  /**
+   * A fresh value for one acquisition: this owner's id, a colon, its part and a '~' if it is one,
+   * and 16 random hex digits.
+   */
   public String newValue() {
-    return id + ":" + LockValues.random();
+    return id + ":" + (part == null ? "" : part + "~") + LockValues.random();
   }
 
   /**
    * Whether {@code value} is one of this owner's ({@link #newValue()}): its id, a colon and a
-   * suffix without one, so that an external id {@code a} never claims the values of {@code a:b}.
+   * suffix without one, so that an external id {@code a} never claims the values of {@code a:b}; a
+   * part's values name that part before a '~', the whole owner's name none.
    */
-  boolean wrote(String value) {
+  public boolean wrote(String value) {
     String prefix = id + ":";
-    return value != null && value.startsWith(prefix) && value.indexOf(':', prefix.length()) < 0;
+    if (value == null || !value.startsWith(prefix) || value.indexOf(':', prefix.length()) >= 0) {
+      return false;
+    }
+    String suffix = value.substring(prefix.length());
+    int tilde = suffix.lastIndexOf('~');
+    return part == null ? tilde < 0 : tilde >= 0 && suffix.substring(0, tilde).equals(part);
   }
 
   /** {@code pod:<namespace>/<name>/<uid>} or the external id. */

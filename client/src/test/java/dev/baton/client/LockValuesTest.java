@@ -69,4 +69,23 @@ class LockValuesTest {
     assertThat(LockKeys.forResource("shop", "m").key()).isEqualTo("shop/m");
     assertThatThrownBy(() -> new LockKeys("a{b}")).hasMessageContaining("braces");
   }
+
+  @Test
+  void aPartOfAnOwnerClaimsOnlyItsOwnValues() {
+    LockOwner pod = LockOwner.pod("shop", "app-0", "u1");
+    LockOwner job = pod.part("job-1");
+    String whole = pod.newValue();
+    String mine = job.newValue();
+    assertThat(mine).startsWith("pod:shop/app-0/u1:job-1~");
+    assertThat(LockValues.holder(mine)).isEqualTo("shop/app-0");
+    assertThat(LockValues.parsePod(mine).orElseThrow().uid()).isEqualTo("u1");
+    assertThat(job.wrote(mine)).isTrue();
+    assertThat(job.wrote(whole)).isFalse();
+    assertThat(pod.wrote(mine)).isFalse();
+    assertThat(pod.wrote(whole)).isTrue();
+    assertThat(pod.part("job-2").wrote(mine)).isFalse();
+    assertThat(pod.part("job").wrote(mine)).isFalse();
+    assertThatThrownBy(() -> pod.part("a:b")).hasMessageContaining("1 to 128 letters");
+    assertThatThrownBy(() -> pod.part("")).hasMessageContaining("1 to 128 letters");
+  }
 }
