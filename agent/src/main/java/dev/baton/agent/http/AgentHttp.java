@@ -121,6 +121,20 @@ public final class AgentHttp implements AutoCloseable {
           events.stream(ex);
         } else if (path.startsWith(LOCKS) && path.length() > LOCKS.length()) {
           lock(ex, method, path.substring(LOCKS.length()));
+        } else if (DaprLocks.handles(path)) {
+          LockService.Outcome out =
+              DaprLocks.answer(
+                  method,
+                  path,
+                  ex.getRequestURI().getRawQuery(),
+                  ex.getRequestBody().readAllBytes(),
+                  locks);
+          metrics.lockRequest(
+              path.startsWith(DaprLocks.LOCK) ? "dapr-lock" : "dapr-unlock", out.status());
+          json(ex, out.status(), out.body());
+        } else if (path.equals("/")) {
+          requireMethod(method, "GET");
+          elector(ex);
         } else {
           json(ex, 404, error("no such endpoint: " + path));
         }
@@ -175,6 +189,18 @@ public final class AgentHttp implements AutoCloseable {
     }
   }
 
+  /**
+   * The Kubernetes {@code leader-elector} sidecar's answer, {@code {"name": "<leader pod>"}} (""
+   * while no gate is open that this agent knows of), on {@code GET /} of the same default port
+   * (4040), so that its users switch by changing the image.
+   */
+  private void elector(HttpExchange ex) throws IOException {
+    String leader = leadership.view().leaderPod();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("name", leader == null ? "" : leader);
+    json(ex, 200, body);
+  }
+
   private void leadership(HttpExchange ex) throws IOException, InterruptedException {
     Query q = new Query(ex.getRequestURI().getRawQuery());
     q.only("wait", "leader");
@@ -210,31 +236,37 @@ public final class AgentHttp implements AutoCloseable {
       throw new MethodNotAllowed("GET, POST, DELETE");
     }
     String key = key(rawKey);
-    Query q = new Query(ex.getRequestURI().getRawQuery());
+    Query q =
+        new Query(ex.getRequestURI().getRawQuery()).withBody(ex.getRequestBody().readAllBytes());
     LockService.Outcome out;
     if (locks == null) {
-      out =
-          new LockService.Outcome(
-              503, error("locks need Redis: BATON_REDIS_URL is not set for the agent"));
+      out = noRedis();
     } else {
       try {
         switch (operation) {
           case "acquire" -> {
-            q.only("ttl", "wait");
+            q.only("ttl", "wait", "owner");
             Duration ttl = ttl(q).orElse(LockService.DEFAULT_TTL);
-            out = locks.acquire(key, ttl, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
+            out =
+                locks.acquire(
+                    key, owner(q), ttl, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
           }
           case "renew" -> {
-            q.only("ttl");
-            out = locks.renew(key, ttl(q));
+            q.only("ttl", "owner");
+            out = locks.renew(key, owner(q), ttl(q));
           }
           case "state" -> {
-            q.only("wait");
-            out = locks.state(key, q.duration("wait", MAX_WAIT).orElse(Duration.ZERO));
+            q.only("wait", "owner", "atRisk");
+            var wait = q.duration("wait", MAX_WAIT);
+            var atRisk = q.bool("atRisk");
+            if (atRisk.isPresent() && wait.isEmpty()) {
+              throw new Query.BadRequest("parameter 'atRisk' needs 'wait' (the long poll's limit)");
+            }
+            out = locks.state(key, owner(q), wait.orElse(Duration.ZERO), atRisk.orElse(false));
           }
           default -> {
-            q.only();
-            out = locks.release(key);
+            q.only("owner");
+            out = locks.release(key, owner(q));
           }
         }
       } catch (LockUnavailableException e) {
@@ -245,15 +277,42 @@ public final class AgentHttp implements AutoCloseable {
     json(ex, out.status(), out.body());
   }
 
-  private static Optional<Duration> ttl(Query q) {
-    Optional<Duration> ttl = q.duration("ttl", Duration.ofDays(1));
-    if (ttl.isPresent() && ttl.get().toMillis() < 10) {
-      throw new Query.BadRequest("parameter 'ttl' must be at least 10ms");
+  static LockService.Outcome noRedis() {
+    return new LockService.Outcome(
+        503, error("locks need Redis: BATON_REDIS_URL is not set for the agent"));
+  }
+
+  /** The part of the pod a request speaks for ({@code owner}), or null: the pod as a whole. */
+  static String owner(Query q) {
+    return owner(q.text("owner").orElse(null), "owner");
+  }
+
+  static String owner(String owner, String name) {
+    if (owner != null && !OWNER.matcher(owner).matches()) {
+      throw new Query.BadRequest(
+          "'" + name + "' must be 1 to 128 letters, digits, '.', '_' or '-', not '" + owner + "'");
+    }
+    return owner;
+  }
+
+  private static final java.util.regex.Pattern OWNER =
+      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
+
+  static final Duration MIN_TTL = Duration.ofSeconds(1);
+  static final Duration MAX_TTL = Duration.ofHours(1);
+
+  /** A lock's ttl: within a RedisLock's bounds, 1s to 1h. */
+  static Optional<Duration> ttl(Query q) {
+    Optional<Duration> ttl = q.duration("ttl", Duration.ofDays(366));
+    if (ttl.isPresent() && (ttl.get().compareTo(MIN_TTL) < 0 || ttl.get().compareTo(MAX_TTL) > 0)) {
+      throw new Query.BadRequest(
+          "parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not "
+              + q.text("ttl").orElse(""));
     }
     return ttl;
   }
 
-  private static String key(String raw) {
+  static String key(String raw) {
     String key;
     try {
       key = URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);

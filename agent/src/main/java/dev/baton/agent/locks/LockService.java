@@ -60,6 +60,9 @@ public final class LockService {
   private final Supplier<Optional<String>> podUid;
   private final Map<String, LockLease> held = new ConcurrentHashMap<>();
 
+  /** Per key, the hold whose last renewal through this agent Redis did not confirm. */
+  private final Map<String, String> atRiskFor = new ConcurrentHashMap<>();
+
   public LockService(
       RedissonClient redisson, String namespace, String pod, Supplier<Optional<String>> podUid) {
     this.redisson = redisson;
@@ -69,83 +72,121 @@ public final class LockService {
     this.podUid = podUid;
   }
 
-  /** Takes the lock, trying for up to {@code wait}. */
-  public Outcome acquire(String key, Duration ttl, Duration wait) {
-    Optional<BatonLocks> locks = locks();
+  /**
+   * Takes the lock for {@code owner} (null: the pod as a whole), trying for up to {@code wait}. A
+   * key no RedisLock has answers 404 at once; a lock this owner holds already answers 409 at once.
+   */
+  public Outcome acquire(String key, String owner, Duration ttl, Duration wait) {
+    Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
       return uidUnknown();
     }
-    Optional<String> resolved = resolve(key, wait);
+    Optional<String> resolved = resolve(key);
     if (resolved.isEmpty()) {
       return unknown(key);
     }
     String k = resolved.get();
     BatonLock lock = locks.get().lock(k, ttl);
+    Optional<LockLease> mine = hold(k, lock);
+    if (mine.isPresent()) {
+      Map<String, Object> body = new LinkedHashMap<>();
+      body.put(
+          "error",
+          who(owner)
+              + " holds lock "
+              + k
+              + " already: renew it (POST /v1/locks/"
+              + k
+              + "/renew), or release it first");
+      body.put("key", k);
+      body.put("holder", LockValues.holder(mine.get().value()));
+      body.put("yours", true);
+      return new Outcome(409, body);
+    }
     Optional<LockLease> lease = lock.tryAcquire(wait);
     if (lease.isEmpty()) {
+      String value = store.observe(new LockKeys(k)).holder();
+      String holder = value == null ? null : LockValues.holder(value);
       Map<String, Object> body = new LinkedHashMap<>();
-      body.put("error", "lock " + k + " is held");
+      body.put(
+          "error",
+          "lock "
+              + k
+              + (value == null ? " could not be taken in time" : " is held by " + describe(value)));
       body.put("key", k);
-      body.put("holder", lock.holder().orElse(null));
+      body.put("holder", holder);
+      body.put("yours", false);
       return new Outcome(409, body);
     }
     LockLease previous = held.put(k, lease.get());
-    if (previous != null) {
-      previous.release(); // this pod's older hold, replaced by the new one
+    if (previous != null && !previous.value().equals(lease.get().value())) {
+      previous.release(); // an older hold of this pod, replaced by the new one
     }
+    atRiskFor.remove(k);
     return granted(k, lease.get());
   }
 
   /**
-   * Extends this pod's hold by {@code ttl}, else by the ttl it was taken with through this agent,
-   * else by {@link #DEFAULT_TTL}.
+   * Extends {@code owner}'s hold by {@code ttl}, else by the ttl it was taken with through this
+   * agent, else by {@link #DEFAULT_TTL}.
    */
-  public Outcome renew(String key, Optional<Duration> ttl) {
+  public Outcome renew(String key, String owner, Optional<Duration> ttl) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
       return unknown(key);
     }
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return uidUnknown();
+    }
     LockLease lease = held.get(k.get());
-    if (lease == null || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
+    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
+    if (!ours || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
       // A lease is bound to its ttl: another ttl takes a lease of its own for the same hold.
-      Optional<BatonLocks> locks = locks();
-      if (locks.isEmpty()) {
-        return uidUnknown();
-      }
-      Optional<LockLease> adopted = locks.get().lock(k.get(), ttl.orElse(DEFAULT_TTL)).adopt();
+      Optional<LockLease> adopted =
+          locks.get().lock(k.get(), ttl.orElse(ours ? lease.ttl() : DEFAULT_TTL)).adopt();
       if (adopted.isEmpty()) {
-        return gone(k.get(), null);
+        return notHeld(k.get(), owner, ours ? lease.value() : null, ours);
       }
       lease = adopted.get();
     }
     if (!lease.renew()) {
-      return gone(k.get(), lease.value());
+      Outcome out = notHeld(k.get(), owner, lease.value(), true);
+      if (out.status() == 503) {
+        atRiskFor.put(k.get(), lease.value());
+      }
+      return out;
     }
     held.put(k.get(), lease);
+    atRiskFor.remove(k.get());
     return granted(k.get(), lease);
   }
 
-  /** Releases this pod's hold; never another's. */
-  public Outcome release(String key) {
+  /** Releases {@code owner}'s hold; never another's. */
+  public Outcome release(String key, String owner) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
       return unknown(key);
     }
-    LockLease lease = held.remove(k.get());
-    if (lease == null) {
-      Optional<BatonLocks> locks = locks();
-      if (locks.isEmpty()) {
-        return uidUnknown();
-      }
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return uidUnknown();
+    }
+    LockLease lease = held.get(k.get());
+    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
+    if (ours) {
+      held.remove(k.get(), lease);
+    } else {
       lease = locks.get().lock(k.get(), DEFAULT_TTL).adopt().orElse(null);
     }
     if (lease == null || !lease.release()) {
-      Outcome out = gone(k.get(), lease == null ? null : lease.value());
+      Outcome out = notHeld(k.get(), owner, lease == null ? null : lease.value(), ours);
       if (out.status() == 409) {
         out.body().put("released", false);
       }
       return out;
     }
+    atRiskFor.remove(k.get());
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("key", k.get());
     body.put("released", true);
@@ -153,13 +194,17 @@ public final class LockService {
   }
 
   /**
-   * This pod's hold on the lock, at once; or, given a {@code wait}, as soon as the pod no longer
-   * holds it (expired, released, force-released, taken by another, or lost with Redis's data) and
-   * at the latest when the wait is over. A hold counts while it is safe to use by the validity the
-   * library computed, so the answer may come a little before Redis lets the key go.
+   * {@code owner}'s hold on the lock, at once; or, given a {@code wait}, as soon as it is no longer
+   * what the caller last saw ({@code atRiskSeen}: held and safe, or held and at risk) and at the
+   * latest when the wait is over. A hold is at risk once its validity left is under {@link
+   * #atRiskMargin} or a renewal through this agent could not be confirmed; it is lost once it is no
+   * longer held (expired, released, force-released, taken by another, or lost with Redis's data). A
+   * hold counts while it is safe to use by the validity the library computed, so the answer may
+   * come a little before Redis lets the key go.
    */
-  public Outcome state(String key, Duration wait) throws InterruptedException {
-    Optional<BatonLocks> locks = locks();
+  public Outcome state(String key, String owner, Duration wait, boolean atRiskSeen)
+      throws InterruptedException {
+    Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
       return uidUnknown();
     }
@@ -170,13 +215,15 @@ public final class LockService {
     BatonLock lock = locks.get().lock(k.get(), DEFAULT_TTL);
     long deadline = System.nanoTime() + wait.toNanos();
     Optional<LockLease> hold = hold(k.get(), lock);
-    while (hold.isPresent()) {
+    while (hold.isPresent() && atRisk(k.get(), hold.get()) == atRiskSeen) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
       }
-      // Woken when the validity runs out too, not up to a poll later.
-      long pause = Math.min(POLL_NANOS, Math.min(left, hold.get().remainingValidity().toNanos()));
+      // Woken when the hold comes at risk or runs out too, not up to a poll later.
+      long validity = hold.get().remainingValidity().toNanos();
+      long next = atRiskSeen ? validity : validity - atRiskMargin(hold.get().ttl()).toNanos();
+      long pause = Math.min(POLL_NANOS, Math.min(left, next));
       TimeUnit.NANOSECONDS.sleep(Math.max(MIN_PAUSE_NANOS, pause));
       hold = hold(k.get(), lock);
     }
@@ -185,14 +232,32 @@ public final class LockService {
     body.put("held", hold.isPresent());
     if (hold.isPresent()) {
       validity(body, hold.get());
+      body.put("atRisk", atRisk(k.get(), hold.get()));
       body.put("holder", LockValues.holder(hold.get().value()));
     } else {
       body.put("token", null);
       body.put("expiresAt", null);
       body.put("validForMillis", 0);
+      body.put("atRisk", false);
       body.put("holder", lock.holder().orElse(null));
     }
     return new Outcome(200, body);
+  }
+
+  /**
+   * How long before its validity ends a hold is told at risk: a quarter of its ttl. An application
+   * that renews every third of the ttl (docs/api.md) never gets there while its renewals succeed (a
+   * renewed hold has about the whole ttl left, and a third of it passes before the next); under a
+   * quarter, at least two renewals in a row failed or were late, and a quarter of the ttl is left
+   * to finish or abandon the write in hand: 250 ms of a 1 s hold, 7.5 s of the default 30 s.
+   */
+  static Duration atRiskMargin(Duration ttl) {
+    return ttl.dividedBy(4);
+  }
+
+  private boolean atRisk(String k, LockLease hold) {
+    return hold.remainingValidity().compareTo(atRiskMargin(hold.ttl())) < 0
+        || hold.value().equals(atRiskFor.get(k));
   }
 
   /**
@@ -210,11 +275,14 @@ public final class LockService {
   }
 
   /**
-   * The answer when an operation on the hold with value {@code ours} (null: none was found) did not
-   * succeed: a 409 naming the lock's holder now, the hold forgotten; a 503 when Redis still has
-   * {@code ours}, since then only the answer was missing (too late or lost), and a retry may do.
+   * The answer when an operation on {@code owner}'s hold (its value {@code ours}, null when none
+   * was found) did not succeed: a 409 saying whether that owner's hold ran out or it never held the
+   * lock, and who holds it now, the hold forgotten; a 503 when Redis still has {@code ours}, since
+   * then only the answer was missing (too late or lost), and a retry may do.
+   *
+   * @param hadIt this agent gave {@code owner} a hold of this lock, or found one
    */
-  private Outcome gone(String k, String ours) {
+  private Outcome notHeld(String k, String owner, String ours, boolean hadIt) {
     LockView view = store.observe(new LockKeys(k));
     if (!view.quorumReachable()) {
       throw new LockUnavailableException(
@@ -226,23 +294,40 @@ public final class LockService {
           503,
           "lock "
               + k
-              + ": Redis did not confirm in time, and still has this pod's hold: try again");
+              + ": Redis did not confirm in time, and still has the hold of "
+              + who(owner)
+              + ": try again");
     }
     held.computeIfPresent(k, (x, lease) -> lease.value().equals(now) ? lease : null);
     String holder = now == null ? null : LockValues.holder(now);
+    String since = holder == null ? "the lock is free" : describe(now) + " holds it now";
     Map<String, Object> body = new LinkedHashMap<>();
     body.put(
         "error",
-        "lock "
-            + k
-            + " is not held by this pod: its hold is gone ("
-            + (holder == null
-                ? "ttl ran out, or released"
-                : "ttl ran out, released, or taken by " + holder)
-            + ")");
+        hadIt || ours != null
+            ? "the hold of "
+                + who(owner)
+                + " on lock "
+                + k
+                + " ran out (its ttl passed, or it was released or force-released): "
+                + since
+            : "lock " + k + " is not held by " + who(owner) + ": " + since);
     body.put("key", k);
     body.put("holder", holder);
     return new Outcome(409, body);
+  }
+
+  /** Who a lock value names, for people: the pod, and the part of it that holds, if one does. */
+  static String describe(String value) {
+    String holder = LockValues.holder(value);
+    String suffix = LockValues.parsePod(value).map(LockValues.PodRef::suffix).orElse("");
+    int tilde = suffix.lastIndexOf('~');
+    return tilde < 0 ? holder : holder + " (owner '" + suffix.substring(0, tilde) + "')";
+  }
+
+  /** Who a request speaks for, for people. */
+  private String who(String owner) {
+    return owner == null ? "pod " + namespace + "/" + pod : "owner '" + owner + "' of this pod";
   }
 
   /** The key a hold of this agent has, else the key as {@link #resolve} finds it. */
@@ -252,35 +337,22 @@ public final class LockService {
         return Optional.of(k);
       }
     }
-    return resolve(key, Duration.ZERO);
+    return resolve(key);
   }
 
   /**
    * The key as given, or, for a key without a slash, the RedisLock of that name in this pod's
-   * namespace ({@code <namespace>/<name>}, the default key); whichever has a token reservation. A
-   * RedisLock created a moment ago gets its reservation within {@link BatonLock#RESERVATION_WAIT},
-   * so a key is looked for at least that long.
+   * namespace ({@code <namespace>/<name>}, the default key); whichever has a token reservation,
+   * which the operator makes as it first reconciles the RedisLock. Looked up once: a key nobody
+   * reserved answers at once, whatever wait a request gave.
    */
-  private Optional<String> resolve(String key, Duration wait) {
-    long deadline =
-        System.nanoTime() + Math.max(wait.toNanos(), BatonLock.RESERVATION_WAIT.toNanos());
-    List<String> candidates = candidates(key);
-    while (true) {
-      for (String c : candidates) {
-        if (redisson.getBucket(new LockKeys(c).reservation(), StringCodec.INSTANCE).isExists()) {
-          return Optional.of(c);
-        }
-      }
-      if (System.nanoTime() - deadline > 0) {
-        return Optional.empty();
-      }
-      try {
-        Thread.sleep(50);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return Optional.empty();
+  private Optional<String> resolve(String key) {
+    for (String c : candidates(key)) {
+      if (redisson.getBucket(new LockKeys(c).reservation(), StringCodec.INSTANCE).isExists()) {
+        return Optional.of(c);
       }
     }
+    return Optional.empty();
   }
 
   private List<String> candidates(String key) {
@@ -294,14 +366,21 @@ public final class LockService {
   /**
    * Locks owned by this pod, once the agent knows the pod's uid, which every holder value names.
    */
-  private Optional<BatonLocks> locks() {
-    return podUid.get().map(uid -> new BatonLocks(store, LockOwner.pod(namespace, pod, uid)));
+  private Optional<BatonLocks> locks(String owner) {
+    return podUid
+        .get()
+        .map(
+            uid -> {
+              LockOwner whole = LockOwner.pod(namespace, pod, uid);
+              return new BatonLocks(store, owner == null ? whole : whole.part(owner));
+            });
   }
 
   private static Outcome granted(String key, LockLease lease) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("key", key);
     validity(body, lease);
+    body.put("atRisk", false);
     return new Outcome(200, body);
   }
 
@@ -328,7 +407,8 @@ public final class LockService {
         "no RedisLock has the key '"
             + key
             + "' (Redis holds no token reservation for it; the Baton operator makes one for every"
-            + " RedisLock)");
+            + " RedisLock as it first reconciles it, so a RedisLock created a moment ago may need"
+            + " another try)");
   }
 
   private static Outcome error(int status, String message) {

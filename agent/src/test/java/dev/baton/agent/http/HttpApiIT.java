@@ -193,6 +193,7 @@ class HttpApiIT {
     }
     assertThat(post(a0, "/v1/locks/shop/x?ttl=forever").status).isEqualTo(400);
     assertThat(post(a0, "/v1/locks/shop/x?ttl=1ms").status).isEqualTo(400);
+    assertThat(post(a0, "/v1/locks/shop/x?ttl=2h").status).isEqualTo(400);
     assertThat(post(a0, "/v1/locks/%7Bbraces%7D?ttl=1s").status).isEqualTo(400);
     assertThat(getJson(a0, "/v1/nothing").status).isEqualTo(404);
 
@@ -270,8 +271,8 @@ class HttpApiIT {
                     .command("EXISTS", "baton:{shop/migration}:lock")
                     .equals(":0"));
     BatonAgent again = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
-    String gone =
-        "lock shop/migration is not held by this pod: its hold is gone (ttl ran out, or released)";
+    // A restarted agent cannot tell a hold that ran out from none: it says what it knows.
+    String gone = "lock shop/migration is not held by pod shop/worker-0: the lock is free";
     Reply lateRenew = post(again, "/v1/locks/shop/migration/renew");
     assertThat(lateRenew.status).as(lateRenew.body.toString()).isEqualTo(409);
     assertThat(lateRenew.body.get("error").asText()).isEqualTo(gone);
@@ -287,8 +288,7 @@ class HttpApiIT {
     assertThat(taken1.status).as(taken1.body.toString()).isEqualTo(409);
     assertThat(taken1.body.get("error").asText())
         .isEqualTo(
-            "lock shop/migration is not held by this pod: its hold is gone (ttl ran out,"
-                + " released, or taken by shop/worker-1)");
+            "lock shop/migration is not held by pod shop/worker-0: shop/worker-1 holds it now");
     assertThat(taken1.body.get("holder").asText()).isEqualTo("shop/worker-1");
   }
 
@@ -324,12 +324,216 @@ class HttpApiIT {
     assertThat(lostBody.get("token").isNull()).isTrue();
     assertThat(lostBody.get("holder").isNull()).isTrue();
 
-    // The ttl runs out: the poll answers, not held.
+    // The ttl runs out: the poll answers "at risk" while the hold is still valid, then not held.
     Reply shortHold = post(a0, "/v1/locks/shop/migration?ttl=2s");
     assertThat(shortHold.status).as(shortHold.body.toString()).isEqualTo(200);
-    HttpResponse<String> ranOut = lockPoll(a0, "shop/migration", "30s").get(20, TimeUnit.SECONDS);
+    assertThat(shortHold.body.get("atRisk").asBoolean()).isFalse();
+    HttpResponse<String> risk = lockPoll(a0, "shop/migration", "30s").get(20, TimeUnit.SECONDS);
+    JsonNode riskBody = JSON.readTree(risk.body());
+    assertThat(riskBody.get("held").asBoolean()).as(risk.body()).isTrue();
+    assertThat(riskBody.get("atRisk").asBoolean()).as(risk.body()).isTrue();
+    assertThat(riskBody.get("validForMillis").asLong())
+        .as("told with time left to stop: %s", risk.body())
+        .isPositive()
+        .isLessThanOrEqualTo(500);
+    HttpResponse<String> ranOut =
+        http.sendAsync(
+                HttpRequest.newBuilder(uri(a0, "/v1/locks/shop/migration?wait=30s&atRisk=true"))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString())
+            .get(20, TimeUnit.SECONDS);
     assertThat(ranOut.statusCode()).as(ranOut.body()).isEqualTo(200);
     assertThat(JSON.readTree(ranOut.body()).get("held").asBoolean()).isFalse();
+  }
+
+  /**
+   * A lock at risk is told before its validity ends, every time: a 1 s hold (the shortest), polled
+   * as an application would, ten times over.
+   */
+  @Test
+  void aShortHoldIsToldAtRiskBeforeItsValidityEnds() throws Exception {
+    sandbox.createLock("migration");
+    for (int i = 0; i < 10; i++) {
+      // The key outlives the validity by the drift allowance: the next take waits for it.
+      Reply taken = post(a0, "/v1/locks/shop/migration?ttl=1s&wait=2s");
+      assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+      long validUntil = System.nanoTime() + taken.body.get("validForMillis").asLong() * 1_000_000;
+      Reply risk = getJson(a0, "/v1/locks/shop/migration?wait=5s");
+      long told = System.nanoTime();
+      assertThat(risk.body.get("atRisk").asBoolean()).as(risk.body.toString()).isTrue();
+      assertThat(risk.body.get("held").asBoolean()).as(risk.body.toString()).isTrue();
+      assertThat(told).as("told before the validity ended").isLessThan(validUntil);
+      Reply lost = getJson(a0, "/v1/locks/shop/migration?wait=5s&atRisk=true");
+      assertThat(lost.body.get("held").asBoolean()).as(lost.body.toString()).isFalse();
+      assertThat(System.nanoTime()).isGreaterThanOrEqualTo(validUntil - 200_000_000L);
+    }
+  }
+
+  @Test
+  void eachOwnerOfAPodRenewsAndReleasesOnlyItsOwnHold() throws Exception {
+    sandbox.createLock("migration");
+    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-1");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+
+    Reply again = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-1");
+    assertThat(again.status).isEqualTo(409);
+    assertThat(again.body.get("yours").asBoolean()).isTrue();
+    assertThat(again.body.get("error").asText())
+        .isEqualTo(
+            "owner 'job-1' of this pod holds lock shop/migration already: renew it (POST"
+                + " /v1/locks/shop/migration/renew), or release it first");
+
+    Reply byPod = post(a0, "/v1/locks/shop/migration/renew");
+    assertThat(byPod.status).isEqualTo(409);
+    assertThat(byPod.body.get("error").asText())
+        .isEqualTo(
+            "lock shop/migration is not held by pod shop/worker-0: shop/worker-0 (owner 'job-1')"
+                + " holds it now");
+    Reply byOther = delete(a0, "/v1/locks/shop/migration?owner=job-2");
+    assertThat(byOther.status).isEqualTo(409);
+    assertThat(byOther.body.get("released").asBoolean()).isFalse();
+    Reply other = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-2&wait=100ms");
+    assertThat(other.status).isEqualTo(409);
+    assertThat(other.body.get("yours").asBoolean()).isFalse();
+    assertThat(other.body.get("error").asText())
+        .isEqualTo("lock shop/migration is held by shop/worker-0 (owner 'job-1')");
+
+    Reply renewed = post(a0, "/v1/locks/shop/migration/renew?owner=job-1");
+    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    assertThat(renewed.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
+    Reply released = delete(a0, "/v1/locks/shop/migration?owner=job-1");
+    assertThat(released.status).as(released.body.toString()).isEqualTo(200);
+
+    // Its own hold ran out and another pod took the lock, as this agent knows: said so, apart
+    // from "never held" (a hold that ran out and nobody took is taken back by a renewal).
+    assertThat(post(a0, "/v1/locks/shop/migration?ttl=1s&owner=job-1").status).isEqualTo(200);
+    Reply next = post(a1, "/v1/locks/shop/migration?ttl=30s&wait=5s");
+    assertThat(next.status).as(next.body.toString()).isEqualTo(200);
+    Reply late = post(a0, "/v1/locks/shop/migration/renew?owner=job-1");
+    assertThat(late.status).isEqualTo(409);
+    assertThat(late.body.get("error").asText())
+        .isEqualTo(
+            "the hold of owner 'job-1' of this pod on lock shop/migration ran out (its ttl"
+                + " passed, or it was released or force-released): shop/worker-1 holds it now");
+  }
+
+  @Test
+  void inputsAreTakenFromAJsonBodyAndRefusedInWordsThatSayWhy() throws Exception {
+    sandbox.createLock("migration");
+    Reply body =
+        send(a0, jsonPost(a0, "/v1/locks/shop/migration", "{\"ttl\":\"5s\",\"owner\":\"job-1\"}"));
+    assertThat(body.status).as(body.body.toString()).isEqualTo(200);
+    assertThat(body.body.get("validForMillis").asLong()).isLessThanOrEqualTo(5000);
+    assertThat(delete(a0, "/v1/locks/shop/migration?owner=job-1").status).isEqualTo(200);
+
+    Reply dapr =
+        send(
+            a0,
+            jsonPost(
+                a0, "/v1/locks/shop/migration", "{\"lockOwner\":\"job-1\",\"expiryInSeconds\":5}"));
+    assertThat(dapr.status).isEqualTo(400);
+    assertThat(dapr.body.get("error").asText())
+        .isEqualTo("unknown field 'lockOwner' (known: ttl, wait, owner)");
+
+    assertError(
+        post(a0, "/v1/locks/shop/migration?ttl=2h"),
+        400,
+        "parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not 2h");
+    assertError(
+        post(a0, "/v1/locks/shop/migration?ttl=10ms"),
+        400,
+        "parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not 10ms");
+    assertError(
+        post(a0, "/v1/locks/shop/migration?ttl=-5s"),
+        400,
+        "parameter 'ttl' must be positive, not -5s");
+    assertError(
+        post(a0, "/v1/locks/shop/migration?owner=a:b"),
+        400,
+        "'owner' must be 1 to 128 letters, digits, '.', '_' or '-', not 'a:b'");
+
+    // A key no RedisLock has answers at once, whatever the wait.
+    HttpResponse<String> unknown =
+        http.send(
+            HttpRequest.newBuilder(uri(a0, "/v1/locks/shop/no-such-lock?wait=10m"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(unknown.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void daprsLockApiAndLeaderElectorsAnswerAreServed() throws Exception {
+    sandbox.createLock("migration");
+    String lock = "/v1.0-alpha1/lock/lockstore";
+    String unlock = "/v1.0-alpha1/unlock/lockstore";
+    Reply won =
+        send(
+            a0,
+            jsonPost(
+                a0,
+                lock,
+                "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\",\"expiryInSeconds\":60}"));
+    assertThat(won.status).as(won.body.toString()).isEqualTo(200);
+    assertThat(won.body.get("success").asBoolean()).isTrue();
+    assertThat(won.body.get("token").asLong()).isPositive();
+    Reply lost =
+        send(
+            a1,
+            jsonPost(
+                a1,
+                lock,
+                "{\"resourceId\":\"shop/migration\",\"lockOwner\":\"luke\",\"expiryInSeconds\":60}"));
+    assertThat(lost.status).isEqualTo(200);
+    assertThat(lost.body.get("success").asBoolean()).isFalse();
+
+    Reply others =
+        send(a1, jsonPost(a1, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"luke\"}"));
+    assertThat(others.body.get("status").asInt()).as(others.body.toString()).isEqualTo(2);
+    Reply unlocked =
+        send(a0, jsonPost(a0, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
+    assertThat(unlocked.body.get("status").asInt()).as(unlocked.body.toString()).isEqualTo(0);
+    Reply none =
+        send(a0, jsonPost(a0, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
+    assertThat(none.body.get("status").asInt()).as(none.body.toString()).isEqualTo(1);
+
+    Reply malformed =
+        send(
+            a0,
+            jsonPost(
+                a0, lock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\",\"expiry\":5}"));
+    assertThat(malformed.status).isEqualTo(400);
+    assertThat(malformed.body.get("errorCode").asText()).isEqualTo("ERR_MALFORMED_REQUEST");
+    assertThat(malformed.body.get("message").asText())
+        .isEqualTo("unknown field 'expiry' (known: resourceId, lockOwner, expiryInSeconds)");
+    Reply missing =
+        send(a0, jsonPost(a0, lock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
+    assertThat(missing.status).isEqualTo(400);
+    assertThat(missing.body.get("message").asText())
+        .isEqualTo("field 'expiryInSeconds' is required");
+
+    // leader-elector's answer on GET /: the leader's name once a gate is open, on every agent.
+    assertThat(getJson(a0, "/").body.get("name").asText()).isEmpty();
+    sandbox.group();
+    String leader = sandbox.awaitLeader();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(
+            () ->
+                leader.equals(getJson(a0, "/").body.get("name").asText())
+                    && leader.equals(getJson(a1, "/").body.get("name").asText()));
+  }
+
+  private static void assertError(Reply r, int status, String error) {
+    assertThat(r.status).as(r.body.toString()).isEqualTo(status);
+    assertThat(r.body.get("error").asText()).isEqualTo(error);
+  }
+
+  private static HttpRequest.Builder jsonPost(BatonAgent a, String path, String json) {
+    return HttpRequest.newBuilder(uri(a, path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json));
   }
 
   private static void assertValidity(JsonNode body, Instant sent, Duration ttl) {

@@ -142,11 +142,40 @@ class AgentJarIT {
     assertThat(released.statusCode()).as(released.body()).isEqualTo(200);
     assertThat(sandbox.cluster.redis.command("EXISTS", key)).contains("0");
     assertThat(p.send("POST", "/v1/locks/shop/migration/renew").statusCode()).isEqualTo(409);
+
+    // An owner below the pod, a JSON body, and the notice of a hold at risk before it ends.
+    var owned = p.send("POST", "/v1/locks/shop/migration", "{\"ttl\":\"1s\",\"owner\":\"job-1\"}");
+    assertThat(owned.statusCode()).as(owned.body()).isEqualTo(200);
+    assertThat(p.send("DELETE", "/v1/locks/shop/migration").statusCode()).isEqualTo(409);
+    long validUntil = System.nanoTime() + validForMillis(owned.body()) * 1_000_000;
+    var risk = p.send("GET", "/v1/locks/shop/migration?owner=job-1&wait=5s");
+    assertThat(System.nanoTime()).as("told at risk before the end").isLessThan(validUntil);
+    assertThat(risk.body()).contains("\"held\":true").contains("\"atRisk\":true");
+    var lost = p.send("GET", "/v1/locks/shop/migration?owner=job-1&wait=5s&atRisk=true");
+    assertThat(lost.body()).contains("\"held\":false");
+
+    // Dapr's lock API and leader-elector's answer, as those projects' users call them.
+    String dapr = "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\",\"expiryInSeconds\":60}";
+    var locked = p.send("POST", "/v1.0-alpha1/lock/lockstore", dapr);
+    assertThat(locked.body()).contains("\"success\":true").containsPattern("\"token\":[1-9]");
+    var unlocked =
+        p.send(
+            "POST",
+            "/v1.0-alpha1/unlock/lockstore",
+            "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}");
+    assertThat(unlocked.body()).isEqualTo("{\"status\":0}");
+    assertThat(p.get("/").body()).isEqualTo("{\"name\":\"\"}");
     assertThat(p.log()).doesNotContain("Exception").doesNotContain("NoClassDefFoundError");
     p.terminate();
     assertThat(p.awaitExit(Duration.ofSeconds(20)))
         .as("a graceful stop exits 0: the JVM's default on SIGTERM is 143, shown as Error")
         .isZero();
+  }
+
+  private static long validForMillis(String body) {
+    var m = java.util.regex.Pattern.compile("\"validForMillis\":(\\d+)").matcher(body);
+    assertThat(m.find()).as(body).isTrue();
+    return Long.parseLong(m.group(1));
   }
 
   @Test

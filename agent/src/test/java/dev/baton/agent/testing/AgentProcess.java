@@ -141,6 +141,17 @@ public final class AgentProcess implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  /** A request with a JSON body on the agent's HTTP API: status and body. */
+  public HttpResponse<String> send(String method, String path, String json) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort() + path))
+            .method(method, HttpRequest.BodyPublishers.ofString(json))
+            .header("Content-Type", "application/json")
+            .timeout(Duration.ofSeconds(10))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** The JVM's threads as jcmd prints them, for a failure's message. */
   public String threadDump() {
     try {

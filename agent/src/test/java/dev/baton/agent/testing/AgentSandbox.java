@@ -72,6 +72,12 @@ public final class AgentSandbox implements AutoCloseable {
     spec.setTtl("30s");
     l.setSpec(spec);
     cluster.client.resource(l).create();
+    // The agent answers 404 at once for a key without a token reservation, which the operator
+    // makes as it first reconciles the lock.
+    String reservation = new dev.baton.client.LockKeys(Sandbox.NS + "/" + name).reservation();
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(20))
+        .until(() -> cluster.redis.command("EXISTS", reservation).equals(":1"));
   }
 
   public URI api() {
