@@ -47,7 +47,8 @@ public record BenchConfig(
           "locks",
           "scale",
           "noisy",
-          "agent");
+          "agent",
+          "agent-http");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =

@@ -55,6 +55,13 @@ public final class BenchMain {
     if (config.runs("agent")) {
       ok &= run("agent", () -> new AgentBench(config).run(report), report);
     }
+    if (config.runs("agent-http")) {
+      ok &=
+          run(
+              "agent-http",
+              () -> new dev.baton.bench.agent.AgentHttpBench(config).run(report),
+              report);
+    }
     report.write(config.out());
     System.out.println();
     System.out.println(report.markdown());

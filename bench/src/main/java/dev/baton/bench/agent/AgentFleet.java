@@ -184,6 +184,10 @@ final class AgentFleet implements AutoCloseable {
     }
   }
 
+  int httpPort(String pod) {
+    return agents.get(pod).httpPort();
+  }
+
   void kill(String pod) throws InterruptedException {
     Agent a = agents.remove(pod);
     a.process().destroyForcibly();
