@@ -48,6 +48,9 @@ public final class NoisyClusterBench {
       int unrelated,
       long rssKiB,
       long heapAfterGc,
+      long rssAfterGcKiB,
+      Map<String, Long> nativeKiB,
+      Map<String, Long> nativeAfterGcKiB,
       Percentiles failover,
       int timeouts,
       Map<String, Long> startRequests,
@@ -110,9 +113,14 @@ public final class NoisyClusterBench {
             + " a 2 KB last-applied-configuration annotation and a container status (about 4 KB of"
             + " JSON), in the group's namespace. The operator is the shipped jar ("
             + config.operatorJvm()
-            + " -XX:MaxRAM=512m -XX:+UseSerialGC"
+            + " "
+            + container()
             + config.classArchiveNote()
-            + ": the heap sizing and collector the JVM picks itself in the chart's 512Mi container) against the mock API server in this JVM and a local redis-server; RSS from"
+            + (container().equals(CONTAINER)
+                ? ": the heap sizing and collector the JVM picks itself in the chart's 512Mi"
+                    + " container"
+                : ": the JVM as this run's bench.noisyContainer shapes it")
+            + ") against the mock API server in this JVM and a local redis-server; RSS from"
             + " /proc/<pid>/status once the group has a leader, heap after a full GC through JMX.");
     s.note(
         "Failover: the leader pod deleted (and recreated after), "
@@ -140,6 +148,63 @@ public final class NoisyClusterBench {
               + f.startRequests);
     }
     failed.forEach(s::note);
+    memory(report, all);
+  }
+
+  /** Where the RSS goes: NMT's committed memory by category, as measured and after a full GC. */
+  private static void memory(Report report, List<Figures> all) {
+    Report.Section m =
+        report.section(
+            "noisy-memory",
+            "A noisy cluster: the operator's memory by what holds it (MiB committed, Native Memory"
+                + " Tracking), once it leads and again right after a full GC",
+            "operator",
+            "unrelated pods",
+            "RSS",
+            "NMT total",
+            "Java heap",
+            "class metadata",
+            "threads",
+            "code",
+            "GC",
+            "other (direct buffers)",
+            "symbols",
+            "rest",
+            "RSS after a full GC",
+            "Java heap after",
+            "NMT total after");
+    for (Figures f : all) {
+      Map<String, Long> n = f.nativeKiB();
+      long named =
+          n.getOrDefault("Java Heap", 0L)
+              + n.getOrDefault("Class", 0L)
+              + n.getOrDefault("Thread", 0L)
+              + n.getOrDefault("Code", 0L)
+              + n.getOrDefault("GC", 0L)
+              + n.getOrDefault("Other", 0L)
+              + n.getOrDefault("Symbol", 0L);
+      m.row(
+          f.operator(),
+          f.unrelated(),
+          f.rssKiB() / 1024.0,
+          n.getOrDefault("Total", 0L) / 1024.0,
+          n.getOrDefault("Java Heap", 0L) / 1024.0,
+          n.getOrDefault("Class", 0L) / 1024.0,
+          n.getOrDefault("Thread", 0L) / 1024.0,
+          n.getOrDefault("Code", 0L) / 1024.0,
+          n.getOrDefault("GC", 0L) / 1024.0,
+          n.getOrDefault("Other", 0L) / 1024.0,
+          n.getOrDefault("Symbol", 0L) / 1024.0,
+          (n.getOrDefault("Total", 0L) - named) / 1024.0,
+          f.rssAfterGcKiB() / 1024.0,
+          f.nativeAfterGcKiB().getOrDefault("Java Heap", 0L) / 1024.0,
+          f.nativeAfterGcKiB().getOrDefault("Total", 0L) / 1024.0);
+    }
+    m.note(
+        "NMT counts what the JVM committed; RSS counts what was touched, shared library pages"
+            + " included, so the two differ. \"After a full GC\": the operator's heap collected"
+            + " in full through JMX (as for the heap figure above), with its MaxHeapFreeRatio"
+            + " shrinking what the collection left free.");
   }
 
   /** A run that fails (the operator killed by OutOfMemoryError, say) is a finding, not an abort. */
@@ -173,10 +238,17 @@ public final class NoisyClusterBench {
    * heap starts at 1.6% of it (8 MiB) and grows as needed, as in the pod; on this 23 GiB machine it
    * would start at 368 MiB, and RSS would measure how much of that start the listing touched. The
    * collector is the one the JVM picks in such a container (below 1,792 MB it is not a "server
-   * class" machine): Serial.
+   * class" machine): Serial. {@code -Dbench.noisyContainer=...} replaces these two, to measure the
+   * JVM as another machine or container shapes it (empty: this machine's own ergonomics).
    */
+  private static final String CONTAINER = "-XX:MaxRAM=512m -XX:+UseSerialGC";
+
+  private static String container() {
+    return System.getProperty("bench.noisyContainer", CONTAINER).trim();
+  }
+
   private String jvm(Path jar) {
-    return config.operatorJvm(jar) + " -XX:MaxRAM=512m -XX:+UseSerialGC";
+    return config.operatorJvm(jar) + " " + container() + " -XX:NativeMemoryTracking=summary";
   }
 
   private int trials(String name) {
@@ -223,7 +295,10 @@ public final class NoisyClusterBench {
           Map<String, Long> startRequests = CountingKubernetes.minus(kube.requests(), before);
           Waits.sleep(Duration.ofSeconds(3));
           long rss = rssKiB(operator.pid());
+          Map<String, Long> nmt = nativeMemory(operator.pid());
           long heap = JvmMemory.afterGc(operator.pid()).heapUsed();
+          long rssAfterGc = rssKiB(operator.pid());
+          Map<String, Long> nmtAfterGc = nativeMemory(operator.pid());
           Duration settled = settle(operator);
           // The mock in this JVM leaves about 500 MB of garbage from storing and listing 30,000
           // pods; uncollected, it made this JVM's young collections 40-100 ms during the trials.
@@ -264,6 +339,9 @@ public final class NoisyClusterBench {
               unrelated,
               rss,
               heap,
+              rssAfterGc,
+              nmt,
+              nmtAfterGc,
               Percentiles.of(ms),
               timeouts,
               startRequests,
@@ -375,6 +453,39 @@ public final class NoisyClusterBench {
       ms.add((System.nanoTime() - t0) / 1e6);
     }
     return Percentiles.of(ms).p50();
+  }
+
+  private static final java.util.regex.Pattern NMT_CATEGORY =
+      java.util.regex.Pattern.compile(
+          "-\\s+([A-Za-z][A-Za-z ]*?) \\(reserved=(\\d+)KB, committed=(\\d+)KB\\)");
+
+  /**
+   * What the JVM has committed, by Native Memory Tracking's category (Java Heap, Class, Thread,
+   * Code, GC, Internal, Other for direct buffers, Symbol, ...), in KiB; plus "Total".
+   */
+  static Map<String, Long> nativeMemory(long pid) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid),
+                "VM.native_memory",
+                "summary")
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(p.getInputStream().readAllBytes());
+    p.waitFor();
+    Map<String, Long> committed = new java.util.LinkedHashMap<>();
+    java.util.regex.Matcher total =
+        java.util.regex.Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB")
+            .matcher(out);
+    if (total.find()) {
+      committed.put("Total", Long.parseLong(total.group(2)));
+    }
+    java.util.regex.Matcher m = NMT_CATEGORY.matcher(out);
+    while (m.find()) {
+      committed.put(m.group(1).trim(), Long.parseLong(m.group(3)));
+    }
+    return committed;
   }
 
   private static long rssKiB(long pid) throws Exception {
