@@ -89,9 +89,9 @@ public final class AgentHttpBench {
               "request",
               "samples",
               "Nagle off (shipped): p50",
-              "p99",
+              "Nagle off: p99",
               "Nagle on (the JDK's default): p50",
-              "p99",
+              "Nagle on: p99",
               "before this change (issue 52): p50");
       Map<String, Percentiles> on =
           measure(fleet, List.of("-Dsun.net.httpserver.nodelay=false"), n);
