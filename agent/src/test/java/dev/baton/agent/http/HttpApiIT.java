@@ -348,12 +348,12 @@ class HttpApiIT {
 
   /**
    * A lock at risk is told before its validity ends, every time: a 1 s hold (the shortest), polled
-   * as an application would, ten times over.
+   * as an application would, five times over.
    */
   @Test
   void aShortHoldIsToldAtRiskBeforeItsValidityEnds() throws Exception {
     sandbox.createLock("migration");
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < 5; i++) {
       // The key outlives the validity by the drift allowance: the next take waits for it.
       Reply taken = post(a0, "/v1/locks/shop/migration?ttl=1s&wait=2s");
       assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
