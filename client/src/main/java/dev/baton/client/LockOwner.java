@@ -46,11 +46,16 @@ public final class LockOwner {
    *     '-'
    */
   public LockOwner part(String part) {
-    if (part == null || !PART.matcher(part).matches()) {
+    if (!isPartName(part)) {
       throw new IllegalArgumentException(
           "an owner's part must be 1 to 128 letters, digits, '.', '_' or '-'");
     }
     return new LockOwner(id, pod, part);
+  }
+
+  /** Whether {@code name} may name a part ({@link #part}): 1 to 128 of [A-Za-z0-9._-]. */
+  public static boolean isPartName(String name) {
+    return name != null && PART.matcher(name).matches();
   }
 
   /** The part this owner is, or null for the whole owner. */

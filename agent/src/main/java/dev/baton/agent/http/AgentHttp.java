@@ -11,6 +11,7 @@ import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.LockKeys;
+import dev.baton.client.LockOwner;
 import dev.baton.client.LockUnavailableException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -288,15 +289,12 @@ public final class AgentHttp implements AutoCloseable {
   }
 
   static String owner(String owner, String name) {
-    if (owner != null && !OWNER.matcher(owner).matches()) {
+    if (owner != null && !LockOwner.isPartName(owner)) {
       throw new Query.BadRequest(
           "'" + name + "' must be 1 to 128 letters, digits, '.', '_' or '-', not '" + owner + "'");
     }
     return owner;
   }
-
-  private static final java.util.regex.Pattern OWNER =
-      java.util.regex.Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
   static final Duration MIN_TTL = Duration.ofSeconds(1);
   static final Duration MAX_TTL = Duration.ofHours(1);
