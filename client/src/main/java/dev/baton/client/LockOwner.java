@@ -58,11 +58,6 @@ public final class LockOwner {
     return name != null && PART.matcher(name).matches();
   }
 
-  /** The part this owner is, or null for the whole owner. */
-  public String part() {
-    return part;
-  }
-
   public static LockOwner pod(String namespace, String name, String uid) {
     String value = LockValues.pod(namespace, name, uid, "x");
     return new LockOwner(value.substring(0, value.length() - 2), true);

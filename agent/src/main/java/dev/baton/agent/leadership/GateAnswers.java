@@ -47,35 +47,11 @@ final class GateAnswers {
     if (x == null) {
       return;
     }
-    long ttl = r.c.ttlNanos();
-    long ttlLessMargin = ttl - r.c.marginNanos();
     switch (x.code()) {
-      case 1 -> {
-        r.hold =
-            new GateRule.Hold(
-                t.key(),
-                t.hold(),
-                t.term(),
-                true,
-                a.answeredNanos() + ttl,
-                a.sentNanos() + ttlLessMargin,
-                a.sentNanos());
-        r.watched = null;
-        r.keyPresentOn = x.incarnation();
-      }
+      case 1 -> took(t, a, true);
       case 2 -> {
-        r.hold =
-            new GateRule.Hold(
-                t.key(),
-                t.hold(),
-                t.term(),
-                false,
-                a.answeredNanos() + ttl,
-                a.sentNanos() + ttlLessMargin,
-                a.sentNanos());
-        r.watched = null;
-        absent(t.key(), x);
-        r.keyPresentOn = x.incarnation();
+        absent(t.key(), x); // before took(): it compares with the incarnation seen before
+        took(t, a, false);
       }
       case 3 -> {
         GateValue v = GateValue.parse(x.found());
@@ -101,6 +77,25 @@ final class GateAnswers {
         }
       }
     }
+  }
+
+  /**
+   * The hold a take made: proven when taken over a released or stale value (its gate may open now),
+   * unproven when taken from an absent key (its gate opens once a renewal proves it).
+   */
+  private void took(GateMachine.Take t, GateMachine.Answered a, boolean proven) {
+    long ttl = r.c.ttlNanos();
+    r.hold =
+        new GateRule.Hold(
+            t.key(),
+            t.hold(),
+            t.term(),
+            proven,
+            a.answeredNanos() + ttl,
+            a.sentNanos() + ttl - r.c.marginNanos(),
+            a.sentNanos());
+    r.watched = null;
+    r.keyPresentOn = a.answer().incarnation();
   }
 
   /** Why the key was absent, as far as this agent can tell, logged as what it is. */
