@@ -9,7 +9,8 @@
 --                an RDB or AOF file) has another run id, a promoted replica another replication
 --                id: a value written by another incarnation may be older than what was last
 --                written, so it counts as absent
---   hold         agent:<namespace>/<pod>:<term>:<n>, fresh for every take
+--   hold         agent:<namespace>/<pod>:<term>:<n>[@<pod IP>], fresh for every take; compared
+--                whole, read by followers for who leads and where
 -- Nothing here reads Redis's clock to decide: TIME is only returned, for the agent to report a
 -- clock that steps.
 local function incarnation()

@@ -8,18 +8,30 @@ import java.util.Map;
  *
  * @param ready ready as {@link PodReadiness} counts it, as the operator does, so that the agent can
  *     tell when the operator is about to demote this pod
+ * @param ip the pod's {@code status.podIP}, or null before it has one
  */
 public record PodFacts(
     boolean exists,
     String uid,
     Map<String, String> labels,
     Map<String, String> annotations,
-    boolean ready) {
+    boolean ready,
+    String ip) {
 
-  public static final PodFacts GONE = new PodFacts(false, null, Map.of(), Map.of(), false);
+  public static final PodFacts GONE = new PodFacts(false, null, Map.of(), Map.of(), false, null);
 
   public PodFacts {
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
+  }
+
+  /** Facts without an address, as before pods' addresses were read. */
+  public PodFacts(
+      boolean exists,
+      String uid,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      boolean ready) {
+    this(exists, uid, labels, annotations, ready, null);
   }
 }

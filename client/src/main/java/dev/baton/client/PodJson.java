@@ -21,7 +21,8 @@ final class PodJson {
             status.path("phase").asText(null),
             status.path("conditions"),
             c -> c.path("type").asText(null),
-            c -> c.path("status").asText(null)));
+            c -> c.path("status").asText(null)),
+        status.path("podIP").asText(null));
   }
 
   /** The term the pod leads with by its labels ({@code metadata}), or -1. */

@@ -113,9 +113,16 @@ public class Sandbox implements AutoCloseable {
         .endSpec()
         .withNewStatus()
         .withPhase("Running")
+        .withPodIP(podIp(name))
         .withConditions(readyCondition(true))
         .endStatus()
         .build();
+  }
+
+  /** A running pod has an address: one made from its name, as stable as a test needs. */
+  static String podIp(String name) {
+    int h = name.hashCode();
+    return "10.244." + ((h >>> 8) & 0xff) + "." + (1 + Math.floorMod(h, 254));
   }
 
   public static PodCondition readyCondition(boolean ready) {

@@ -57,7 +57,7 @@ public final class AgentLeadership implements AutoCloseable {
     this.keyCalls = redisson == null ? null : new KeyCalls(new GateKey(redisson, confirmWithin));
     this.board =
         new ViewBoard(
-            new LeadershipView(false, null, pod, null, null, null, null), System::nanoTime);
+            new LeadershipView(false, null, pod, null, null, null, null, null), System::nanoTime);
   }
 
   /**

@@ -199,9 +199,11 @@ final class GateAnswers {
     if (x.code() == 1 && v != null && v.state() == GateValue.HELD) {
       r.leaderPod = GateValue.podOf(v.hold());
       r.leaderTerm = v.term();
+      r.leaderIp = GateValue.addressOf(v.hold());
     } else {
       r.leaderPod = null;
       r.leaderTerm = null;
+      r.leaderIp = null;
     }
   }
 }

@@ -162,6 +162,7 @@ final class GateMachine {
       long openUntil,
       String leaderPod,
       Long leaderTerm,
+      String leaderIp,
       boolean warnedNoGroup,
       String keyPresentOn) {
 
@@ -169,7 +170,7 @@ final class GateMachine {
       long longAgo = now - TimeUnit.DAYS.toNanos(1);
       return new State(
           false, 0, now, 0, null, false, false, null, false, longAgo, longAgo, longAgo, 0, null,
-          false, now, null, null, false, null);
+          false, now, null, null, null, false, null);
     }
 
     /**
@@ -199,6 +200,7 @@ final class GateMachine {
           at(openUntil, delta, floor),
           leaderPod,
           leaderTerm,
+          leaderIp,
           warnedNoGroup,
           keyPresentOn);
     }
@@ -223,7 +225,8 @@ final class GateMachine {
           a.get(BatonNames.GROUP_ANNOTATION),
           open ? a.get(BatonNames.LEADER_SINCE_ANNOTATION) : null,
           leaderPod,
-          leaderTerm);
+          leaderTerm,
+          leaderIp);
     }
   }
 
@@ -273,6 +276,7 @@ final class GateMachine {
     long openUntil;
     String leaderPod;
     Long leaderTerm;
+    String leaderIp;
     boolean warnedNoGroup;
     String keyPresentOn;
 
@@ -297,6 +301,7 @@ final class GateMachine {
       openUntil = s.openUntil();
       leaderPod = s.leaderPod();
       leaderTerm = s.leaderTerm();
+      leaderIp = s.leaderIp();
       warnedNoGroup = s.warnedNoGroup();
       keyPresentOn = s.keyPresentOn();
     }
@@ -321,6 +326,7 @@ final class GateMachine {
           openUntil,
           leaderPod,
           leaderTerm,
+          leaderIp,
           warnedNoGroup,
           keyPresentOn);
     }
@@ -473,7 +479,7 @@ final class GateMachine {
           effects.add(
               new Take(
                   key,
-                  GateValue.hold(c.namespace(), c.pod(), term, c.nonce(), holdNames),
+                  GateValue.hold(c.namespace(), c.pod(), term, c.nonce(), holdNames, ip()),
                   term,
                   expected));
         }
@@ -483,7 +489,8 @@ final class GateMachine {
           callPending = true;
           String retakeAs = null;
           if (open) {
-            retakeAs = GateValue.hold(c.namespace(), c.pod(), hold.term(), c.nonce(), holdNames);
+            retakeAs =
+                GateValue.hold(c.namespace(), c.pod(), hold.term(), c.nonce(), holdNames, ip());
             holdNames++;
           }
           effects.add(
@@ -521,6 +528,7 @@ final class GateMachine {
           if (c.pod().equals(leaderPod)) {
             leaderPod = null;
             leaderTerm = null;
+            leaderIp = null;
           }
         }
       } else if (!open || openUntil != until.getAsLong()) {
@@ -530,8 +538,14 @@ final class GateMachine {
           open = true;
           leaderPod = c.pod();
           leaderTerm = term;
+          leaderIp = ip();
         }
       }
+    }
+
+    /** The pod's own IP, as its pod source last showed it. */
+    private String ip() {
+      return facts == null ? null : facts.ip();
     }
 
     private String why() {

@@ -2,7 +2,8 @@ package dev.baton.agent.leadership;
 
 /**
  * A gate key's value as the scripts write it (gate-value.lua): {@code <state> <term> <seq>
- * <incarnation> <hold>}, where the hold is {@code agent:<namespace>/<pod>:<term>:<n>}.
+ * <incarnation> <hold>}, where the hold is {@code agent:<namespace>/<pod>:<term>:<n>[@<pod IP>]}:
+ * the scripts compare it whole, and followers read from it who leads and where to reach it.
  *
  * @param state {@code A} taken while the key was absent (not yet proven: its gate is shut), {@code
  *     H} held and proven (its gate may be open), {@code R} released (its gate closed)
@@ -41,8 +42,23 @@ record GateValue(char state, long term, long seq, String incarnation, String hol
     return colon < 0 ? null : hold.substring(slash + 1, colon);
   }
 
-  /** A hold's name: fresh for every take of this process ({@code nonce} is its own). */
-  static String hold(String namespace, String pod, long term, String nonce, long n) {
-    return "agent:" + namespace + "/" + pod + ":" + term + ":" + nonce + "-" + n;
+  /** The pod IP a hold names, or null (an agent that did not know its own). */
+  static String addressOf(String hold) {
+    int at = hold == null ? -1 : hold.lastIndexOf('@');
+    return at < 0 || !isAddress(hold.substring(at + 1)) ? null : hold.substring(at + 1);
+  }
+
+  /**
+   * A hold's name: fresh for every take of this process ({@code nonce} is its own), with the pod's
+   * IP when known.
+   */
+  static String hold(String namespace, String pod, long term, String nonce, long n, String ip) {
+    String name = "agent:" + namespace + "/" + pod + ":" + term + ":" + nonce + "-" + n;
+    return isAddress(ip) ? name + "@" + ip : name;
+  }
+
+  /** An IPv4 or IPv6 address's characters only: nothing that could break the value's fields. */
+  private static boolean isAddress(String ip) {
+    return ip != null && !ip.isEmpty() && ip.length() <= 45 && ip.matches("[0-9a-fA-F.:]+");
   }
 }

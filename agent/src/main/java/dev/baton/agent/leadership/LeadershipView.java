@@ -10,6 +10,7 @@ package dev.baton.agent.leadership;
  * @param leaderPod the pod whose agent holds the group's gate key (this pod while it leads), or
  *     null when none does or the agent has no Redis
  * @param leaderTerm that pod's term, or null
+ * @param leaderIp that pod's IP as its agent wrote it into its hold, or null
  */
 public record LeadershipView(
     boolean leader,
@@ -18,12 +19,20 @@ public record LeadershipView(
     String group,
     String since,
     String leaderPod,
-    Long leaderTerm) {
+    Long leaderTerm,
+    String leaderIp) {
 
   /** The same pod's answer once it no longer leads. */
   LeadershipView notLeading() {
     boolean self = pod.equals(leaderPod);
     return new LeadershipView(
-        false, null, pod, group, null, self ? null : leaderPod, self ? null : leaderTerm);
+        false,
+        null,
+        pod,
+        group,
+        null,
+        self ? null : leaderPod,
+        self ? null : leaderTerm,
+        self ? null : leaderIp);
   }
 }

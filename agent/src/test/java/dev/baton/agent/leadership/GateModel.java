@@ -323,7 +323,9 @@ record GateModel(
     }
     GateModel w =
         feed(
-            r.agent(), new GateMachine.PodSeen(new PodFacts(true, "u", labels, annotations, true)));
+            r.agent(),
+            new GateMachine.PodSeen(
+                new PodFacts(true, "u", labels, annotations, true, "10.0.0." + (1 + r.agent()))));
     if (r.sentAt() - a.lastAsked() < 0) {
       return w; // overtaken by a newer read: BatonLeadership ignores its belief
     }

@@ -31,7 +31,7 @@ class LeadershipLoopTest {
   private final List<GateMachine.Call> sent = new ArrayList<>();
   private final GateSwitch gates = new GateSwitch();
   private final ViewBoard board =
-      new ViewBoard(new LeadershipView(false, null, "p", null, null, null, null), clock::get);
+      new ViewBoard(new LeadershipView(false, null, "p", null, null, null, null, null), clock::get);
   private final RedisHealth health = new RedisHealth(TTL);
   private final LeadershipLoop loop;
 

@@ -169,6 +169,30 @@ class AgentJarIT {
             "/v1.0-alpha1/unlock/lockstore",
             "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}");
     assertThat(unlocked.body()).isEqualTo("{\"status\":0}");
+
+    // The answers' words, as the jar gives them.
+    assertThat(p.send("POST", "/v1/locks/shop/migration?ttl=30s&owner=job-1").statusCode())
+        .isEqualTo(200);
+    var again = p.send("POST", "/v1/locks/shop/migration?ttl=30s&owner=job-1");
+    assertThat(again.statusCode()).isEqualTo(409);
+    assertThat(again.body()).contains("holds lock shop/migration already: renew it");
+    var byPod = p.send("DELETE", "/v1/locks/shop/migration");
+    assertThat(byPod.statusCode()).isEqualTo(409);
+    assertThat(byPod.body())
+        .contains("lock shop/migration is not held by pod shop/worker-0")
+        .contains("(owner 'job-1') holds it now");
+    var other = p.send("POST", "/v1/locks/shop/migration?owner=job-2&wait=100ms");
+    assertThat(other.statusCode()).isEqualTo(409);
+    assertThat(other.body())
+        .contains("lock shop/migration is held by shop/worker-0 (owner 'job-1')");
+    assertThat(p.send("POST", "/v1/locks/shop/x?ttl=2h").body())
+        .contains("parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not 2h");
+    assertThat(p.send("POST", "/v1/locks/shop/x?ttl=-5s").body())
+        .contains("parameter 'ttl' must be positive, not -5s");
+    // An unknown key is answered at once, whatever the wait: the client would give up at 10 s.
+    assertThat(p.send("POST", "/v1/locks/shop/no-such-lock?wait=10m").statusCode()).isEqualTo(404);
+    assertThat(p.send("DELETE", "/v1/locks/shop/migration?owner=job-1").statusCode())
+        .isEqualTo(200);
     assertThat(p.get("/").body()).isEqualTo("{\"name\":\"\"}");
     assertThat(p.log()).doesNotContain("Exception").doesNotContain("NoClassDefFoundError");
     p.terminate();

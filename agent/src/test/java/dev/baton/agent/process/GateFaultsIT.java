@@ -225,7 +225,10 @@ class GateFaultsIT {
             () ->
                 assertThat(agents.get(other(leader)).get("/v1/leadership").body())
                     .contains("\"leader\":false")
-                    .contains("\"leaderPod\":\"" + leader + "\""));
+                    .contains("\"leaderPod\":\"" + leader + "\"")
+                    .as("the follower is told where the leader is, from its hold")
+                    .contains(
+                        "\"leaderIp\":\"" + sandbox.pod(leader).getStatus().getPodIP() + "\""));
     String follower = other(leader);
     assertThat(probe(follower, "/metrics").body())
         .containsPattern("(?m)^baton_agent_redis_up 1$")
