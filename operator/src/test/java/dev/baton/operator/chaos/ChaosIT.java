@@ -178,9 +178,11 @@ class ChaosIT {
           heal(sandbox, faults.get(), operators, checker);
           await().atMost(Duration.ofSeconds(60)).until(() -> allConverged(sandbox));
         } catch (RuntimeException | AssertionError e) {
+          // What failed and where each group stands come first: CI shows only a message's head.
+          String head = "chaos run stopped: " + firstLine(e) + "\n" + convergence(sandbox);
+          String report = report(checker, operators, faults.get());
           keepLogs(operators);
-          throw new AssertionError(
-              report(checker, operators, faults.get()) + "\n" + checker.history(300), e);
+          throw new AssertionError(head + report + "\n" + checker.history(300), e);
         }
         if (!checker.violations().isEmpty()) {
           keepLogs(operators);
@@ -370,6 +372,42 @@ class ChaosIT {
   }
 
   /** Every group has exactly one labeled leader, and it is the Redis holder. */
+  private static String firstLine(Throwable e) {
+    String m = String.valueOf(e.getMessage()).strip();
+    int nl = m.indexOf('\n');
+    return e.getClass().getSimpleName() + ": " + (nl < 0 ? m : m.substring(0, nl));
+  }
+
+  /** Per group: the pods labelled leader against the holder Redis names. */
+  private String convergence(Sandbox s) {
+    StringBuilder sb = new StringBuilder();
+    Map<String, String> holders;
+    try {
+      holders = holders(s);
+    } catch (RuntimeException e) {
+      holders = null;
+    }
+    for (int g = 0; g < GROUPS; g++) {
+      String group = "g" + g;
+      List<String> leaders;
+      try {
+        leaders =
+            s.pods().stream()
+                .filter(p -> group.equals(p.getMetadata().getLabels().get("app")))
+                .filter(p -> "leader".equals(p.getMetadata().getLabels().get(ROLE)))
+                .map(p -> p.getMetadata().getName())
+                .toList();
+      } catch (RuntimeException e) {
+        leaders = List.of("(cannot list: " + e.getMessage() + ")");
+      }
+      sb.append(
+          String.format(
+              "  %s: labelled leader %s, holder in Redis %s%n",
+              group, leaders, holders == null ? "(Redis cannot answer)" : holders.get(group)));
+    }
+    return sb.toString();
+  }
+
   private boolean allConverged(Sandbox s) {
     Map<String, String> holders = holders(s);
     if (holders == null) {
