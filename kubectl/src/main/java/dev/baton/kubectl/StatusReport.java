@@ -1,5 +1,6 @@
 package dev.baton.kubectl;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
@@ -25,6 +26,22 @@ import java.util.Set;
  * route to the leader), its conditions, its last leadership changes, and the namespace's locks.
  */
 final class StatusReport {
+
+  /** A group's conditions on its summary line, in this order. */
+  private static final List<ConditionType> SUMMARY =
+      List.of(
+          ConditionType.Ready,
+          ConditionType.Routed,
+          ConditionType.RedisAvailable,
+          ConditionType.Paused,
+          ConditionType.SplitBrainSuspected);
+
+  /** The conditions whose True is a problem, printed with their message. */
+  private static final Set<String> PROBLEMS_WHEN_TRUE =
+      Set.of(
+          ConditionType.SplitBrainSuspected.name(),
+          ConditionType.Conflict.name(),
+          ConditionType.Invalid.name());
 
   /** The Event reasons that mean leadership changed hands (or was refused a change). */
   static final Set<String> LEADERSHIP_CHANGES =
@@ -115,9 +132,8 @@ final class StatusReport {
               + " unless it recovers");
     }
     for (Condition c : status.getConditions()) {
-      if (!"True".equals(c.getStatus()) && c.getType().equals("Ready")
-          || "True".equals(c.getStatus())
-              && Set.of("SplitBrainSuspected", "Conflict", "Invalid").contains(c.getType())) {
+      if (!"True".equals(c.getStatus()) && c.getType().equals(ConditionType.Ready.name())
+          || "True".equals(c.getStatus()) && PROBLEMS_WHEN_TRUE.contains(c.getType())) {
         out.println("  " + c.getType() + ": " + c.getMessage());
       }
     }
@@ -194,7 +210,7 @@ final class StatusReport {
           s.getHolder(),
           s.getFencingToken(),
           s.getExpiresAt(),
-          condition(s.getConditions(), "Ready").map(Condition::getStatus).orElse(null));
+          condition(s.getConditions(), ConditionType.Ready).map(Condition::getStatus).orElse(null));
     }
     t.print(out, "  ");
   }
@@ -216,8 +232,7 @@ final class StatusReport {
 
   private static String conditionLine(List<Condition> conditions) {
     StringBuilder line = new StringBuilder();
-    for (String type :
-        List.of("Ready", "Routed", "RedisAvailable", "Paused", "SplitBrainSuspected")) {
+    for (ConditionType type : SUMMARY) {
       condition(conditions, type)
           .ifPresent(
               c ->
@@ -233,10 +248,10 @@ final class StatusReport {
     return line.length() == 0 ? "no conditions yet" : line.toString();
   }
 
-  private static Optional<Condition> condition(List<Condition> conditions, String type) {
+  private static Optional<Condition> condition(List<Condition> conditions, ConditionType type) {
     return conditions == null
         ? Optional.empty()
-        : conditions.stream().filter(c -> type.equals(c.getType())).findFirst();
+        : conditions.stream().filter(c -> type.name().equals(c.getType())).findFirst();
   }
 
   private static String ready(Pod p) {

@@ -1,5 +1,6 @@
 package dev.baton.operator.kube;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Clock;
@@ -12,11 +13,16 @@ import java.util.Optional;
 /**
  * Builds a resource's condition list. Each condition keeps its lastTransitionTime while its status
  * does not change, so a status patch happens only when something a reader cares about changed.
+ *
+ * <p>A condition this pass neither sets nor {@link #drop}s is carried over as it was: a path that
+ * looks at only some of the resource (Redis down, an invalid spec) leaves what it did not look at
+ * alone, with no list of what to keep that a new condition type could be missing from.
  */
 public final class Conditions {
 
   private final List<Condition> previous;
   private final List<Condition> next = new ArrayList<>();
+  private final java.util.Set<String> dropped = new java.util.HashSet<>();
   private final long generation;
   private final Clock clock;
 
@@ -37,6 +43,7 @@ public final class Conditions {
 
   private Conditions set(ConditionType type, String s, String reason, String message) {
     next.removeIf(c -> c.getType().equals(type.name()));
+    dropped.remove(type.name());
     String since =
         find(previous, type)
             .filter(c -> s.equals(c.getStatus()))
@@ -55,20 +62,24 @@ public final class Conditions {
     return this;
   }
 
-  /** Carries a condition over unchanged (for views this reconcile did not look at). */
-  public Conditions keep(ConditionType type) {
-    find(previous, type)
-        .ifPresent(
-            c -> {
-              next.removeIf(n -> n.getType().equals(type.name()));
-              next.add(c);
-            });
+  /** Removes a condition that no longer applies (Paused once unpaused, say). */
+  public Conditions drop(ConditionType type) {
+    next.removeIf(c -> c.getType().equals(type.name()));
+    dropped.add(type.name());
     return this;
   }
 
+  /** What was set, and every earlier condition neither set nor dropped, by type. */
   public List<Condition> build() {
-    next.sort(java.util.Comparator.comparing(Condition::getType));
-    return List.copyOf(next);
+    List<Condition> out = new ArrayList<>(next);
+    for (Condition c : previous) {
+      String type = c.getType();
+      if (!dropped.contains(type) && out.stream().noneMatch(n -> n.getType().equals(type))) {
+        out.add(c);
+      }
+    }
+    out.sort(java.util.Comparator.comparing(Condition::getType));
+    return List.copyOf(out);
   }
 
   /**

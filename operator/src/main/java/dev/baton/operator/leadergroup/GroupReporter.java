@@ -1,10 +1,10 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.api.v1alpha1.PendingFailover;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -92,6 +92,9 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       return invalid(r, state, run.invalid());
     }
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
+    if (!Boolean.TRUE.equals(group.getSpec().getPaused())) {
+      r.conditions.drop(ConditionType.Paused);
+    }
     int ready = run.pods().ready();
     if (run.paused() == null) {
       membership(r, run.pods().membership(), run.roleLabel());
@@ -129,11 +132,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     reportOnce(r, EventReason.InvalidSpec, message);
     r.conditions
         .set(ConditionType.Invalid, true, "InvalidSpec", message)
-        .set(ConditionType.Ready, false, "InvalidSpec", message)
-        .keep(ConditionType.RedisAvailable)
-        .keep(ConditionType.Conflict)
-        .keep(ConditionType.SplitBrainSuspected)
-        .keep(ConditionType.Routed);
+        .set(ConditionType.Ready, false, "InvalidSpec", message);
     return finish(r, state, r.old.getCandidates(), null);
   }
 
@@ -157,18 +156,12 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
           "LeaderElected",
           leader + " leads with term " + term + " (paused)");
     } else {
-      r.conditions
-          .set(
-              ConditionType.Ready,
-              false,
-              "Paused",
-              "paused without a leader: nobody is elected until spec.paused is false")
-          .keep(ConditionType.RedisAvailable);
+      r.conditions.set(
+          ConditionType.Ready,
+          false,
+          "Paused",
+          "paused without a leader: nobody is elected until spec.paused is false");
     }
-    r.conditions
-        .keep(ConditionType.Conflict)
-        .keep(ConditionType.SplitBrainSuspected)
-        .keep(ConditionType.Routed);
     metrics.groupState(r.ns(), r.name(), state.maxTerm(), ready);
     return finish(r, state, ready, renewInterval);
   }
@@ -191,9 +184,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     reportOnce(r, EventReason.RedisUnavailable, e.getMessage());
     r.conditions
         .set(ConditionType.RedisAvailable, false, e.reason(), e.getMessage())
-        .set(ConditionType.Ready, false, e.reason(), e.getMessage())
-        .keep(ConditionType.SplitBrainSuspected)
-        .keep(ConditionType.Routed);
+        .set(ConditionType.Ready, false, e.reason(), e.getMessage());
     return finish(r, state, ready, RedisSecrets.SecretProblem.RETRY);
   }
 
@@ -210,17 +201,12 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
           EventReason.RedisUnavailable,
           e.getMessage() + "; labels are kept as they are until Redis answers");
     }
-    r.conditions
-        .set(
-            ConditionType.RedisAvailable,
-            false,
-            "Unreachable",
-            e.getMessage() + "; labels are kept as they are")
-        .keep(ConditionType.SplitBrainSuspected)
-        .keep(ConditionType.Routed);
-    if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isPresent()) {
-      r.conditions.keep(ConditionType.Ready);
-    } else {
+    r.conditions.set(
+        ConditionType.RedisAvailable,
+        false,
+        "Unreachable",
+        e.getMessage() + "; labels are kept as they are");
+    if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isEmpty()) {
       r.conditions.set(ConditionType.Ready, false, "RedisUnavailable", e.getMessage());
     }
     return finish(r, state, ready, retry);

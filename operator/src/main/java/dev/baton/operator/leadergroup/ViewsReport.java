@@ -1,6 +1,6 @@
 package dev.baton.operator.leadergroup;
 
-import dev.baton.operator.kube.ConditionType;
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -90,8 +90,6 @@ final class ViewsReport {
       // a disagreement outlives the interval. Said in the status write this reconcile makes
       // anyway, rather than in one more write a moment later.
       notSuspected(r);
-    } else {
-      r.conditions.keep(ConditionType.SplitBrainSuspected);
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.baton.operator.metrics;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.operator.lease.RedisLeaseStore;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.Counter;
@@ -12,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
+import java.util.stream.Stream;
 
 /** Baton's meters. Every name starts with {@value #PREFIX}. */
 public class BatonMetrics {
@@ -23,6 +25,7 @@ public class BatonMetrics {
   public static final String TERM = PREFIX + "leadergroup_term";
   public static final String CANDIDATES = PREFIX + "leadergroup_ready_candidates";
   public static final String CONDITION = PREFIX + "leadergroup_condition";
+  public static final String LOCK_CONDITION = PREFIX + "redislock_condition";
   public static final String LOCK_ACQUISITIONS = PREFIX + "lock_acquisitions";
   public static final String LOCK_RELEASES = PREFIX + "lock_releases";
   public static final String LOCK_REAPS = PREFIX + "lock_reaps";
@@ -67,7 +70,19 @@ public class BatonMetrics {
 
   /** The conditions exported as {@link #CONDITION}: what an alert needs, nothing more. */
   static final List<String> EXPORTED_CONDITIONS =
-      List.of("Ready", "Routed", "RedisAvailable", "SplitBrainSuspected");
+      Stream.of(
+              ConditionType.Ready,
+              ConditionType.Routed,
+              ConditionType.RedisAvailable,
+              ConditionType.SplitBrainSuspected)
+          .map(ConditionType::name)
+          .toList();
+
+  /** The lock conditions exported as {@link #LOCK_CONDITION}. */
+  static final List<String> EXPORTED_LOCK_CONDITIONS =
+      Stream.of(ConditionType.Ready, ConditionType.RedisAvailable, ConditionType.QuorumLost)
+          .map(ConditionType::name)
+          .toList();
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> gauges = new ConcurrentHashMap<>();
@@ -211,7 +226,13 @@ public class BatonMetrics {
         .removeIf(k -> k.startsWith("lock|") && k.endsWith("|" + namespace + "|" + lock));
     for (String name :
         new String[] {
-          LOCK_ACQUISITIONS, LOCK_RELEASES, LOCK_REAPS, LOCK_CONTENTION, LOCK_TTL, LOCK_DEAD_HOLDER
+          LOCK_ACQUISITIONS,
+          LOCK_RELEASES,
+          LOCK_REAPS,
+          LOCK_CONTENTION,
+          LOCK_TTL,
+          LOCK_DEAD_HOLDER,
+          LOCK_CONDITION
         }) {
       registry
           .find(name)
@@ -227,37 +248,53 @@ public class BatonMetrics {
    */
   public void conditions(String namespace, String group, List<Condition> conditions) {
     for (String type : EXPORTED_CONDITIONS) {
-      String status =
-          conditions == null
-              ? null
-              : conditions.stream()
-                  .filter(c -> type.equals(c.getType()))
-                  .map(Condition::getStatus)
-                  .findFirst()
-                  .orElse(null);
-      String key = CONDITION + "|" + namespace + "|" + group + "|" + type;
-      if ("True".equals(status) || "False".equals(status)) {
-        gauges
-            .computeIfAbsent(
-                key,
-                k -> {
-                  AtomicLong value = new AtomicLong();
-                  io.micrometer.core.instrument.Gauge.builder(
-                          CONDITION, value, AtomicLong::doubleValue)
-                      .description(
-                          "A LeaderGroup's condition: 1 True, 0 False, absent while Unknown")
-                      .tags("namespace", namespace, "group", group, "type", type)
-                      .register(registry);
-                  return value;
-                })
-            .set("True".equals(status) ? 1 : 0);
-      } else if (gauges.remove(key) != null) {
-        registry
-            .find(CONDITION)
-            .tags("namespace", namespace, "group", group, "type", type)
-            .meters()
-            .forEach(registry::remove);
-      }
+      condition(
+          CONDITION + "|" + namespace + "|" + group + "|" + type,
+          Tags.of("namespace", namespace, "group", group, "type", type),
+          CONDITION,
+          "A LeaderGroup's condition: 1 True, 0 False, absent while Unknown",
+          status(conditions, type));
+    }
+  }
+
+  /** A lock's conditions as {@link #LOCK_CONDITION}{type}, as {@link #conditions} for groups. */
+  public void lockConditions(String namespace, String lock, List<Condition> conditions) {
+    for (String type : EXPORTED_LOCK_CONDITIONS) {
+      condition(
+          "lock|" + LOCK_CONDITION + ":" + type + "|" + namespace + "|" + lock,
+          Tags.of("namespace", namespace, "lock", lock, "type", type),
+          LOCK_CONDITION,
+          "A RedisLock's condition: 1 True, 0 False, absent while Unknown or not set",
+          status(conditions, type));
+    }
+  }
+
+  private static String status(List<Condition> conditions, String type) {
+    return conditions == null
+        ? null
+        : conditions.stream()
+            .filter(c -> type.equals(c.getType()))
+            .map(Condition::getStatus)
+            .findFirst()
+            .orElse(null);
+  }
+
+  private void condition(String key, Tags tags, String name, String description, String status) {
+    if ("True".equals(status) || "False".equals(status)) {
+      gauges
+          .computeIfAbsent(
+              key,
+              k -> {
+                AtomicLong value = new AtomicLong();
+                io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
+                    .description(description)
+                    .tags(tags)
+                    .register(registry);
+                return value;
+              })
+          .set("True".equals(status) ? 1 : 0);
+    } else if (gauges.remove(key) != null) {
+      registry.find(name).tags(tags).meters().forEach(registry::remove);
     }
   }
 

@@ -1,11 +1,11 @@
 package dev.baton.operator.redislock;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -252,12 +252,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     }
     r.conditions
         .set(ConditionType.Invalid, true, reason, message)
-        .set(ConditionType.Ready, false, reason, message)
-        .keep(ConditionType.QuorumLost);
+        .set(ConditionType.Ready, false, reason, message);
     if (reason.startsWith("Secret") || reason.equals("InvalidSecret")) {
       r.conditions.set(ConditionType.RedisAvailable, false, reason, message);
-    } else {
-      r.conditions.keep(ConditionType.RedisAvailable);
     }
     RedisLockStatus s = LockStatuses.asBefore(r.lock, r.old);
     s.setConditions(r.conditions.build());
@@ -302,6 +299,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
               + " instances answered, "
               + view.quorum()
               + " needed");
+    } else {
+      r.conditions.drop(ConditionType.QuorumLost); // Redlock was turned off
     }
   }
 
@@ -335,6 +334,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
     r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable", message);
     if (settings.isRedlock()) {
       r.conditions.set(ConditionType.QuorumLost, true, "MajorityUnreachable", message);
+    } else {
+      r.conditions.drop(ConditionType.QuorumLost);
     }
     r.conditions.set(
         ConditionType.Ready,
@@ -352,7 +353,6 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
 
   /** A Ready condition set before is kept; with none yet, it says the lock is being taken. */
   private void contended(LockReport r) {
-    r.conditions.keep(ConditionType.Ready);
     if (Conditions.find(r.old.getConditions(), ConditionType.Ready).isEmpty()) {
       r.conditions.set(ConditionType.Ready, false, "Contended", "the lock is being taken");
     }
@@ -365,7 +365,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   private void holderLiveness(LockReport r, LockSettings settings, List<String> deadValues) {
     String holder = r.state.holderValue();
     LockReport.Said said = r.said;
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     LockReport.DeadHolder dead =
         said.deadHolder().next(holder, holder != null && deadValues.contains(holder), now);
     r.said = said.deadHolder(dead);
@@ -389,6 +389,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   private void finish(LockReport r, RedisLockStatus next, Duration reschedule) {
+    metrics.lockConditions(r.ns(), r.name(), next.getConditions());
     r.status = next;
     r.next = reschedule;
   }

@@ -2,8 +2,8 @@ package dev.baton.operator.leadergroup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -80,6 +80,29 @@ class GroupReporterTest {
         .containsExactly(
             "SplitBrainSuspected: Redis holder a, pods labeled leader [a, b] (for more than 500"
                 + " ms)");
+  }
+
+  @Test
+  void conditionsAPathDoesNotLookAtAreCarriedOver() {
+    LeaderGroup paused = Sandbox.group("payments", "payments");
+    paused.getSpec().setPaused(true);
+    paused.setStatus(new dev.baton.api.v1alpha1.LeaderGroupStatus());
+    paused
+        .getStatus()
+        .setConditions(
+            new Conditions(List.of(), 1L, Clock.systemUTC())
+                .set(ConditionType.Paused, true, "Paused", "spec.paused")
+                .set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", "payments-2")
+                .build());
+
+    GroupReport r = new GroupReport(paused, Clock.systemUTC(), System.nanoTime());
+    reporter.viewsChecked(
+        r, new SplitBrainCheck.Finding("agree", 0, false, null), Duration.ofMillis(500));
+
+    assertThat(r.conditions.build())
+        .extracting(Condition::getType)
+        .containsExactly("Conflict", "Paused", "SplitBrainSuspected");
+    assertThat(condition(r, ConditionType.Conflict).getStatus()).isEqualTo("True");
   }
 
   private static Condition condition(GroupReport r, ConditionType type) {

@@ -2,11 +2,11 @@ package dev.baton.operator.redislock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
-import dev.baton.operator.kube.ConditionType;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -111,6 +111,50 @@ class LockReporterTest {
     assertThat(counted(BatonMetrics.LOCK_RELEASES)).isZero();
     assertThat(state.holder().value()).isEqualTo(value);
     assertThat(state.maxToken()).isEqualTo(42);
+  }
+
+  @Test
+  void conditionsAreExportedAndOnesNoPathTouchesAreCarriedOver() {
+    lock.setStatus(new dev.baton.api.v1alpha1.RedisLockStatus());
+    lock.getStatus()
+        .setConditions(
+            List.of(
+                new io.fabric8.kubernetes.api.model.ConditionBuilder()
+                    .withType("SomethingNewer")
+                    .withStatus("True")
+                    .withReason("Older")
+                    .withMessage("written by a newer operator")
+                    .withLastTransitionTime("2026-11-30T00:00:00Z")
+                    .build()));
+
+    reported(new LockOutcome.Granted(grantTo("a"), "a", 42, null, null, FREE, TEN));
+
+    assertThat(report.conditions.build())
+        .extracting(Condition::getType)
+        .contains("Ready", "RedisAvailable", "SomethingNewer")
+        .as("not Redlock: no QuorumLost")
+        .doesNotContain("QuorumLost");
+    assertThat(lockCondition("Ready")).isEqualTo(1.0);
+    assertThat(lockCondition("RedisAvailable")).isEqualTo(1.0);
+    assertThat(registry.find(BatonMetrics.LOCK_CONDITION).tag("type", "QuorumLost").gauge())
+        .isNull();
+
+    reported(new LockOutcome.Refused(FREE, TEN));
+    lock.getStatus().setConditions(report.status.getConditions());
+    reported(new LockOutcome.NoneEligible(null, null, FREE, TEN));
+    assertThat(lockCondition("Ready")).isZero();
+
+    lock.getMetadata().setUid("migration-uid");
+    reporter.forget(lock);
+    assertThat(registry.find(BatonMetrics.LOCK_CONDITION).gauges()).isEmpty();
+  }
+
+  private double lockCondition(String type) {
+    return registry
+        .find(BatonMetrics.LOCK_CONDITION)
+        .tags("lock", "migration", "type", type)
+        .gauge()
+        .value();
   }
 
   @Test
