@@ -7,7 +7,11 @@ package dev.baton.client;
  */
 public final class BatonNames {
 
-  /** The role label's key when a LeaderGroup names none. */
+  /**
+   * The role label's key when a LeaderGroup names none. Also in {@code api} (LeaderGroupSpec),
+   * which this library may not depend on (it would pull the Kubernetes model into every
+   * application); ExamplesTest checks that the two agree.
+   */
   public static final String DEFAULT_ROLE_LABEL = "baton.dev/role";
 
   public static final String LEADER = "leader";

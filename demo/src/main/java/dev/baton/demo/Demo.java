@@ -32,7 +32,7 @@ import org.redisson.config.Config;
 public final class Demo {
 
   private static final String GROUP = "payments";
-  private static final String ROLE = "baton.dev/role";
+  private static final String ROLE = dev.baton.api.v1alpha1.LeaderGroupSpec.DEFAULT_ROLE_LABEL;
   private static final String LOCK = "nightly-migration";
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(20);
 

@@ -32,7 +32,7 @@ public final class AgentBench {
 
   static final String APP = "agent-bench";
   static final String GROUP = "agent-bench";
-  static final String ROLE = "baton.dev/role";
+  static final String ROLE = dev.baton.api.v1alpha1.LeaderGroupSpec.DEFAULT_ROLE_LABEL;
   static final int PODS = 3;
   static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
 

@@ -34,7 +34,7 @@ import java.util.Map;
  */
 public final class NoisyClusterBench {
 
-  static final String ROLE = "baton.dev/role";
+  static final String ROLE = dev.baton.api.v1alpha1.LeaderGroupSpec.DEFAULT_ROLE_LABEL;
   static final Duration TIMEOUT = Duration.ofSeconds(30);
 
   private final BenchConfig config;

@@ -168,6 +168,9 @@ class ExamplesTest {
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(3);
     LeaderGroup group = Manifests.single(objects, LeaderGroup.class);
     assertThat(group.getSpec().getRoleLabel()).isEqualTo(LeaderGroupSpec.DEFAULT_ROLE_LABEL);
+    assertThat(dev.baton.client.BatonNames.DEFAULT_ROLE_LABEL)
+        .as("the client library (and the agent) cannot depend on api: the two must agree")
+        .isEqualTo(LeaderGroupSpec.DEFAULT_ROLE_LABEL);
     String name = group.getMetadata().getName();
     assertThat(Manifests.named(objects, Service.class, name + "-leader").getSpec().getSelector())
         .containsEntry("baton.dev/role", LEADER);
