@@ -3,6 +3,7 @@ package dev.baton.agent;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.gate.Gate;
+import dev.baton.agent.gate.Relay;
 import dev.baton.agent.http.AgentHttp;
 import dev.baton.agent.kube.KubeAccess;
 import dev.baton.agent.leadership.AgentLeadership;
@@ -30,6 +31,8 @@ public final class BatonAgent implements AutoCloseable {
 
   private final RedissonClient redisson;
   private final List<Gate> gates = new ArrayList<>();
+  private final List<Relay> relays = new ArrayList<>();
+  private final java.time.Duration relayDrain;
   private final AgentLeadership leadership;
   private final AgentHttp http;
 
@@ -44,6 +47,7 @@ public final class BatonAgent implements AutoCloseable {
    */
   public BatonAgent(AgentConfig config, KubernetesApi api, List<Exclusive> observers) {
     AgentMetrics metrics = new AgentMetrics();
+    relayDrain = config.relayDrain();
     redisson =
         config
             .redisUrl()
@@ -56,12 +60,40 @@ public final class BatonAgent implements AutoCloseable {
             .orElse(null);
     try {
       // Bound first: a gate port in use stops the agent before it follows anything.
+      String bind = config.gateBind().orElse(null);
+      List<Gate> publicGates = new ArrayList<>();
       for (GateRoute route : config.gates()) {
-        gates.add(new Gate(route, metrics));
+        Gate gate = new Gate(route, bind, null, metrics);
+        publicGates.add(gate);
+        gates.add(gate);
+        Integer leaderOnly = config.relays().get(route.listenPort());
+        if (leaderOnly != null) {
+          gates.add(
+              new Gate(
+                  new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
+                  bind,
+                  Relay.preamble(config.podNamespace(), leaderOnly),
+                  metrics));
+        }
       }
       leadership =
           new AgentLeadership(
               config.podNamespace(), config.podName(), config.confirmWithin(), redisson);
+      for (Gate gate : publicGates) {
+        Integer leaderOnly = config.relays().get(gate.route().listenPort());
+        if (leaderOnly != null) {
+          Relay relay =
+              new Relay(
+                  gate.route().listenPort(),
+                  leaderOnly,
+                  Relay.preamble(config.podNamespace(), leaderOnly),
+                  leadership::view,
+                  config.relayHold(),
+                  metrics);
+          relays.add(relay);
+          gate.relayWhenShut(relay::take);
+        }
+      }
       observers.forEach(leadership::add);
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
@@ -117,13 +149,27 @@ public final class BatonAgent implements AutoCloseable {
     return List.copyOf(gates);
   }
 
-  /** Closes the gates (connections reset), lets go of the gate key, and stops. */
+  /**
+   * Closes the gates (connections reset), lets go of the gate key, and stops. In relay mode the
+   * gates' ports stay bound for {@code relayDrain} after they shut, relaying to the next leader:
+   * kube-proxy sends this pod new connections until its next sync.
+   */
   @Override
   public void close() {
+    if (!relays.isEmpty() && leadership != null) {
+      leadership.shut();
+      log.info("relaying new connections to the leader for {} before stopping", relayDrain);
+      try {
+        Thread.sleep(relayDrain.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (leadership != null) {
       leadership.close();
     }
     gates.forEach(Gate::close);
+    relays.forEach(Relay::close);
     if (http != null) {
       http.close();
     }

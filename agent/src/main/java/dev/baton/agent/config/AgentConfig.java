@@ -17,6 +17,9 @@ import java.util.function.Function;
  * @param healthListen where {@code /healthz}, {@code /readyz} and {@code /metrics} are also served,
  *     alone, for the kubelet's probes and Prometheus, which cannot reach loopback; absent: nowhere
  * @param redisUrl absent: no locks, and the gate waits {@code confirmWithin} after a promotion
+ * @param gateBind the address the gates listen on; absent: every interface
+ * @param relays relay mode: gate port to the leader-only port every agent of the group listens on
+ * @param relayDrain in relay mode, how long a stopping agent goes on relaying after its gates shut
  */
 public record AgentConfig(
     String podName,
@@ -30,7 +33,10 @@ public record AgentConfig(
     Optional<String> redisUrl,
     Optional<String> redisUsername,
     Optional<String> redisPassword,
-    Optional<String> kubeconfig) {
+    Optional<String> kubeconfig,
+    Optional<String> gateBind,
+    Map<Integer, Integer> relays,
+    Duration relayDrain) {
 
   public static final String POD_NAME = "POD_NAME";
   public static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -44,6 +50,9 @@ public record AgentConfig(
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
   public static final String REDIS_PASSWORD = "BATON_REDIS_PASSWORD";
   public static final String KUBECONFIG = "KUBECONFIG";
+  public static final String GATE_BIND = "BATON_AGENT_GATE_BIND";
+  public static final String RELAY = "BATON_AGENT_RELAY";
+  public static final String RELAY_DRAIN = "BATON_AGENT_RELAY_DRAIN";
 
   /** One variable: its parser and its default (null: optional without a default). */
   private record Setting<T>(String name, Function<String, T> parser, String defaultValue) {
@@ -84,6 +93,11 @@ public record AgentConfig(
   private static final Setting<String> S_REDIS_PASSWORD =
       new Setting<>(REDIS_PASSWORD, s -> s, null);
   private static final Setting<String> S_KUBECONFIG = new Setting<>(KUBECONFIG, s -> s, null);
+  private static final Setting<String> S_GATE_BIND = new Setting<>(GATE_BIND, s -> s, null);
+  private static final Setting<Map<Integer, Integer>> S_RELAY =
+      new Setting<>(RELAY, AgentConfig::relays, "");
+  private static final Setting<Duration> S_RELAY_DRAIN =
+      new Setting<>(RELAY_DRAIN, GoDuration::parse, "2s");
 
   /**
    * Reads every setting and reports every problem at once.
@@ -118,12 +132,72 @@ public record AgentConfig(
             Optional.ofNullable(S_REDIS_URL.read(env, problems)),
             Optional.ofNullable(S_REDIS_USERNAME.read(env, problems)),
             Optional.ofNullable(S_REDIS_PASSWORD.read(env, problems)),
-            Optional.ofNullable(S_KUBECONFIG.read(env, problems)));
+            Optional.ofNullable(S_KUBECONFIG.read(env, problems)),
+            Optional.ofNullable(S_GATE_BIND.read(env, problems)),
+            S_RELAY.read(env, problems),
+            S_RELAY_DRAIN.read(env, problems));
+    if (c.relays() != null && c.gates() != null) {
+      for (var r : c.relays().entrySet()) {
+        if (c.gates().stream().noneMatch(g -> g.listenPort() == r.getKey())) {
+          problems.add(RELAY + ": " + r.getKey() + " is not a gate's port (" + GATE + ")");
+        }
+        if (c.gates().stream().anyMatch(g -> g.listenPort() == r.getValue())) {
+          problems.add(
+              RELAY + ": the leader-only port " + r.getValue() + " is a gate's port already");
+        }
+      }
+    }
     if (!problems.isEmpty()) {
       throw new IllegalArgumentException(
           "the agent's configuration is invalid:\n  " + String.join("\n  ", problems));
     }
     return c;
+  }
+
+  /**
+   * In relay mode, how long a connection waits for a leader's gate before it is reset: two
+   * confirmWithin, the longest a hand-over keeps every gate shut (a dead holder's hold runs out
+   * after one, and its successor's proof takes less than another).
+   */
+  public Duration relayHold() {
+    return confirmWithin.multipliedBy(2);
+  }
+
+  /** {@code <gate port>:<leader-only port>[,...]}. */
+  static Map<Integer, Integer> relays(String text) {
+    Map<Integer, Integer> out = new java.util.TreeMap<>();
+    for (String part : text.split(",")) {
+      if (part.isBlank()) {
+        continue;
+      }
+      String[] f = part.trim().split(":");
+      if (f.length != 2) {
+        throw new IllegalArgumentException(
+            "'" + part.trim() + "' must be <gate port>:<leader-only port>");
+      }
+      int gate = port(f[0]);
+      int leaderOnly = port(f[1]);
+      if (out.put(gate, leaderOnly) != null) {
+        throw new IllegalArgumentException("gate port " + gate + " is given twice");
+      }
+      if (gate == leaderOnly || out.values().stream().filter(p -> p == leaderOnly).count() > 1) {
+        throw new IllegalArgumentException(
+            "leader-only port " + leaderOnly + " must be a port of its own");
+      }
+    }
+    return java.util.Collections.unmodifiableMap(out);
+  }
+
+  private static int port(String text) {
+    try {
+      int p = Integer.parseInt(text.trim());
+      if (p >= 1 && p <= 65535) {
+        return p;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("'" + text + "' is not a port (1 to 65535)");
   }
 
   /** How often the pod is read again, besides its watch: a quarter of confirmWithin. */
@@ -181,6 +255,8 @@ public record AgentConfig(
         + healthListen.map(h -> ", probes and metrics " + h).orElse("")
         + ", gates "
         + gates
+        + gateBind.map(b -> " on " + b).orElse("")
+        + (relays.isEmpty() ? "" : ", relaying " + relays)
         + ", role label "
         + roleLabel
         + ", confirmWithin "

@@ -6,13 +6,21 @@ import dev.baton.agent.metrics.AgentMetrics;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,15 +46,31 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why a paused gate relays nothing late: every loop checks the hold's deadline ({@link
  * #openUntil}) after each wake-up and before each write, by the monotonic clock, and cuts instead.
+ *
+ * <p>In relay mode (docs/design.md, "Relay"), a gate's shut answer is not a reset: a connection it
+ * cannot take goes to its {@link Relay}, which carries it to the leader's agent. There it arrives
+ * on the leader-only gate, one with a {@code preamble}: a connection must say it first, and is
+ * answered one byte, {@link #ACCEPTED}, only when the gate takes it, under the same lock and check
+ * as any other connection; a shut leader-only gate resets it before a client byte was passed on, so
+ * the relay can try the next leader. The leader-only gate never relays again: no loops.
  */
 public final class Gate implements Exclusive, AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Gate.class);
   static final int MAX_LOOPS = 8;
 
+  /** The leader-only gate's answer to a relay it takes. */
+  static final byte ACCEPTED = 'Y';
+
+  /** How long a relay may take to say its preamble: it sends it with the connect. */
+  private static final int PREAMBLE_TIMEOUT_MILLIS = 1000;
+
   private final GateRoute route;
   private final AgentMetrics metrics;
   private final ServerSocketChannel server;
+  private final byte[] preamble; // null: a public gate
+  private final ExecutorService handshakes;
+  private volatile Consumer<SocketChannel> whenShut; // null: reset
   private final List<GateLoop> loops = new ArrayList<>();
   private int next; // the loop the next connection goes to; guarded by this
   private volatile boolean open; // written under this
@@ -59,18 +83,56 @@ public final class Gate implements Exclusive, AutoCloseable {
    * @throws IllegalStateException naming the port when it cannot be bound
    */
   public Gate(GateRoute route, AgentMetrics metrics) {
-    this(route, metrics, Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()));
+    this(route, null, null, metrics);
+  }
+
+  /**
+   * @param bindHost the address to listen on; null: every interface
+   * @param preamble for a leader-only gate, what a relay says first; null for a public gate
+   */
+  public Gate(GateRoute route, String bindHost, String preamble, AgentMetrics metrics) {
+    this(
+        route,
+        bindHost,
+        preamble,
+        metrics,
+        Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()));
   }
 
   Gate(GateRoute route, AgentMetrics metrics, int loopCount) {
+    this(route, null, null, metrics, loopCount);
+  }
+
+  private Gate(
+      GateRoute route, String bindHost, String preamble, AgentMetrics metrics, int loopCount) {
     this.route = route;
     this.metrics = metrics;
+    this.preamble = preamble == null ? null : preamble.getBytes(StandardCharsets.US_ASCII);
+    this.handshakes =
+        preamble == null
+            ? null
+            : new ThreadPoolExecutor(
+                0,
+                64,
+                10,
+                TimeUnit.SECONDS,
+                new SynchronousQueue<>(),
+                r -> {
+                  Thread t =
+                      new Thread(null, r, "baton-agent-relay-in-" + route.listenPort(), 1L << 18);
+                  t.setDaemon(true);
+                  return t;
+                });
     InetSocketAddress target = new InetSocketAddress(route.targetHost(), route.targetPort());
     ServerSocketChannel s = null;
     try {
       s = ServerSocketChannel.open();
       s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-      s.bind(new InetSocketAddress(route.listenPort()), 256);
+      s.bind(
+          bindHost == null
+              ? new InetSocketAddress(route.listenPort())
+              : new InetSocketAddress(bindHost, route.listenPort()),
+          256);
       s.configureBlocking(false);
       for (int i = 0; i < loopCount; i++) {
         loops.add(new GateLoop(route, target, metrics, i, this::mayRelay));
@@ -84,7 +146,15 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
     server = s;
     loops.forEach(GateLoop::start);
-    log.info("gate {} listening, shut until this pod leads", route);
+    log.info(
+        "gate {} listening{}, shut until this pod leads",
+        route,
+        preamble == null ? "" : " (leader-only: relays from other pods' agents)");
+  }
+
+  /** Relay mode: a connection this gate cannot take goes to {@code relay}, not reset. */
+  public void relayWhenShut(Consumer<SocketChannel> relay) {
+    this.whenShut = relay;
   }
 
   public GateRoute route() {
@@ -144,14 +214,64 @@ public final class Gate implements Exclusive, AutoCloseable {
 
   /** On the first loop: a connection was accepted. */
   private void accepted(SocketChannel client) {
-    synchronized (this) {
-      if (mayRelay(System.nanoTime())) {
-        metrics.gateAccepted(route.listenPort());
-        loops.get(next).forward(client);
-        next = (next + 1) % loops.size();
-        return;
+    if (preamble != null) {
+      try {
+        handshakes.execute(() -> handshake(client));
+      } catch (RejectedExecutionException e) {
+        refuse(client);
+      }
+      return;
+    }
+    if (take(client, false)) {
+      return;
+    }
+    Consumer<SocketChannel> relay = whenShut;
+    if (relay != null) {
+      relay.accept(client);
+      return;
+    }
+    refuse(client);
+  }
+
+  /** Forwards {@code client} if the gate may relay now; with {@code answer}, says so first. */
+  private synchronized boolean take(SocketChannel client, boolean answer) {
+    if (!mayRelay(System.nanoTime())) {
+      return false;
+    }
+    if (answer) {
+      try {
+        // One byte on a fresh connection: the socket's buffer takes it at once.
+        if (client.write(ByteBuffer.wrap(new byte[] {ACCEPTED})) != 1) {
+          return false;
+        }
+      } catch (IOException e) {
+        return false;
       }
     }
+    metrics.gateAccepted(route.listenPort());
+    loops.get(next).forward(client);
+    next = (next + 1) % loops.size();
+    return true;
+  }
+
+  /** A leader-only gate's connection: its preamble first, then taken as any other, or reset. */
+  private void handshake(SocketChannel client) {
+    try {
+      client.configureBlocking(true);
+      client.socket().setSoTimeout(PREAMBLE_TIMEOUT_MILLIS);
+      byte[] said = client.socket().getInputStream().readNBytes(preamble.length);
+      if (!Arrays.equals(said, preamble)) {
+        log.debug("gate {}: a connection without the relay's preamble, reset", route);
+      } else if (take(client, true)) {
+        return;
+      }
+    } catch (IOException e) {
+      log.debug("gate {}: a relay's preamble did not arrive: {}", route, e.getMessage());
+    }
+    refuse(client);
+  }
+
+  private void refuse(SocketChannel client) {
     // Counted first: whoever sees the reset may read the count at once.
     metrics.gateRefused(route.listenPort());
     Sockets.rst(client); // not registered anywhere: the socket closes, and resets, at once
@@ -162,6 +282,9 @@ public final class Gate implements Exclusive, AutoCloseable {
     closed("the agent is stopping");
     loops.forEach(GateLoop::stop);
     Sockets.closeQuietly(server);
+    if (handshakes != null) {
+      handshakes.shutdownNow();
+    }
   }
 
   static boolean isAccept(SelectionKey key) {

@@ -179,9 +179,11 @@ public final class AgentLeadership implements AutoCloseable {
     }
   }
 
-  /** Closes the gates, gives the gate key up, and stops following the pod. */
-  @Override
-  public void close() {
+  /**
+   * Closes the gates for good and gives the gate key up; the loop goes on reading who leads, for a
+   * relay that carries connections to the next leader while the agent stops.
+   */
+  public void shut() {
     try {
       LeadershipLoop l = steps;
       if (l != null) {
@@ -190,6 +192,12 @@ public final class AgentLeadership implements AutoCloseable {
     } catch (Exception e) {
       log.warn("closing the gates: {}", e.toString());
     }
+  }
+
+  /** Closes the gates, gives the gate key up, and stops following the pod. */
+  @Override
+  public void close() {
+    shut();
     if (leadership != null) {
       leadership.close();
     }

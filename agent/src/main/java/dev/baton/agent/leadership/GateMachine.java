@@ -354,7 +354,12 @@ final class GateMachine {
     }
 
     void podSeen(PodFacts seen) {
-      facts = seen;
+      // A deleted pod's agent runs on for a while (a relay carries connections to the next leader
+      // as it stops): it keeps following the group it was in, never as a leader.
+      facts =
+          seen != null && !seen.exists() && facts != null
+              ? new PodFacts(false, facts.uid(), Map.of(), facts.annotations(), false, facts.ip())
+              : seen;
       newestTerm = Math.max(newestTerm, termShown(seen));
       boolean certain = NotReadyCut.after(cut, seen, c.roleLabel());
       boolean cutNow = certain && !cut;

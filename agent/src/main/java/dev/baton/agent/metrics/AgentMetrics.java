@@ -58,6 +58,14 @@ public final class AgentMetrics {
     count("gate_cut_total{port=\"" + port + "\"}", connections);
   }
 
+  /**
+   * A connection to a shut gate, relayed to the leader's agent ({@code relayed}), or refused after
+   * no leader's gate took it within the hold ({@code refused}).
+   */
+  public void relay(int port, String outcome) {
+    count("relay_connections_total{port=\"" + port + "\",outcome=\"" + outcome + "\"}", 1);
+  }
+
   public void gateEnded(int port) {
     openConnections.computeIfAbsent(port, p -> new LongAdder()).decrement();
   }

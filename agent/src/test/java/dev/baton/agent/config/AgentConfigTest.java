@@ -88,4 +88,30 @@ class AgentConfigTest {
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
+
+  @Test
+  void relayModeNamesAGatesPortAndALeaderOnlyPortOfItsOwn() {
+    Map<String, String> env =
+        Map.of(
+            "POD_NAME", "p",
+            "POD_NAMESPACE", "ns",
+            "BATON_AGENT_GATE", "8080:127.0.0.1:80",
+            "BATON_AGENT_RELAY", "8080:8081",
+            "BATON_AGENT_GATE_BIND", "10.0.0.7");
+    AgentConfig c = AgentConfig.fromEnvironment(env);
+    assertThat(c.relays()).containsExactly(Map.entry(8080, 8081));
+    assertThat(c.gateBind()).contains("10.0.0.7");
+    assertThat(c.relayHold()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(c.relayDrain()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(AgentConfig.fromEnvironment(POD).relays()).isEmpty();
+
+    for (String bad : new String[] {"9090:9091", "8080:80", "8080", "8080:8080"}) {
+      var withBad = new java.util.HashMap<>(env);
+      withBad.put("BATON_AGENT_RELAY", bad);
+      withBad.put("BATON_AGENT_GATE", "8080:127.0.0.1:80,80:127.0.0.1:81");
+      assertThatThrownBy(() -> AgentConfig.fromEnvironment(withBad))
+          .as(bad)
+          .hasMessageContaining("BATON_AGENT_RELAY");
+    }
+  }
 }

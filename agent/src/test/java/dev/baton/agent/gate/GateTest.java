@@ -125,6 +125,46 @@ class GateTest {
     }
   }
 
+  @Test
+  void aLeaderOnlyGateTakesOnlyARelaysPreambleAndAnswersBeforeAnyClientByte() throws Exception {
+    String preamble = Relay.preamble("shop", 7001);
+    Gate leaderOnly =
+        new Gate(
+            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+            "127.0.0.1",
+            preamble,
+            metrics);
+    try {
+      // Shut: the preamble is read, and the connection reset without an answer.
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(preamble.getBytes());
+        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
+      }
+      leaderOnly.opened(1);
+      // Open, but not a relay: reset.
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
+      }
+      // Open, and a relay: answered, then forwarded byte for byte.
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(preamble.getBytes());
+        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+        Socket server = app.accept();
+        s.getOutputStream().write(42);
+        assertThat(server.getInputStream().read())
+            .as("the preamble is not passed on")
+            .isEqualTo(42);
+        server.close();
+      }
+    } finally {
+      leaderOnly.close();
+    }
+  }
+
   private Socket connect() throws IOException {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), gate.port());
     s.setSoTimeout(10_000);
