@@ -48,7 +48,8 @@ public record BenchConfig(
           "scale",
           "noisy",
           "agent",
-          "agent-http");
+          "agent-http",
+          "relay");
 
   public static BenchConfig from(Map<String, String> props) {
     Function<String, String> get =

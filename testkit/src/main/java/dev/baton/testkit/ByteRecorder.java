@@ -180,6 +180,39 @@ public final class ByteRecorder {
     return late;
   }
 
+  /** The stamp of a frame made by {@link #frame}. */
+  public static long stampOf(byte[] frame) {
+    return ByteBuffer.wrap(frame).getLong(8);
+  }
+
+  /**
+   * The pod whose application the frame stamped {@code stamp} reached, or null when none did: a
+   * connection reset before its answer either never reached an application, or was cut after it did
+   * (a hand-over), and only this tells the two apart.
+   */
+  public String reachedBy(long stamp) {
+    // The application records a frame as it reads it, which may be a moment after its client saw
+    // the connection reset: a short grace before saying none did.
+    for (int tries = 0; tries < 20; tries++) {
+      List<Connection> all;
+      synchronized (this) {
+        all = List.copyOf(connections);
+      }
+      for (Connection c : all) {
+        if (c.sent().contains(stamp)) {
+          return c.pod;
+        }
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
+    }
+    return null;
+  }
+
   /** How many frames reached {@code pod}'s application. */
   public long frames(String pod) {
     List<Connection> all;

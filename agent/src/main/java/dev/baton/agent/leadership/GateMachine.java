@@ -507,10 +507,14 @@ final class GateMachine {
     }
 
     void readHolder(String key) {
-      lastHolderRead = now;
       if (!callPending) {
+        lastHolderRead = now;
         callPending = true;
         effects.add(new ReadHolder(key));
+      } else {
+        // A change told while a call is out may be newer than what that call reads: read again
+        // as soon as it answered, not a whole holderEvery later (a relay waits on it).
+        lastHolderRead = now - c.holderEveryNanos() - 1;
       }
     }
 

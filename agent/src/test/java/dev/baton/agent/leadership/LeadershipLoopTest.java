@@ -196,4 +196,39 @@ class LeadershipLoopTest {
             sent.get(sent.size() - 1), sentAt, now(), new GateKey.Answer(2, "", "other.repl", 0)));
     assertThat(health.incarnationsSeen()).isEqualTo(1);
   }
+
+  @Test
+  void aHandOverToldWhileAReadIsOutIsReadAgainAtOnceAndNamesTheNewHolderAndItsAddress() {
+    loop.feed(
+        new GateMachine.PodSeen(
+            new PodFacts(
+                true,
+                "u",
+                Map.of("baton.dev/role", BatonNames.FOLLOWER),
+                Map.of(BatonNames.GROUP_ANNOTATION, "g"),
+                true,
+                "10.0.0.2")));
+    assertThat(sent).last().isEqualTo(new GateMachine.ReadHolder(KEY));
+    GateMachine.Call outstanding = sent.get(sent.size() - 1);
+    long sentAt = now();
+    sent.clear();
+    // The old holder let go, and the new one took: told while the read is out.
+    loop.feed(new GateMachine.KeyMessage(KEY));
+    assertThat(sent).noneMatch(c -> c instanceof GateMachine.ReadHolder);
+    clock.addAndGet(MS);
+    String released = "R 6 9 run.repl agent:shop/p0:6:x-1@10.0.0.1";
+    loop.feed(new GateMachine.Answered(outstanding, sentAt, now(), answer(1, released, 0)));
+    assertThat(board.now().leaderPod()).isNull();
+    assertThat(sent)
+        .as("read again at once, not 2 s later")
+        .last()
+        .isInstanceOf(GateMachine.ReadHolder.class);
+
+    String held = "H 7 0 run.repl agent:shop/p1:7:y-1@10.0.0.3";
+    loop.feed(
+        new GateMachine.Answered(sent.get(sent.size() - 1), now(), now(), answer(1, held, 0)));
+    assertThat(board.now().leaderPod()).isEqualTo("p1");
+    assertThat(board.now().leaderTerm()).isEqualTo(7);
+    assertThat(board.now().leaderIp()).isEqualTo("10.0.0.3");
+  }
 }

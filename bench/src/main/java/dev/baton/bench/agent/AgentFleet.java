@@ -8,7 +8,6 @@ import dev.baton.testkit.Sandbox;
 import dev.baton.testkit.Signals;
 import dev.baton.testkit.StampedWriter;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -47,6 +46,7 @@ final class AgentFleet implements AutoCloseable {
   private final Map<String, PausableProxy> redisProxies = new HashMap<>();
   private final Map<String, Integer> gatePorts = new HashMap<>();
   private final Map<String, Integer> httpPorts = new HashMap<>();
+  private final Map<String, String> addresses = new HashMap<>();
 
   AgentFleet(Sandbox cluster, Path jar, Path dir, Duration confirmWithin) throws IOException {
     this.cluster = cluster;
@@ -56,6 +56,15 @@ final class AgentFleet implements AutoCloseable {
     this.kubeconfig =
         Kubeconfig.write(
             dir.resolve("kubeconfig"), cluster.client.getMasterUrl().toString(), "shop");
+  }
+
+  /**
+   * Before its first start: the agent of {@code pod} binds its gates on {@code ip} (its pod's own
+   * address) with {@code gatePort}, the port every pod of the group shares, as pods do.
+   */
+  void onAddress(String pod, String ip, int gatePort) {
+    addresses.put(pod, ip);
+    gatePorts.put(pod, gatePort);
   }
 
   /** Starts (or restarts) the agent of {@code pod}; the milliseconds from start to /readyz. */
@@ -92,7 +101,7 @@ final class AgentFleet implements AutoCloseable {
     start(pod, javaJar(), env);
   }
 
-  private List<String> javaJar() {
+  List<String> javaJar() {
     return List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-jar",
@@ -117,6 +126,9 @@ final class AgentFleet implements AutoCloseable {
     env.put("BATON_AGENT_CONFIRM_WITHIN", confirmWithin.toMillis() + "ms");
     env.put("BATON_REDIS_URL", cluster.redis.url());
     env.put("KUBECONFIG", kubeconfig.toString());
+    if (addresses.containsKey(pod)) {
+      env.put("BATON_AGENT_GATE_BIND", addresses.get(pod));
+    }
     env.putAll(extraEnv);
     long start = System.nanoTime();
     Process p;
@@ -188,6 +200,14 @@ final class AgentFleet implements AutoCloseable {
     return agents.get(pod).httpPort();
   }
 
+  /** SIGTERM: the agent stops as a kubelet stops it, gates shut first. */
+  void terminate(String pod) {
+    Agent a = agents.remove(pod);
+    if (a != null) {
+      a.process().destroy();
+    }
+  }
+
   void kill(String pod) throws InterruptedException {
     Agent a = agents.remove(pod);
     a.process().destroyForcibly();
@@ -240,7 +260,9 @@ final class AgentFleet implements AutoCloseable {
     AgentBench.await(
         () -> {
           List<String> l = cluster.leaders(AgentBench.ROLE);
-          return l.size() == 1 && leads(l.get(0)) && echoes(gatePort(l.get(0)));
+          return l.size() == 1
+              && leads(l.get(0))
+              && echoes(addresses.getOrDefault(l.get(0), "127.0.0.1"), gatePort(l.get(0)));
         },
         Duration.ofSeconds(20),
         "a leader with an open gate");
@@ -301,7 +323,11 @@ final class AgentFleet implements AutoCloseable {
 
   /** Whether a new connection through {@code port} echoes a byte. */
   static boolean echoes(int port) {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+    return echoes("127.0.0.1", port);
+  }
+
+  static boolean echoes(String host, int port) {
+    try (Socket s = new Socket(host, port)) {
       s.setSoTimeout(500);
       s.getOutputStream().write(42);
       return s.getInputStream().read() == 42;

@@ -31,11 +31,18 @@ final class Overhead {
       double benchCpuMicros,
       double agentCpuMicros) {}
 
+  private final InetAddress host;
   private final int port;
   private final int connections;
   private final long agentPid;
 
   Overhead(int port, int connections, long agentPid) {
+    this(InetAddress.getLoopbackAddress(), port, connections, agentPid);
+  }
+
+  /** Through {@code host}: a follower's agent, on its pod's own address, in relay mode. */
+  Overhead(InetAddress host, int port, int connections, long agentPid) {
+    this.host = host;
     this.port = port;
     this.connections = connections;
     this.agentPid = agentPid;
@@ -78,7 +85,7 @@ final class Overhead {
                 int n = 0;
                 byte[] out = new byte[SIZE];
                 byte[] in = new byte[SIZE];
-                try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                try (Socket s = new Socket(host, port)) {
                   s.setTcpNoDelay(true);
                   connected.countDown();
                   OutputStream o = s.getOutputStream();

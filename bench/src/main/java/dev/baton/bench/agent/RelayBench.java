@@ -1,0 +1,360 @@
+package dev.baton.bench.agent;
+
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.bench.BenchConfig;
+import dev.baton.bench.BenchMain;
+import dev.baton.bench.Percentiles;
+import dev.baton.bench.Report;
+import dev.baton.client.BatonNames;
+import dev.baton.operator.BatonOperator;
+import dev.baton.testkit.ByteRecorder;
+import dev.baton.testkit.FreePorts;
+import dev.baton.testkit.KubernetesUnderTest;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Relay mode, measured with the shipped jar: four pods on addresses of their own (127.0.0.2x), one
+ * of them never a candidate (the follower clients reach, as a Service that has not caught up sends
+ * them), the others failing over in turn by deletion, readiness and switchover. Per kind: from the
+ * moment the leader change was asked to the first frame that a connection opened through the
+ * follower delivered to the new leader's application, and every connection attempt through the
+ * follower that was refused or reset before its echo. Then the relay's cost in steady state: round
+ * trips through the follower's relay beside the leader's own gate, and the follower agent's memory
+ * per idle relayed connection.
+ */
+public final class RelayBench {
+
+  private static final String FOLLOWER = "relay-f";
+  private static final List<String> CANDIDATES = List.of("relay-a", "relay-b", "relay-c");
+  private static final long CLIENT_EVERY_MILLIS = 5;
+
+  private final BenchConfig config;
+  private final Path jar;
+  private final Map<String, String> ips = new LinkedHashMap<>();
+  private final int gatePort = FreePorts.any();
+  private final int leaderOnlyPort = FreePorts.any();
+
+  public RelayBench(BenchConfig config) {
+    this.config = config;
+    this.jar = Path.of(System.getProperty("bench.agentJar", "agent/target/baton-agent.jar"));
+    ips.put(FOLLOWER, "127.0.0.20");
+    for (int i = 0; i < CANDIDATES.size(); i++) {
+      ips.put(CANDIDATES.get(i), "127.0.0.2" + (i + 1));
+    }
+  }
+
+  private enum Kind {
+    DELETED("leader pod deleted (its agent stopped)"),
+    NOT_READY("leader turned not ready"),
+    SWITCHOVER("switchover");
+
+    final String description;
+
+    Kind(String description) {
+      this.description = description;
+    }
+  }
+
+  public void run(Report report) throws Exception {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");
+    }
+    Path dir = Files.createDirectories(config.out().resolve("relay"));
+    int trials = Math.max(5, config.processTrials());
+    try (Sandbox cluster =
+            new Sandbox(KubernetesUnderTest.fromEnvironment(), BatonOperator::launch, Map.of());
+        AgentFleet fleet = new AgentFleet(cluster, jar, dir, AgentBench.CONFIRM_WITHIN)) {
+      cluster.startOperator();
+      for (String pod : ips.keySet()) {
+        createPod(cluster, pod);
+      }
+      LeaderGroup group = Sandbox.group(AgentBench.APP, AgentBench.APP);
+      cluster.create(group);
+      for (String pod : ips.keySet()) {
+        startAgent(fleet, pod);
+      }
+      fleet.awaitOpenLeader();
+
+      Report.Section s =
+          report.section(
+              "relay",
+              "Relay mode: connections through a follower's agent across hand-overs (ms from the"
+                  + " change asked to the first frame at the new leader's app through the follower)",
+              "hand-over",
+              "trials",
+              "to the new leader: p50",
+              "p99",
+              "max",
+              "goal (p50 / p99)",
+              "attempts",
+              "refused (goal 0)",
+              "given up by the relay (goal 0)",
+              "cut by the old leader's gate as it shut: before their frame reached its app",
+              "after",
+              "late frames at a demoted app");
+      for (Kind kind : Kind.values()) {
+        List<Double> took = new ArrayList<>();
+        Counts counts = new Counts();
+        long givenUp = relayGaveUp(fleet);
+        int lateBefore = fleet.bytes().violations().size();
+        for (int t = 0; t < trials; t++) {
+          took.add(trial(cluster, fleet, kind, counts));
+        }
+        Percentiles p = Percentiles.of(took);
+        BenchMain.progress("relay " + kind + ": " + p + ", " + counts);
+        s.row(
+            kind.description,
+            p.count(),
+            p.p50(),
+            p.p99(),
+            p.max(),
+            "< 100 / 250",
+            counts.attempts().get(),
+            counts.refused().get(),
+            relayGaveUp(fleet) - givenUp,
+            counts.failed().get(),
+            counts.cut().get(),
+            fleet.bytes().violations().size() - lateBefore);
+      }
+      s.note(
+          "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
+              + " address with the same gate port and leader-only port, as pods share port"
+              + " numbers on their own IPs; confirmWithin "
+              + AgentBench.CONFIRM_WITHIN.toMillis()
+              + " ms; the real operator on the mock API server, one redis-server. A client opens"
+              + " a connection to the follower every "
+              + CLIENT_EVERY_MILLIS
+              + " ms from the change on, writes a stamped frame and reads its echo; the time is"
+              + " the first such frame that reached the new leader's application. Refused: the"
+              + " follower's port did not take the connection; given up: its relay held it past"
+              + " two confirmWithin (its metric). A connection the old leader's gate took in the"
+              + " moment before it shut (the operator had demoted it, its agent had not yet seen"
+              + " it) is cut with the others, as a direct connection would be; the relay cannot"
+              + " send it elsewhere, since the old application may have its bytes. Such cuts"
+              + " happen within tens of ms of the change (seen: opened 8-21 ms after it), before"
+              + " or after the frame reached the old application. The deleted pod is recreated"
+              + " and its agent started again between trials.");
+
+      overhead(report, cluster, fleet);
+    }
+  }
+
+  /** The connections the follower's relay gave up (no leader's gate took them in time). */
+  private static long relayGaveUp(AgentFleet fleet) throws IOException, InterruptedException {
+    var http = java.net.http.HttpClient.newHttpClient();
+    String body =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create(
+                            "http://127.0.0.1:" + fleet.httpPort(FOLLOWER) + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    var m =
+        java.util.regex.Pattern.compile(
+                "(?m)^baton_agent_relay_connections_total\\{[^}]*outcome=\"refused\"\\} (\\d+)")
+            .matcher(body);
+    return m.find() ? Long.parseLong(m.group(1)) : 0;
+  }
+
+  private static Pod pod(String name, String ip) {
+    Pod p = Sandbox.readyPod(Sandbox.NS, name, Map.of("app", AgentBench.APP));
+    p.getStatus().setPodIP(ip);
+    if (name.equals(FOLLOWER)) {
+      p.getMetadata().setAnnotations(Map.of(BatonNames.CANDIDATE_ANNOTATION, "false"));
+    }
+    return p;
+  }
+
+  private void createPod(Sandbox cluster, String name) {
+    cluster.createPod(pod(name, ips.get(name)));
+  }
+
+  private void startAgent(AgentFleet fleet, String pod) {
+    fleet.onAddress(pod, ips.get(pod), gatePort);
+    fleet.start(pod, fleet.javaJar(), Map.of("BATON_AGENT_RELAY", gatePort + ":" + leaderOnlyPort));
+  }
+
+  /** One hand-over; the milliseconds to the first frame at the new leader through the follower. */
+  private double trial(Sandbox cluster, AgentFleet fleet, Kind kind, Counts counts)
+      throws Exception {
+    String leader = fleet.awaitOpenLeader();
+    String target = null;
+    if (kind == Kind.SWITCHOVER) {
+      target = CANDIDATES.stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+    }
+    Map<String, Long> before = new LinkedHashMap<>();
+    for (String pod : CANDIDATES) {
+      before.put(pod, fleet.bytes().frames(pod));
+    }
+    ExecutorService clients = Executors.newCachedThreadPool();
+    long t0 = System.nanoTime();
+    switch (kind) {
+      case DELETED -> {
+        cluster.deletePod(leader);
+        fleet.terminate(leader);
+      }
+      case NOT_READY -> cluster.setReady(leader, false);
+      case SWITCHOVER -> cluster.annotate(AgentBench.APP, BatonNames.SWITCHOVER_ANNOTATION, target);
+    }
+    double took = -1;
+    long giveUp = t0 + TimeUnit.SECONDS.toNanos(20);
+    while (took < 0 && System.nanoTime() - giveUp < 0) {
+      clients.execute(() -> connect(fleet, counts));
+      Thread.sleep(CLIENT_EVERY_MILLIS);
+      for (String pod : CANDIDATES) {
+        if (!pod.equals(leader) && fleet.bytes().frames(pod) > before.get(pod)) {
+          took = AgentBench.millisSince(t0, System.nanoTime());
+        }
+      }
+    }
+    clients.shutdown();
+    clients.awaitTermination(20, TimeUnit.SECONDS);
+    if (took < 0) {
+      throw new IllegalStateException(kind + ": no frame reached a new leader within 20 s");
+    }
+    // Back to three ready candidates, and the group steady, for the next trial.
+    switch (kind) {
+      case DELETED -> {
+        Thread.sleep(2500); // the stopped agent relays for its drain, then exits
+        createPod(cluster, leader);
+        startAgent(fleet, leader);
+      }
+      case NOT_READY -> cluster.setReady(leader, true);
+      case SWITCHOVER -> {}
+    }
+    fleet.awaitOpenLeader();
+    Thread.sleep(500);
+    return took;
+  }
+
+  /** Counts per kind of hand-over: attempts, failures, and cuts after delivery. */
+  private record Counts(
+      AtomicInteger attempts, AtomicInteger refused, AtomicInteger failed, AtomicInteger cut) {
+    Counts() {
+      this(new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger());
+    }
+  }
+
+  /**
+   * One connection through the follower. Refused, or reset before its frame reached any
+   * application, is a failure; reset after its frame reached the leader of that moment is a cut by
+   * the hand-over, as a direct connection's would be.
+   */
+  private void connect(AgentFleet fleet, Counts counts) {
+    counts.attempts().incrementAndGet();
+    byte[] frame = ByteRecorder.frame();
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(ips.get(FOLLOWER), gatePort), 2000);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(frame);
+      InputStream in = s.getInputStream();
+      if (in.readNBytes(ByteRecorder.FRAME_BYTES).length == ByteRecorder.FRAME_BYTES) {
+        return;
+      }
+    } catch (ConnectException e) {
+      counts.refused().incrementAndGet();
+      return;
+    } catch (IOException e) {
+      // below
+    }
+    if (fleet.bytes().reachedBy(ByteRecorder.stampOf(frame)) != null) {
+      counts.cut().incrementAndGet();
+    } else {
+      counts.failed().incrementAndGet();
+    }
+  }
+
+  /** Round trips through the follower's relay beside the leader's gate, and memory per relay. */
+  private void overhead(Report report, Sandbox cluster, AgentFleet fleet) throws Exception {
+    String leader = fleet.awaitOpenLeader();
+    Report.Section s =
+        report.section(
+            "relay-cost",
+            "The relay's cost in steady state: 1 KiB round trips (µs) and memory",
+            "path",
+            "connections",
+            "round trips/s",
+            "p50 µs",
+            "p99 µs",
+            "agent CPU per round trip µs");
+    for (int connections : new int[] {1, 16}) {
+      Overhead.Result gate =
+          new Overhead(
+                  InetAddress.getByName(ips.get(leader)), gatePort, connections, fleet.pid(leader))
+              .run();
+      Overhead.Result relay =
+          new Overhead(
+                  InetAddress.getByName(ips.get(FOLLOWER)),
+                  gatePort,
+                  connections,
+                  fleet.pid(FOLLOWER))
+              .run();
+      s.row(
+          "the leader's gate",
+          connections,
+          gate.perSecond(),
+          gate.p50Micros(),
+          gate.p99Micros(),
+          gate.agentCpuMicros());
+      s.row(
+          "a follower's relay, then the leader's leader-only gate",
+          connections,
+          relay.perSecond(),
+          relay.p50Micros(),
+          relay.p99Micros(),
+          relay.agentCpuMicros());
+    }
+    s.note(Overhead.describe() + " The relay row's CPU is the follower agent's alone.");
+
+    int idle = 200;
+    long rssBefore = fleet.rssKib().get(FOLLOWER);
+    List<Socket> held = new ArrayList<>();
+    try {
+      for (int i = 0; i < idle; i++) {
+        Socket c = new Socket(InetAddress.getByName(ips.get(FOLLOWER)), gatePort);
+        c.setSoTimeout(10_000);
+        c.getOutputStream().write(42);
+        if (c.getInputStream().read() != 42) {
+          throw new IOException("no echo through the relay");
+        }
+        held.add(c);
+      }
+      Thread.sleep(1000);
+      long rssAfter = fleet.rssKib().get(FOLLOWER);
+      Report.Section m =
+          report.section(
+              "relay-memory",
+              "The follower agent's resident memory per idle relayed connection",
+              "connections held",
+              "RSS before KiB",
+              "RSS after KiB",
+              "KiB per connection");
+      m.row(idle, rssBefore, rssAfter, (rssAfter - rssBefore) / (double) idle);
+      m.note(
+          "Each relayed connection holds two threads (256 KiB stacks reserved, touched only as"
+              + " deep as they run) and two sockets; measured after one echo each.");
+    } finally {
+      for (Socket c : held) {
+        c.close();
+      }
+    }
+  }
+}
