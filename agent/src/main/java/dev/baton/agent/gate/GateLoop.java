@@ -162,8 +162,9 @@ final class GateLoop {
         }
         runTasks();
         if (!forwardings.isEmpty() && !mayRelay.test(System.nanoTime())) {
-          // Woken past the deadline (a pause): cut before a byte read now is passed on.
-          resetAll("past the gate's deadline");
+          // Woken past the deadline (a pause), or the gate shut and its cut is still queued: cut
+          // before a byte read now is passed on.
+          resetAll("the gate shut, or its deadline passed");
           continue;
         }
         Iterator<SelectionKey> keys = selector.selectedKeys().iterator();

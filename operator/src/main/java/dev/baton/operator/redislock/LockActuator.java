@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -51,12 +52,21 @@ final class LockActuator {
   private final String clusterId;
   private final LockPods pods;
   private final Reservations<RedisLock, RedisLockStatus> reservations;
+  private final LongSupplier nanoTime;
 
+  /**
+   * @param nanoTime the monotonic clock renewals are stamped with and a kept grant's next look is
+   *     timed by
+   */
   LockActuator(
-      String clusterId, LockPods pods, Reservations<RedisLock, RedisLockStatus> reservations) {
+      String clusterId,
+      LockPods pods,
+      Reservations<RedisLock, RedisLockStatus> reservations,
+      LongSupplier nanoTime) {
     this.clusterId = clusterId;
     this.pods = pods;
     this.reservations = reservations;
+    this.nanoTime = nanoTime;
   }
 
   /** Carries out {@code plan} over the world it was made from. */
@@ -156,7 +166,7 @@ final class LockActuator {
 
     /** Renews a grant; whether Redis took the renewal. */
     private boolean renew(LockStep.Renew r) {
-      long started = System.nanoTime();
+      long started = nanoTime.getAsLong();
       LockResult result =
           s.store().renew(s.settings().keys(), r.value(), s.settings().ttl(), r.token());
       LockObserver.quorum(result.view());
@@ -178,8 +188,8 @@ final class LockActuator {
       pods.mark(pod, settings.labelKey(), token);
       // Reported (and remembered) only once its pod is labeled: a label write that fails leaves the
       // grant unknown, so the next reconcile adopts it again, labels it, and reports it then.
-      long renewedAt = adopted ? System.nanoTime() : renewedAt(k.value());
-      long sinceRenew = System.nanoTime() - renewedAt;
+      long now = nanoTime.getAsLong();
+      long sinceRenew = adopted ? 0 : now - renewedAt(k.value());
       done.add(
           new LockOutcome.Kept(
               k.value(),

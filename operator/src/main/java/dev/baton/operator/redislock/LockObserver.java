@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -42,16 +43,26 @@ final class LockObserver {
   private final String clusterId;
   private final Predicate<String> nodeLost;
   private final PodCatalog pods;
+  private final LongSupplier nanoTime;
 
   /** The holder selector each lock had when its compact pods were last reconsidered. */
   private final Map<String, LabelSelector> reconsidered = new ConcurrentHashMap<>();
 
+  /**
+   * @param nanoTime the monotonic clock a grant's freshness is judged by ({@link System#nanoTime},
+   *     or a test's)
+   */
   LockObserver(
-      KubernetesClient client, String clusterId, PodCatalog pods, Predicate<String> nodeLost) {
+      KubernetesClient client,
+      String clusterId,
+      PodCatalog pods,
+      Predicate<String> nodeLost,
+      LongSupplier nanoTime) {
     this.client = client;
     this.clusterId = clusterId;
     this.pods = pods;
     this.nodeLost = nodeLost;
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -142,8 +153,8 @@ final class LockObserver {
   }
 
   /** Renewed within half an interval: nothing to send. */
-  static boolean fresh(LockState.Grant grant, LockSettings settings) {
-    return System.nanoTime() - grant.renewedAtNanos() < settings.interval().toNanos() / 2;
+  private boolean fresh(LockState.Grant grant, LockSettings settings) {
+    return nanoTime.getAsLong() - grant.renewedAtNanos() < settings.interval().toNanos() / 2;
   }
 
   private static boolean eligible(List<LockWorld.LockCandidate> candidates, LockState.Grant grant) {

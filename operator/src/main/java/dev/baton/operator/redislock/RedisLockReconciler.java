@@ -78,7 +78,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
-    this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost);
+    this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost, System::nanoTime);
     this.labels = new HolderLabels(client, observer);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
@@ -94,7 +94,9 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
         });
     this.reporter =
         new LockReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock());
-    this.actuator = new LockActuator(kit.clusterId(), labels, Reservations.tokens(statusWriter));
+    this.actuator =
+        new LockActuator(
+            kit.clusterId(), labels, Reservations.tokens(statusWriter), System::nanoTime);
     this.clock = kit.clock();
   }
 

@@ -27,7 +27,7 @@ class LockActuatorTest {
   private final LockSettings settings = LockSettings.of(lock);
   private LockState state = LockState.EMPTY;
   private final LockActuator actuator =
-      new LockActuator(CLUSTER, fakes.api, Reservations.tokens(null));
+      new LockActuator(CLUSTER, fakes.api, Reservations.tokens(null), System::nanoTime);
 
   private static LockWorld.LockCandidate candidate(String name) {
     Candidate c =

@@ -69,7 +69,7 @@ class LockPlanTest {
   }
 
   private LockActuator.Outcome carry(FakeLockSides fakes, LockState state, LockWorld w) {
-    return new LockActuator(CLUSTER, fakes.api, Reservations.tokens(null))
+    return new LockActuator(CLUSTER, fakes.api, Reservations.tokens(null), System::nanoTime)
         .carryOut(
             new LockActuator.Scope(lock, settings, fakes.redis, state),
             w,
