@@ -49,6 +49,15 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
     public static final Block NONE = new Block(0, 0);
   }
 
+  /**
+   * The one rule for reserving ahead, terms and tokens alike: less than half a block is left
+   * between what was handed out and the ceiling reserved, so the next block is reserved while a
+   * slow status write still has room.
+   */
+  public static boolean runningLow(long ceiling, long handedOut, long blockSize) {
+    return ceiling - handedOut < blockSize / 2;
+  }
+
   /** The block to reserve now, from the last one. */
   public interface Sizing {
     Block next(Block last, long nowNanos);

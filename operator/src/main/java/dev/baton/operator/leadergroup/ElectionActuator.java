@@ -195,7 +195,7 @@ final class ElectionActuator {
         writes.removeSwitchoverRequest(seen.group());
       } else if (effect instanceof ElectionPlan.Effect.ReserveTermsAhead) {
         long maxTerm = Math.max(seen.state().maxTerm(), holder.term());
-        if (reserved() - maxTerm < Reservations.TERM_BLOCK / 2) {
+        if (Reservations.runningLow(reserved(), maxTerm, Reservations.TERM_BLOCK)) {
           reserve(maxTerm);
         }
       }

@@ -137,7 +137,8 @@ final class LockObserver {
   /** Whether an instance has no reservation, or less than half a block left before its ceiling. */
   static boolean reserveTokens(LockView view, Reservations.Block block) {
     return view.instances().stream()
-        .anyMatch(i -> i.reachable() && i.reserved() - i.counter() < block.size() / 2);
+        .anyMatch(
+            i -> i.reachable() && Reservations.runningLow(i.reserved(), i.counter(), block.size()));
   }
 
   /** Reads the lock on every instance. */
