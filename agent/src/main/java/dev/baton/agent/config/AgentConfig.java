@@ -136,6 +136,13 @@ public record AgentConfig(
             Optional.ofNullable(S_GATE_BIND.read(env, problems)),
             S_RELAY.read(env, problems),
             S_RELAY_DRAIN.read(env, problems));
+    if (c.relays() != null && !c.relays().isEmpty() && c.redisUrl().isEmpty()) {
+      problems.add(
+          RELAY
+              + " needs "
+              + REDIS_URL
+              + ": followers learn where the leader is from the gate key's hold");
+    }
     if (c.relays() != null && c.gates() != null) {
       for (var r : c.relays().entrySet()) {
         if (c.gates().stream().noneMatch(g -> g.listenPort() == r.getKey())) {

@@ -97,13 +97,18 @@ class AgentConfigTest {
             "POD_NAMESPACE", "ns",
             "BATON_AGENT_GATE", "8080:127.0.0.1:80",
             "BATON_AGENT_RELAY", "8080:8081",
-            "BATON_AGENT_GATE_BIND", "10.0.0.7");
+            "BATON_AGENT_GATE_BIND", "10.0.0.7",
+            "BATON_REDIS_URL", "redis://redis:6379");
     AgentConfig c = AgentConfig.fromEnvironment(env);
     assertThat(c.relays()).containsExactly(Map.entry(8080, 8081));
     assertThat(c.gateBind()).contains("10.0.0.7");
     assertThat(c.relayHold()).isEqualTo(Duration.ofSeconds(4));
     assertThat(c.relayDrain()).isEqualTo(Duration.ofSeconds(2));
     assertThat(AgentConfig.fromEnvironment(POD).relays()).isEmpty();
+    var withoutRedis = new java.util.HashMap<>(env);
+    withoutRedis.remove("BATON_REDIS_URL");
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(withoutRedis))
+        .hasMessageContaining("BATON_AGENT_RELAY needs BATON_REDIS_URL");
 
     for (String bad : new String[] {"9090:9091", "8080:80", "8080", "8080:8080"}) {
       var withBad = new java.util.HashMap<>(env);
