@@ -15,6 +15,7 @@ import dev.baton.client.BatonLeadership;
 import dev.baton.client.GracefulStop;
 import dev.baton.client.KubernetesApi;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ public final class BatonAgent implements AutoCloseable {
   private final RedissonClient redisson;
   private final List<Gate> gates = new ArrayList<>();
   private final List<Relay> relays = new ArrayList<>();
-  private final java.time.Duration relayDrain;
+  private final Duration relayDrain;
   private final AgentLeadership leadership;
   private final AgentHttp http;
 

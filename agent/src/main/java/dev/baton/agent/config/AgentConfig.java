@@ -5,9 +5,11 @@ import dev.baton.client.GoDuration;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -172,7 +174,7 @@ public record AgentConfig(
 
   /** {@code <gate port>:<leader-only port>[,...]}. */
   static Map<Integer, Integer> relays(String text) {
-    Map<Integer, Integer> out = new java.util.TreeMap<>();
+    Map<Integer, Integer> out = new TreeMap<>();
     for (String part : text.split(",")) {
       if (part.isBlank()) {
         continue;
@@ -192,7 +194,7 @@ public record AgentConfig(
             "leader-only port " + leaderOnly + " must be a port of its own");
       }
     }
-    return java.util.Collections.unmodifiableMap(out);
+    return Collections.unmodifiableMap(out);
   }
 
   private static int port(String text) {
