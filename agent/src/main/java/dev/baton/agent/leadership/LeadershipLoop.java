@@ -50,10 +50,16 @@ final class LeadershipLoop {
       noteRedis(input);
       GateMachine.Step step = GateMachine.step(config, state, input, clock.getAsLong());
       state = step.state();
+      LeadershipView view = state.view(config);
+      if (!view.leader()) {
+        // Told before any gate closes: whoever asks once a connection was cut hears "not leader".
+        board.publish(view, state.openUntil());
+      }
       for (GateMachine.Effect e : step.effects()) {
         carryOut(e);
       }
-      board.publish(state.view(config), state.openUntil());
+      // A leader is told only once its gates opened.
+      board.publish(view, state.openUntil());
     } catch (RuntimeException e) {
       log.error("the leadership loop failed a step; it goes on", e);
     }

@@ -136,6 +136,29 @@ class LeadershipLoopTest {
   }
 
   @Test
+  void theAnswerSaysNotLeaderBeforeAGateClosesAndLeaderOnlyOnceItOpened() {
+    List<Boolean> answeredLeader = new ArrayList<>();
+    gates.add(
+        new Exclusive() {
+          @Override
+          public void opened(long term) {
+            answeredLeader.add(board.now().leader());
+          }
+
+          @Override
+          public void closed(String reason) {
+            answeredLeader.add(board.now().leader());
+          }
+        });
+    leaderSeen(3);
+    answerLast(1, 1);
+    loop.feed(new GateMachine.Belief(false, 3, now()));
+    assertThat(told).contains("opened 3", "closed: no longer confirmed leader");
+    assertThat(answeredLeader).as("as each gate opened, then closed").containsExactly(false, false);
+    assertThat(board.now().leader()).isFalse();
+  }
+
+  @Test
   void withoutARenewalTheTimerClosesTheGatesAtTheDeadline() {
     leaderSeen(3);
     answerLast(1, 1);
