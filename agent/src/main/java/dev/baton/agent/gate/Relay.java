@@ -47,6 +47,12 @@ public final class Relay implements AutoCloseable {
 
   private static final long STACK_BYTES = 1L << 18;
 
+  /**
+   * Connections one gate relays at once; more are reset. Two threads each: the bound keeps a flood
+   * of connections to a follower from taking the agent's memory (about 180 KiB each).
+   */
+  static final int MAX_RELAYED = 512;
+
   private final int publicPort;
   private final int leaderOnlyPort;
   private final byte[] preamble;
@@ -76,7 +82,7 @@ public final class Relay implements AutoCloseable {
     this.threads =
         new ThreadPoolExecutor(
             0,
-            Integer.MAX_VALUE,
+            MAX_RELAYED,
             10,
             TimeUnit.SECONDS,
             new SynchronousQueue<>(),
