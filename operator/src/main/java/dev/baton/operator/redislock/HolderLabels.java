@@ -10,36 +10,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * The label {@code locks.baton.dev/<lock>: held} and the annotation with the fencing token on the
  * pod a lock is granted to. Writes go through {@link PodLabeler}'s resourceVersion-guarded update;
- * the pods as the cache shows them are the observer's.
+ * it reads no cache, but lists from the API server where a pod labeled a moment ago must not be
+ * missed.
  */
 final class HolderLabels implements LockPods {
 
   private final KubernetesClient client;
   private final PodLabeler writer;
-  private final LockObserver observer;
 
-  HolderLabels(KubernetesClient client, LockObserver observer) {
+  HolderLabels(KubernetesClient client) {
     this.client = client;
     this.writer = new PodLabeler(client);
-    this.observer = observer;
-  }
-
-  @Override
-  public Optional<Pod> selected(String ns, LockSettings settings, String uid) {
-    return observer.selected(ns, settings).stream()
-        .filter(
-            p -> uid.equals(p.getMetadata().getUid()) && ns.equals(p.getMetadata().getNamespace()))
-        .findFirst();
-  }
-
-  @Override
-  public boolean anyLabeled(String ns, LockSettings settings) {
-    return observer.anyLabeled(ns, settings);
   }
 
   /** When it does not carry them yet. */
@@ -76,8 +61,8 @@ final class HolderLabels implements LockPods {
   }
 
   @Override
-  public void clearSelected(String ns, LockSettings settings, String keepUid) {
-    clear(observer.selectedAndLabeled(ns, settings), settings.labelKey(), keepUid);
+  public void clear(List<Pod> pods, String key) {
+    clear(pods, key, null);
   }
 
   private void clear(List<Pod> pods, String key, String keepUid) {

@@ -74,7 +74,7 @@ final class LockActuator {
     Run run = new Run(s, world.view());
     try {
       run.steps(plan);
-    } catch (LockObserver.QuorumUnavailable e) {
+    } catch (QuorumUnavailable e) {
       return new Outcome(List.copyOf(run.done), run.view, e.view, null);
     } catch (RuntimeException e) {
       return new Outcome(List.copyOf(run.done), run.view, null, e);
@@ -87,9 +87,6 @@ final class LockActuator {
     private final Scope s;
     private final List<LockOutcome> done = new ArrayList<>();
     private LockView view;
-
-    /** The grant the state names was moved or force-released in this plan. */
-    private boolean grantDropped;
 
     private long reserved;
     private Reservations.Block block;
@@ -128,7 +125,6 @@ final class LockActuator {
       } else if (step instanceof LockStep.Move m) {
         pods.clearPod(m.from().namespace(), m.from().name(), key);
         s.store().release(settings.keys(), m.value());
-        grantDropped = true;
         done.add(
             new LockOutcome.Moved(
                 m.value(), m.from().namespace() + "/" + m.from().name(), m.because()));
@@ -137,22 +133,20 @@ final class LockActuator {
       } else if (step instanceof LockStep.Grant g) {
         grant(g);
       } else if (step instanceof LockStep.NoCandidates n) {
-        pods.clearSelected(s.ns(), settings, null);
+        pods.clear(n.unlabel(), key);
         done.add(
             new LockOutcome.NoneEligible(n.movedFrom(), n.because(), view, settings.interval()));
       } else if (step instanceof LockStep.StandAside a) {
-        LockState.Grant grant = s.state().grant();
-        String lostFrom = grant == null || grantDropped ? null : grant.pod().name();
-        if (lostFrom != null) {
+        if (a.lostFrom() != null) {
           pods.clearAllBut(s.ns(), key, null);
         } else {
-          pods.clearSelected(s.ns(), settings, null);
+          pods.clear(a.unlabel(), key);
         }
         done.add(
             new LockOutcome.StoodAside(
-                a.holder(), view.holderToken(), lostFrom, view, settings.interval()));
+                a.holder(), view.holderToken(), a.lostFrom(), view, settings.interval()));
       } else if (step instanceof LockStep.Report o) {
-        if (pods.anyLabeled(s.ns(), settings)) {
+        if (o.unlabel()) {
           pods.clearAllBut(s.ns(), key, null);
         }
         done.add(
@@ -169,7 +163,7 @@ final class LockActuator {
       long started = nanoTime.getAsLong();
       LockResult result =
           s.store().renew(s.settings().keys(), r.value(), s.settings().ttl(), r.token());
-      LockObserver.quorum(result.view());
+      QuorumUnavailable.require(result.view());
       done.add(new LockOutcome.Renewed(r.value(), result, started));
       if (result.ok()) {
         view = result.view();
@@ -178,24 +172,21 @@ final class LockActuator {
     }
 
     private void keep(LockStep.Keep k) {
-      LockState state = s.state();
       LockSettings settings = s.settings();
-      Pod pod = pods.selected(s.ns(), settings, k.pod().pod().uid()).orElseThrow();
-      boolean adopted = !k.value().equals(state.grantedValue());
-      long token = adopted ? view.tokenOf(k.value()) : state.grant().token();
+      Pod pod = k.pod().seen();
       // Stale labels (a cache that lagged behind a move) come off before the holder's go on.
-      pods.clearSelected(s.ns(), settings, pod.getMetadata().getUid());
-      pods.mark(pod, settings.labelKey(), token);
+      pods.clear(k.stale(), settings.labelKey());
+      pods.mark(pod, settings.labelKey(), k.token());
       // Reported (and remembered) only once its pod is labeled: a label write that fails leaves the
       // grant unknown, so the next reconcile adopts it again, labels it, and reports it then.
       long now = nanoTime.getAsLong();
-      long sinceRenew = adopted ? 0 : now - renewedAt(k.value());
+      long sinceRenew = k.adopted() ? 0 : now - renewedAt(k.value());
       done.add(
           new LockOutcome.Kept(
               k.value(),
               pod.getMetadata().getName(),
-              token,
-              adopted,
+              k.token(),
+              k.adopted(),
               view,
               Duration.ofNanos(Math.max(10_000_000L, settings.interval().toNanos() - sinceRenew))));
     }
@@ -214,7 +205,7 @@ final class LockActuator {
 
     private void grant(LockStep.Grant g) {
       LockSettings settings = s.settings();
-      Pod target = pods.selected(s.ns(), settings, g.pod().pod().uid()).orElseThrow();
+      Pod target = g.pod().seen();
       String value =
           LockLabels.grantValue(
               clusterId, s.ns(), target.getMetadata().getName(), target.getMetadata().getUid());
@@ -257,11 +248,11 @@ final class LockActuator {
                       s.state().maxToken(),
                       reservations.known(s.lock(), reserved));
       LockResult r = take.get();
-      LockObserver.quorum(r.view());
+      QuorumUnavailable.require(r.view());
       if (!r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved)) {
         reserve(r.view());
         r = take.get();
-        LockObserver.quorum(r.view());
+        QuorumUnavailable.require(r.view());
       }
       return r;
     }
@@ -287,7 +278,6 @@ final class LockActuator {
     private void forceRelease(LockStep.ForceRelease f) {
       pods.clearAllBut(s.ns(), s.settings().labelKey(), null);
       done.add(new LockOutcome.ForceReleased(release(f.values())));
-      grantDropped = true;
       pods.forceReleaseDone(s.lock());
     }
 

@@ -4,9 +4,12 @@ import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.pods.Candidate;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -134,7 +137,7 @@ final class LockDecision {
       if (holder != null && LockLabels.grantedHere(holder, w.clusterId()).isPresent()) {
         return new LockStep.Reclaim(holder);
       }
-      return new LockStep.Report(holder);
+      return new LockStep.Report(holder, !w.labeled().isEmpty());
     }
     String lead = view.mostHeld();
     Optional<LockValues.PodRef> ours =
@@ -150,7 +153,7 @@ final class LockDecision {
         }
         boolean refused = lead.equals(w.renewedNow()) && !lead.equals(w.granted());
         if (lead.equals(holder) && !refused) {
-          return new LockStep.Keep(pod, lead, view.tokenOf(lead));
+          return keep(w, pod, lead);
         }
       }
       if (!w.mayMove()) {
@@ -162,10 +165,41 @@ final class LockDecision {
     if (holder == null) {
       LockWorld.LockCandidate target = choose(w.candidates());
       return target == null
-          ? new LockStep.NoCandidates(w.movedFrom(), w.movedBecause())
+          ? new LockStep.NoCandidates(w.movedFrom(), w.movedBecause(), unlabel(w, null))
           : new LockStep.Grant(target, w.movedFrom(), w.movedBecause());
     }
-    return new LockStep.StandAside(holder);
+    String lostFrom = w.held() == null ? null : w.held().pod().name();
+    return new LockStep.StandAside(
+        holder, lostFrom, lostFrom == null ? unlabel(w, null) : List.of());
+  }
+
+  /**
+   * The grant stays with {@code pod}: an adoption when it is not the grant the state named, whose
+   * token is then Redis's; the other pods' labels come off first.
+   */
+  static LockStep.Keep keep(LockWorld w, LockWorld.LockCandidate pod, String value) {
+    boolean adopted = w.held() == null || !value.equals(w.held().value());
+    return new LockStep.Keep(
+        pod,
+        value,
+        adopted ? w.view().tokenOf(value) : w.held().token(),
+        adopted,
+        unlabel(w, pod.pod().uid()));
+  }
+
+  /**
+   * The pods whose label and annotation come off where nothing changes hands: the selected pods and
+   * every pod that carries them, as the cache showed them, but the one with {@code keepUid} (null:
+   * none kept).
+   */
+  static List<Pod> unlabel(LockWorld w, String keepUid) {
+    Map<String, Pod> out = new LinkedHashMap<>();
+    w.candidates().forEach(c -> out.put(c.seen().getMetadata().getUid(), c.seen()));
+    w.labeled().forEach(p -> out.putIfAbsent(p.getMetadata().getUid(), p));
+    if (keepUid != null) {
+      out.remove(keepUid);
+    }
+    return List.copyOf(out.values());
   }
 
   /**

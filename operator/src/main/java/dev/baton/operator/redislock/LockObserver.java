@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,16 +27,6 @@ import java.util.function.Predicate;
  * step of the plan, and the read says whether tokens must be reserved, which the plan starts with.
  */
 final class LockObserver {
-
-  /** Not enough instances answered to decide anything. */
-  static final class QuorumUnavailable extends RuntimeException {
-    final transient LockView view;
-
-    QuorumUnavailable(LockView view) {
-      super(null, null, false, false);
-      this.view = view;
-    }
-  }
 
   private final KubernetesClient client;
   private final String clusterId;
@@ -100,6 +89,7 @@ final class LockObserver {
       LockRedis store,
       LockState state,
       boolean forceRelease) {
+    String ns = lock.getMetadata().getNamespace();
     List<LockWorld.LockCandidate> candidates = candidates(lock, settings);
     LockState.Grant grant = state.grant();
     boolean keptFresh =
@@ -118,8 +108,10 @@ final class LockObserver {
             forceRelease,
             view,
             candidates,
+            pods.inNamespace(ns).filter(p -> HolderLabels.carries(p, settings.labelKey())).toList(),
             podAlive(view),
             state.grantedValue(),
+            state.grant(),
             recent,
             keptFresh ? grant.value() : null,
             false,
@@ -143,14 +135,7 @@ final class LockObserver {
 
   /** Reads the lock on every instance. */
   private static LockView observe(LockSettings settings, LockRedis store) {
-    return quorum(store.observe(settings.keys()));
-  }
-
-  static LockView quorum(LockView view) {
-    if (!view.quorumReachable()) {
-      throw new QuorumUnavailable(view);
-    }
-    return view;
+    return QuorumUnavailable.require(store.observe(settings.keys()));
   }
 
   /** Renewed within half an interval: nothing to send. */
@@ -178,29 +163,16 @@ final class LockObserver {
                 new LockWorld.LockCandidate(
                     Candidate.of(p, settings.labelKey(), nodeLost),
                     ns,
-                    HolderLabels.carries(p, settings.labelKey())))
+                    HolderLabels.carries(p, settings.labelKey()),
+                    p))
         .toList();
   }
 
   /** The pods the holder selector matches, as the informer shows them. */
-  List<Pod> selected(String ns, LockSettings settings) {
+  private List<Pod> selected(String ns, LockSettings settings) {
     return pods.inNamespace(ns)
         .filter(p -> LabelSelectors.matches(settings.holderSelector(), p.getMetadata().getLabels()))
         .toList();
-  }
-
-  /** The selected pods plus any pod of the namespace that carries this lock's label. */
-  List<Pod> selectedAndLabeled(String ns, LockSettings settings) {
-    List<Pod> out = new ArrayList<>(settings.grants() ? selected(ns, settings) : List.of());
-    pods.inNamespace(ns)
-        .filter(p -> HolderLabels.carries(p, settings.labelKey()))
-        .filter(p -> !out.contains(p))
-        .forEach(out::add);
-    return out;
-  }
-
-  boolean anyLabeled(String ns, LockSettings settings) {
-    return pods.inNamespace(ns).anyMatch(p -> HolderLabels.carries(p, settings.labelKey()));
   }
 
   /** For each value that names a pod, whether that pod (with that uid) exists. */

@@ -2,20 +2,15 @@ package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.util.Optional;
+import java.util.List;
 
 /**
- * What the act step of a RedisLock reconcile reads of pods and writes on the API server: the
- * holder's label and annotation, and the force-release request taken off the lock. An interface of
- * its own so that the act step can be tested against an API held in memory.
+ * What the act step of a RedisLock reconcile writes on the API server: the holder's label and
+ * annotation, and the force-release request taken off the lock. It reads no cache: the pods it
+ * writes come in the plan's steps. An interface of its own so that the act step can be tested
+ * against an API held in memory.
  */
 interface LockPods {
-
-  /** The pod with {@code uid} among those the holder selector matches, as the cache shows them. */
-  Optional<Pod> selected(String ns, LockSettings settings, String uid);
-
-  /** Whether any pod of the namespace carries the lock's label (cache). */
-  boolean anyLabeled(String ns, LockSettings settings);
 
   /** Puts the label and the token annotation on the holder. */
   void mark(Pod pod, String key, long token);
@@ -30,11 +25,10 @@ interface LockPods {
   void clearPod(String ns, String name, String key);
 
   /**
-   * Removes label and annotation, as the cache shows them, from the selected pods and any other pod
-   * of the namespace that carries them, except {@code keepUid} (null: all): the steady state, where
-   * nothing changes hands.
+   * Removes label and annotation from these pods, as the cache showed them to the observe step: the
+   * steady state, where nothing changes hands.
    */
-  void clearSelected(String ns, LockSettings settings, String keepUid);
+  void clear(List<Pod> pods, String key);
 
   /** Takes the force-release request off the lock, once it was carried out. */
   void forceReleaseDone(RedisLock lock);

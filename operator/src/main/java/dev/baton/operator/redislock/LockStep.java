@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.client.LockValues;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 
 /** One step of a RedisLock reconcile's plan, as {@link LockDecision} plans it. */
@@ -74,20 +75,37 @@ sealed interface LockStep {
     }
   }
 
-  /** Applications take the lock: report who holds it (null: free), no pod carries the label. */
-  record Report(String holder) implements LockStep {}
+  /**
+   * Applications take the lock: report who holds it (null: free), no pod carries the label.
+   *
+   * @param unlabel a pod carries the label: every pod the API server lists with it is cleared
+   */
+  record Report(String holder, boolean unlabel) implements LockStep {}
 
-  /** The grant stays with its pod: that pod carries the label, no other does. */
-  record Keep(LockWorld.LockCandidate pod, String value, long token) implements LockStep {}
+  /**
+   * The grant stays with its pod: that pod carries the label and {@code token}, no other does.
+   *
+   * @param adopted the grant is not the one the state named (a restart, another replica's): told
+   * @param stale pods whose label comes off first, as the cache showed them
+   */
+  record Keep(
+      LockWorld.LockCandidate pod, String value, long token, boolean adopted, List<Pod> stale)
+      implements LockStep {}
 
   /** Take the lock for this pod, then label it. */
   record Grant(LockWorld.LockCandidate pod, String movedFrom, String because) implements LockStep {}
 
-  /** Nobody may hold it: no pod is labeled. */
-  record NoCandidates(String movedFrom, String because) implements LockStep {}
+  /** Nobody may hold it: these pods' labels come off, as the cache showed them. */
+  record NoCandidates(String movedFrom, String because, List<Pod> unlabel) implements LockStep {}
 
-  /** Held by an application or another cluster: no pod here carries the label. */
-  record StandAside(String holder) implements LockStep {}
+  /**
+   * Held by an application or another cluster: no pod here carries the label.
+   *
+   * @param lostFrom the pod of the grant the state named, now lost, or null; then every pod the API
+   *     server lists with the label is cleared, since one may have been labeled a moment ago
+   * @param unlabel otherwise, the pods whose label comes off, as the cache showed them
+   */
+  record StandAside(String holder, String lostFrom, List<Pod> unlabel) implements LockStep {}
 
   /** The lock is changing hands under us: look again in a moment. */
   record Wait() implements LockStep {}

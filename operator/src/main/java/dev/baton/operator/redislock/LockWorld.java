@@ -2,6 +2,7 @@ package dev.baton.operator.redislock;
 
 import dev.baton.client.LockView;
 import dev.baton.operator.pods.Candidate;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
 
@@ -14,8 +15,13 @@ import java.util.Map;
  * @param forceRelease release whatever holds it was asked for, and not done yet
  * @param view the lock on every Redis instance
  * @param candidates the pods the holder selector matches (empty without one)
+ * @param labeled the pods of the namespace that carry the lock's label or token annotation, as the
+ *     cache shows them
  * @param podAlive for each value that names a pod: whether that pod (with that uid) exists
  * @param granted the value of the grant this operator renews, or null
+ * @param held the grant the state named when the reconcile began, until this plan moves or
+ *     force-releases it (a refused renewal keeps it: that grant was lost, and is told so); null for
+ *     none
  * @param renewedRecently that grant was renewed within half a renew interval
  * @param renewedNow the value this reconcile already renewed (or tried to), or null; tried and
  *     refused when it is not {@code granted}
@@ -29,16 +35,22 @@ record LockWorld(
     boolean forceRelease,
     LockView view,
     List<LockCandidate> candidates,
+    List<Pod> labeled,
     Map<String, Boolean> podAlive,
     String granted,
+    LockState.Grant held,
     boolean renewedRecently,
     String renewedNow,
     boolean reaped,
     String movedFrom,
     String movedBecause) {
 
-  /** A pod the holder selector matches, and whether it carries the lock's label now. */
-  record LockCandidate(Candidate pod, String namespace, boolean carriesLabel) {}
+  /**
+   * A pod the holder selector matches, and whether it carries the lock's label now.
+   *
+   * @param seen the pod as the cache showed it, which the act step labels
+   */
+  record LockCandidate(Candidate pod, String namespace, boolean carriesLabel, Pod seen) {}
 
   /** After a move: the lock may not move again in this reconcile. */
   boolean mayMove() {
@@ -52,8 +64,10 @@ record LockWorld(
         forceRelease,
         next,
         candidates,
+        labeled,
         alive,
         granted,
+        held,
         renewedRecently,
         renewedNow,
         reaped,
@@ -68,7 +82,9 @@ record LockWorld(
         false,
         view,
         candidates,
+        labeled,
         podAlive,
+        null,
         null,
         false,
         renewedNow,
@@ -84,8 +100,10 @@ record LockWorld(
         forceRelease,
         view,
         candidates,
+        labeled,
         podAlive,
         granted,
+        held,
         renewedRecently,
         renewedNow,
         true,
@@ -104,8 +122,10 @@ record LockWorld(
         forceRelease,
         ok ? answer : view,
         candidates,
+        labeled,
         podAlive,
         ok ? value : null,
+        held,
         ok,
         value,
         reaped,
@@ -120,7 +140,9 @@ record LockWorld(
         forceRelease,
         view,
         candidates,
+        labeled,
         podAlive,
+        null,
         null,
         false,
         renewedNow,

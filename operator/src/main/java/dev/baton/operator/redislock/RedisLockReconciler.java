@@ -79,7 +79,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     StatusWriter statusWriter = kit.statusWriter();
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
     this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost, System::nanoTime);
-    this.labels = new HolderLabels(client, observer);
+    this.labels = new HolderLabels(client);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
         pod -> {
@@ -209,7 +209,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     LockObserver.Look look;
     try {
       look = observer.look(lock, settings, store, before, LockObserver.forceReleaseAsked(lock));
-    } catch (LockObserver.QuorumUnavailable e) {
+    } catch (QuorumUnavailable e) {
       return reported(
           id, lock, before, before.withoutView(), new LockEnding.Unreachable(settings, e.view));
     }

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * One Redis and one API server held in memory, for unit tests of the act step only. Both write what
@@ -113,26 +112,9 @@ final class FakeLockSides {
     }
 
     Pod pod(String name) {
-      Pod p =
-          new PodBuilder()
-              .withNewMetadata()
-              .withName(name)
-              .withNamespace("shop")
-              .withUid(name + "-uid")
-              .endMetadata()
-              .build();
+      Pod p = podNamed(name);
       pods.put(name, p);
       return p;
-    }
-
-    @Override
-    public Optional<Pod> selected(String ns, LockSettings settings, String uid) {
-      return pods.values().stream().filter(p -> uid.equals(p.getMetadata().getUid())).findFirst();
-    }
-
-    @Override
-    public boolean anyLabeled(String ns, LockSettings settings) {
-      return !labeled.isEmpty();
     }
 
     @Override
@@ -163,11 +145,15 @@ final class FakeLockSides {
     }
 
     @Override
-    public void clearSelected(String ns, LockSettings settings, String keepUid) {
-      write("unlabel cached but " + keepUid);
-      pods.keySet().stream()
-          .filter(name -> !(name + "-uid").equals(keepUid))
-          .forEach(labeled::remove);
+    public void clear(List<Pod> pods, String key) {
+      List<String> names = pods.stream().map(p -> p.getMetadata().getName()).sorted().toList();
+      write("unlabel cached " + names);
+      names.forEach(labeled::remove);
+    }
+
+    /** The pods that carry the lock's label, as a cache would show them to the observe step. */
+    List<Pod> labeledPods() {
+      return labeled.keySet().stream().sorted().map(FakeLockSides::podNamed).toList();
     }
 
     @Override
@@ -187,4 +173,15 @@ final class FakeLockSides {
 
   final Redis redis = new Redis();
   final Api api = new Api();
+
+  /** A pod of namespace shop whose uid is its name and "-uid". */
+  static Pod podNamed(String name) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace("shop")
+        .withUid(name + "-uid")
+        .endMetadata()
+        .build();
+  }
 }

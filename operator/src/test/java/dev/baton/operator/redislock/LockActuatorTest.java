@@ -39,9 +39,10 @@ class LockActuatorTest {
             Instant.parse("2026-01-01T00:00:00Z"),
             0,
             false);
-    return new LockWorld.LockCandidate(c, "shop", false);
+    return new LockWorld.LockCandidate(c, "shop", false, FakeLockSides.podNamed(name));
   }
 
+  /** The world the observe step would show now: Redis, the labels, the grant the state names. */
   private LockWorld world() {
     return new LockWorld(
         CLUSTER,
@@ -49,13 +50,20 @@ class LockActuatorTest {
         false,
         fakes.redis.view(),
         List.of(candidate("a"), candidate("b")),
+        fakes.api.labeledPods(),
         Map.of(),
-        null,
+        state.grantedValue(),
+        state.grant(),
         false,
         null,
         false,
         null,
         null);
+  }
+
+  /** The Keep the plan makes for {@code value} on pod a in that world. */
+  private LockStep.Keep keepA(String value) {
+    return LockDecision.keep(world(), candidate("a"), value);
   }
 
   private static String grantTo(String pod) {
@@ -149,10 +157,10 @@ class LockActuatorTest {
 
     // The next reconcile finds the grant in Redis, knows it as its own, and labels its pod.
     fakes.journal.clear();
-    LockOutcome next = only(new LockStep.Keep(candidate("a"), fakes.redis.value, 1));
+    LockOutcome next = only(keepA(fakes.redis.value));
     assertThat(next).isInstanceOf(LockOutcome.Kept.class);
     assertThat(((LockOutcome.Kept) next).adopted()).as("it was this operator's grant").isFalse();
-    assertThat(fakes.journal).containsExactly("unlabel cached but a-uid", "label a 1");
+    assertThat(fakes.journal).containsExactly("unlabel cached [b]", "label a 1");
     assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 1L));
   }
 
@@ -164,11 +172,10 @@ class LockActuatorTest {
     fakes.redis.counter = 4;
     fakes.api.failNext("label a", 500);
 
-    assertThat(carry(new LockStep.Keep(candidate("a"), value, 4)).failure())
-        .isInstanceOf(KubernetesClientException.class);
+    assertThat(carry(keepA(value)).failure()).isInstanceOf(KubernetesClientException.class);
     assertThat(state.grant()).as("not remembered while its pod is unlabeled").isNull();
 
-    LockOutcome.Kept kept = (LockOutcome.Kept) only(new LockStep.Keep(candidate("a"), value, 4));
+    LockOutcome.Kept kept = (LockOutcome.Kept) only(keepA(value));
     assertThat(kept.adopted()).isTrue();
     assertThat(kept.token()).isEqualTo(4);
     assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 4L));
@@ -252,18 +259,18 @@ class LockActuatorTest {
     fakes.redis.value = value;
     fakes.redis.counter = 4;
 
-    LockOutcome out = only(new LockStep.Keep(candidate("a"), value, 4));
+    LockOutcome out = only(keepA(value));
 
     assertThat(out).isInstanceOf(LockOutcome.Kept.class);
     LockOutcome.Kept kept = (LockOutcome.Kept) out;
     assertThat(kept.adopted()).isTrue();
     assertThat(kept.token()).isEqualTo(4);
-    assertThat(fakes.journal).containsExactly("unlabel cached but a-uid", "label a 4");
+    assertThat(fakes.journal).containsExactly("unlabel cached [b]", "label a 4");
     assertThat(fakes.api.labeled).containsExactly(Map.entry("a", 4L));
     assertThat(state.grantedValue()).isEqualTo(value);
 
     fakes.journal.clear();
-    kept = (LockOutcome.Kept) only(new LockStep.Keep(candidate("a"), value, 4));
+    kept = (LockOutcome.Kept) only(keepA(value));
     assertThat(kept.adopted()).as("known since the last reconcile").isFalse();
   }
 
@@ -275,7 +282,7 @@ class LockActuatorTest {
     fakes.redis.value = "app-holder";
     fakes.redis.counter = 3;
 
-    LockOutcome out = only(new LockStep.StandAside("app-holder"));
+    LockOutcome out = only(LockDecision.decide(world()));
 
     assertThat(out).isInstanceOf(LockOutcome.StoodAside.class);
     LockOutcome.StoodAside aside = (LockOutcome.StoodAside) out;
@@ -285,7 +292,7 @@ class LockActuatorTest {
     assertThat(state.grant()).isNull();
 
     fakes.journal.clear();
-    aside = (LockOutcome.StoodAside) only(new LockStep.StandAside("app-holder"));
+    aside = (LockOutcome.StoodAside) only(LockDecision.decide(world()));
     assertThat(aside.lostFrom()).as("nothing of ours left to lose").isNull();
   }
 

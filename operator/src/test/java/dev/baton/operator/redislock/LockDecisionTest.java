@@ -40,7 +40,7 @@ class LockDecisionTest {
             Instant.parse("2026-01-01T00:00:00Z").minusSeconds(ageSeconds),
             priority,
             false);
-    return new LockWorld.LockCandidate(c, NS, labeled);
+    return new LockWorld.LockCandidate(c, NS, labeled, FakeLockSides.podNamed(name));
   }
 
   private static String uid(String pod) {
@@ -77,7 +77,20 @@ class LockDecisionTest {
       String granted,
       boolean recent) {
     return new LockWorld(
-        CLUSTER, grants, false, view, pods, alive, granted, recent, null, false, null, null);
+        CLUSTER,
+        grants,
+        false,
+        view,
+        pods,
+        List.of(),
+        alive,
+        granted,
+        LockDecisionWorlds.held(CLUSTER, granted, view),
+        recent,
+        null,
+        false,
+        null,
+        null);
   }
 
   private static LockWorld granting(LockView view, LockWorld.LockCandidate... pods) {
@@ -231,9 +244,9 @@ class LockDecisionTest {
     String app = appHold("x");
     assertThat(
             LockDecision.decide(world(false, one(app), List.of(), Map.of(app, true), null, false)))
-        .isEqualTo(new LockStep.Report(app));
+        .isEqualTo(new LockStep.Report(app, false));
     assertThat(LockDecision.decide(world(false, one(null), List.of(), Map.of(), null, false)))
-        .isEqualTo(new LockStep.Report(null));
+        .isEqualTo(new LockStep.Report(null, false));
     String old = grant("a");
     assertThat(
             LockDecision.decide(world(false, one(old), List.of(), Map.of(old, true), null, false)))
@@ -251,8 +264,10 @@ class LockDecisionTest {
             true,
             new LockView(List.of(holds(a, 3), holds(b, 3), holds(a, 3)), 2),
             List.of(pod("a", true, true)),
+            List.of(),
             Map.of(a, true, b, false),
             a,
+            LockDecisionWorlds.held(CLUSTER, a, new LockView(List.of(holds(a, 3)), 1)),
             true,
             null,
             false,
@@ -413,8 +428,10 @@ class LockDecisionTest {
         random.nextInt(10) == 0,
         view,
         pods,
+        List.of(),
         alive,
         granted,
+        LockDecisionWorlds.held(CLUSTER, granted, view),
         random.nextBoolean(),
         null,
         random.nextInt(4) == 0,

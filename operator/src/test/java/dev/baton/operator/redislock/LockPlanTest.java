@@ -38,7 +38,7 @@ class LockPlanTest {
             Instant.parse("2026-01-01T00:00:00Z"),
             0,
             false);
-    return new LockWorld.LockCandidate(c, NS, false);
+    return new LockWorld.LockCandidate(c, NS, false, FakeLockSides.podNamed(name));
   }
 
   private static String grantTo(String pod) {
@@ -51,7 +51,7 @@ class LockPlanTest {
       boolean forceRelease,
       List<LockWorld.LockCandidate> pods,
       Map<String, Boolean> alive,
-      String granted,
+      LockState state,
       boolean recent) {
     return new LockWorld(
         CLUSTER,
@@ -59,13 +59,31 @@ class LockPlanTest {
         forceRelease,
         fakes.redis.view(),
         pods,
+        fakes.api.labeledPods(),
         alive,
-        granted,
+        state.grantedValue(),
+        state.grant(),
         recent,
         null,
         false,
         null,
         null);
+  }
+
+  /** The state after this operator granted {@code value} with Redis's counter as its token. */
+  private LockState grantedTo(FakeLockSides fakes, String value) {
+    return LockState.EMPTY.record(
+        List.of(
+            new LockOutcome.Granted(
+                value,
+                LockValues.parsePod(value).orElseThrow().name(),
+                fakes.redis.counter,
+                null,
+                null,
+                fakes.redis.view(),
+                settings.interval())),
+        System.nanoTime(),
+        "2026-12-04T00:00:00Z");
   }
 
   private LockActuator.Outcome carry(FakeLockSides fakes, LockState state, LockWorld w) {
@@ -85,6 +103,7 @@ class LockPlanTest {
     fakes.redis.value = held;
     fakes.redis.counter = 7;
     fakes.api.labeled.put("a", 7L);
+    LockState state = grantedTo(fakes, held);
     LockWorld w =
         world(
             fakes,
@@ -92,7 +111,7 @@ class LockPlanTest {
             false,
             List.of(candidate("a", false), candidate("b", true)),
             Map.of(held, true),
-            held,
+            state,
             true);
 
     List<LockStep> plan = LockDecision.plan(w, false);
@@ -102,7 +121,7 @@ class LockPlanTest {
         .isInstanceOfSatisfying(
             LockStep.Grant.class, g -> assertThat(g.movedFrom()).isEqualTo("shop/a"));
 
-    LockActuator.Outcome out = carry(fakes, LockState.EMPTY, w);
+    LockActuator.Outcome out = carry(fakes, state, w);
 
     assertThat(out.failure()).isNull();
     assertThat(out.last()).isInstanceOf(LockOutcome.Granted.class);
@@ -123,14 +142,15 @@ class LockPlanTest {
     String ours = grantTo("a");
     // Redis shows our grant when read; by the renewal an application has taken the lock.
     fakes.redis.value = ours;
+    LockState state = grantedTo(fakes, ours);
     LockWorld w =
-        world(fakes, true, false, List.of(candidate("a", true)), Map.of(ours, true), ours, false);
+        world(fakes, true, false, List.of(candidate("a", true)), Map.of(ours, true), state, false);
     List<LockStep> plan = LockDecision.plan(w, false);
     assertThat(plan.get(0))
         .isInstanceOfSatisfying(LockStep.Renew.class, r -> assertThat(r.ifRefused()).isNotEmpty());
     fakes.redis.value = "app-holder";
 
-    LockActuator.Outcome out = carry(fakes, LockState.EMPTY, w);
+    LockActuator.Outcome out = carry(fakes, state, w);
 
     assertThat(out.done().get(0))
         .isInstanceOfSatisfying(
@@ -143,10 +163,10 @@ class LockPlanTest {
   @Test
   void aPlanThatShowsTooFewTokensReservesFirst() {
     FakeLockSides fakes = new FakeLockSides();
-    LockWorld w = world(fakes, false, false, List.of(), Map.of(), null, false);
+    LockWorld w = world(fakes, false, false, List.of(), Map.of(), LockState.EMPTY, false);
 
     assertThat(LockDecision.plan(w, true))
-        .containsExactly(new LockStep.Reserve(), new LockStep.Report(null));
+        .containsExactly(new LockStep.Reserve(), new LockStep.Report(null, false));
   }
 
   @Test
@@ -190,21 +210,7 @@ class LockPlanTest {
                   && random.nextBoolean()
               ? fakes.redis.value
               : null;
-      LockState state =
-          granted == null
-              ? LockState.EMPTY
-              : LockState.EMPTY.record(
-                  List.of(
-                      new LockOutcome.Granted(
-                          granted,
-                          LockValues.parsePod(granted).orElseThrow().name(),
-                          fakes.redis.counter,
-                          null,
-                          null,
-                          fakes.redis.view(),
-                          settings.interval())),
-                  System.nanoTime(),
-                  "2026-12-04T00:00:00Z");
+      LockState state = granted == null ? LockState.EMPTY : grantedTo(fakes, granted);
       Map<String, Boolean> seen = new HashMap<>();
       fakes.redis.view().values().forEach(v -> seen.put(v, alive.getOrDefault(v, true)));
       LockWorld w =
@@ -214,7 +220,7 @@ class LockPlanTest {
               random.nextInt(10) == 0,
               pods,
               seen,
-              granted,
+              state,
               random.nextBoolean());
       // Sometimes an application takes the free lock, or lets go of its hold, between the read
       // and the plan's writes. (A grant of ours is not lost within its ttl but by Redis losing
