@@ -21,27 +21,6 @@ import java.util.List;
  */
 final class ElectionActuator {
 
-  /**
-   * What the act step did, whether it finished or stopped midway.
-   *
-   * @param holder the holder record this operator holds after the step, or null
-   * @param leaderSince when that holder became leader
-   * @param demoted names of the pods demoted in this step
-   * @param labeledLeader the pod labeled leader in this step, or null
-   * @param reserved the term reservation made in this step, or 0
-   * @param retrySoon the lease changed under us between read and write: decide again at once
-   * @param failure what stopped the step midway (Redis stopped answering, an API write failed), or
-   *     null; whatever was done so far leaves at most one pod labeled leader
-   */
-  record Outcome(
-      HolderRecord holder,
-      String leaderSince,
-      List<String> demoted,
-      String labeledLeader,
-      long reserved,
-      boolean retrySoon,
-      RuntimeException failure) {}
-
   private final Writes writes;
   private final LeaseRenewer<ResourceID> renewer;
   private final Reservations<LeaderGroup, LeaderGroupStatus> reservations;
@@ -88,7 +67,7 @@ final class ElectionActuator {
       LeaderGroup group,
       GroupSettings settings,
       HolderRecord holder,
-      GroupObserver.PodView pods,
+      PodView pods,
       LeaseStore store,
       ElectionPlan.PausedHold hold) {
     writes.markLeaders(
@@ -111,8 +90,8 @@ final class ElectionActuator {
   }
 
   /** Carries out the effects in order; the first that fails or is refused stops the step. */
-  Outcome carryOut(GroupObserver.Observation seen, List<ElectionPlan.Effect> effects) {
-    Step step = new Step(seen);
+  ElectionOutcome carryOut(Observation seen, LeaseStore store, List<ElectionPlan.Effect> effects) {
+    Step step = new Step(seen, store);
     try {
       for (ElectionPlan.Effect effect : effects) {
         if (!step.apply(effect)) {
@@ -127,7 +106,7 @@ final class ElectionActuator {
 
   /** One run of the effects: what they did so far. */
   private final class Step {
-    private final GroupObserver.Observation seen;
+    private final Observation seen;
     private final ResourceID id;
     private final GroupSettings settings;
     private final LeaseStore store;
@@ -138,11 +117,11 @@ final class ElectionActuator {
     private String labeledLeader;
     private long reserved;
 
-    Step(GroupObserver.Observation seen) {
+    Step(Observation seen, LeaseStore store) {
       this.seen = seen;
       this.id = ResourceID.fromResource(seen.group());
       this.settings = seen.settings();
-      this.store = seen.lease().store();
+      this.store = store;
       this.holder = seen.state().holder();
       this.since = seen.state().leaderSince();
     }
@@ -251,8 +230,8 @@ final class ElectionActuator {
           settings.failoverDelayAnnotation());
     }
 
-    Outcome outcome(boolean retrySoon, RuntimeException failure) {
-      return new Outcome(
+    ElectionOutcome outcome(boolean retrySoon, RuntimeException failure) {
+      return new ElectionOutcome(
           holder, since, List.copyOf(demoted), labeledLeader, reserved, retrySoon, failure);
     }
   }

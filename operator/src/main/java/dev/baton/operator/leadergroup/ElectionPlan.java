@@ -112,7 +112,7 @@ final class ElectionPlan {
     return fresh ? PausedHold.FRESH : PausedHold.RENEW;
   }
 
-  static List<Effect> plan(Election.Decision decision, GroupObserver.Observation seen) {
+  static List<Effect> plan(Election.Decision decision, Observation seen) {
     List<Effect> effects = new ArrayList<>();
     // Pods that left the group lose its marks first: a stray labeled leader is demoted before the
     // lease can change hands.
@@ -193,7 +193,7 @@ final class ElectionPlan {
    * @return the uids of the members demoted, whose cached copies are now stale
    */
   private static Set<String> demoteAllBut(
-      Candidate leader, GroupObserver.Observation seen, List<Effect> effects) {
+      Candidate leader, Observation seen, List<Effect> effects) {
     Set<String> demoted = new HashSet<>();
     String promoted = seen.state().promotedPod();
     for (Pod pod : seen.pods().membership().members()) {

@@ -85,7 +85,7 @@ record ElectionState(
   }
 
   /** What the act step did, whether it finished or stopped midway. */
-  ElectionState record(ElectionActuator.Outcome o) {
+  ElectionState record(ElectionOutcome o) {
     String promoted = promotedPod;
     if (o.labeledLeader() != null) {
       promoted = o.labeledLeader();

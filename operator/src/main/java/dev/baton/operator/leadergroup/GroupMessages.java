@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The sentences {@link GroupReporter} writes into conditions and Events. */
+/** The sentences the report step writes into conditions and Events. */
 final class GroupMessages {
 
   static final String VIEWS_AGREE =

@@ -14,7 +14,6 @@ import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.List;
 
 /**
@@ -22,74 +21,6 @@ import java.util.List;
  * as Redis (or the renewer, which renewed it a moment ago) shows it. Reads only.
  */
 final class GroupObserver {
-
-  /** The group's pods: who may run, who is ready, and a switchover asked for. */
-  record PodView(
-      Membership membership,
-      List<Candidate> candidates,
-      int ready,
-      String switchoverTo,
-      boolean promotedCached) {}
-
-  /**
-   * The group's lease.
-   *
-   * @param store where it lives
-   * @param holder what Redis holds, classified
-   * @param fresh the renewer renewed the lease this operator holds moments ago: nothing was sent,
-   *     and keeping it needs no call either
-   * @param term the term counter, or -1 when not read
-   */
-  record LeaseView(LeaseStore store, Election.Holder holder, boolean fresh, long term) {}
-
-  /**
-   * Everything one reconcile decides and plans from, read once: nothing in it changes during the
-   * reconcile, and nothing was written to make it.
-   *
-   * @param state what the operator remembered of the election when the reconcile began, with the
-   *     term counter just read
-   * @param old the status as the cache shows it
-   * @param now when the observation was made
-   */
-  record Observation(
-      String clusterId,
-      LeaderGroup group,
-      GroupSettings settings,
-      PodView pods,
-      LeaseView lease,
-      ElectionState state,
-      LeaderGroupStatus old,
-      Instant now) {
-
-    String namespace() {
-      return group.getMetadata().getNamespace();
-    }
-
-    /** The pod that led before this reconcile: Redis's holder, else the one promoted last. */
-    String previousLeader() {
-      return lease.holder() instanceof Election.Holder.Ours o
-          ? o.record().pod()
-          : state.promotedPod();
-    }
-
-    /**
-     * Whether this pod led before the reconcile: by uid when known, since a pod recreated under the
-     * same name (a StatefulSet's) is another pod.
-     */
-    boolean ledBefore(Candidate leader) {
-      String previous = previousLeader();
-      if (leader == null || previous == null) {
-        return false;
-      }
-      String uid =
-          lease.holder() instanceof Election.Holder.Ours o
-              ? o.record().uid()
-              : state.holder() != null && state.holder().pod().equals(previous)
-                  ? state.holder().uid()
-                  : null;
-      return uid != null ? leader.uid().equals(uid) : leader.name().equals(previous);
-    }
-  }
 
   private final String clusterId;
   private final RedisSettings defaultRedis;
@@ -147,8 +78,12 @@ final class GroupObserver {
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
    */
   Observation observe(
-      LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
-    LeaseView lease = lease(group, settings, state, pods);
+      LeaderGroup group,
+      GroupSettings settings,
+      ElectionState state,
+      PodView pods,
+      LeaseStore store) {
+    LeaseView lease = lease(group, settings, state, pods, store);
     return new Observation(
         clusterId,
         group,
@@ -161,19 +96,22 @@ final class GroupObserver {
   }
 
   private LeaseView lease(
-      LeaderGroup group, GroupSettings settings, ElectionState state, PodView pods) {
-    LeaseStore store = store(group);
+      LeaderGroup group,
+      GroupSettings settings,
+      ElectionState state,
+      PodView pods,
+      LeaseStore store) {
     HolderRecord holder = state.holder();
     if (holder != null && pods.switchoverTo() == null) {
       String record = holder.encode();
       boolean holderEligible =
           pods.candidates().stream().anyMatch(c -> c.uid().equals(holder.uid()) && c.eligible());
       if (holderEligible && renewer.fresh(ResourceID.fromResource(group), record)) {
-        return new LeaseView(store, classify(record), true, -1);
+        return new LeaseView(classify(record), true, -1);
       }
     }
     LeaseStore.Observation seen = store.observe(settings.keys());
-    return new LeaseView(store, classify(seen.holder()), false, seen.term());
+    return new LeaseView(classify(seen.holder()), false, seen.term());
   }
 
   /** Whether the renewer renewed {@code holder}'s lease moments ago (nothing to send). */
@@ -181,6 +119,11 @@ final class GroupObserver {
     return holder != null && renewer.fresh(ResourceID.fromResource(group), holder.encode());
   }
 
+  /**
+   * The group's Redis, where its lease lives: the act step is handed it beside the observation.
+   *
+   * @throws RedisSecrets.SecretProblem when the group's Secret is missing or unusable
+   */
   LeaseStore store(LeaderGroup group) {
     var ref = group.getSpec().getRedis();
     RedisSettings settings =

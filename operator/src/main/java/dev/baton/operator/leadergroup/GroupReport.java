@@ -10,7 +10,10 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.util.List;
 
-/** One reconcile's report, built by {@link GroupReporter} from the reconcile's {@link GroupRun}. */
+/**
+ * One reconcile's report, built by the report step from how the reconcile ended ({@link
+ * GroupEnding}).
+ */
 final class GroupReport {
   final LeaderGroup group;
   final LeaderGroupStatus old;

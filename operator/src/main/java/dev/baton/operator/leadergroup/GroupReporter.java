@@ -86,35 +86,43 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
    *
    * @param startedNanos when the reconcile began (System.nanoTime), for the failover time
    */
-  Reported report(LeaderGroup group, ElectionState state, GroupRun run, long startedNanos) {
+  Reported report(LeaderGroup group, ElectionState state, GroupEnding ending, long startedNanos) {
     GroupReport r = new GroupReport(group, clock, startedNanos);
-    if (run.invalid() != null) {
-      return invalid(r, state, run.invalid());
+    if (ending instanceof GroupEnding.Invalid i) {
+      return invalid(r, state, i.message());
     }
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
     if (!Boolean.TRUE.equals(group.getSpec().getPaused())) {
       r.conditions.drop(ConditionType.Paused);
     }
-    int ready = run.pods().ready();
-    if (run.paused() == null) {
-      membership(r, run.pods().membership(), run.roleLabel());
+    if (ending instanceof GroupEnding.SecretMissing m) {
+      if (!m.paused()) {
+        membership(r, m.looked());
+      }
+      return secretProblem(r, state, m.problem(), m.looked().pods().ready());
     }
-    if (run.secretProblem() != null) {
-      return secretProblem(r, state, run.secretProblem(), ready);
+    if (ending instanceof GroupEnding.RedisDown d) {
+      if (!d.paused()) {
+        membership(r, d.looked());
+      }
+      if (d.answered()) {
+        redisAnswered(r);
+      }
+      return failStatic(r, state, d.cause(), d.looked().pods().ready(), d.looked().renewInterval());
     }
-    if (run.redisAnswered()) {
+    if (ending instanceof GroupEnding.Paused p) {
+      if (p.leader() != null) {
+        redisAnswered(r);
+      }
+      GroupEnding.Looked looked = p.looked();
+      return paused(r, state, p.leader(), looked.pods().ready(), looked.renewInterval());
+    }
+    if (ending instanceof GroupEnding.Stopped s) {
+      membership(r, s.looked());
       redisAnswered(r);
-    }
-    if (run.redisDown() != null) {
-      return failStatic(r, state, run.redisDown(), ready, run.renewInterval());
-    }
-    if (run.paused() != null) {
-      return paused(r, state, run.paused().leader(), ready, run.renewInterval());
-    }
-    GroupRun.Elected e = run.elected();
-    if (e.outcome().failure() != null || e.outcome().retrySoon()) {
       // The step stopped early, yet a lease it won is a leader change: told now, since the next
       // reconcile finds that leader in place and has nothing to tell.
+      GroupEnding.Elected e = s.elected();
       if (e.decision().action() == Election.Action.ELECT
           && e.outcome().holder() != null
           && e.outcome().holder().pod().equals(e.decision().leader().name())) {
@@ -122,10 +130,14 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       }
       return new Reported(null, 0);
     }
+    GroupEnding.Carried c = (GroupEnding.Carried) ending;
+    membership(r, c.looked());
+    redisAnswered(r);
+    GroupEnding.Elected e = c.elected();
     carriedOut(r, state, e.decision(), e.seen(), e.damping());
-    routed(r, run.routed());
-    viewsChecked(r, run.views(), run.renewInterval());
-    return finish(r, state, ready, run.next());
+    routed(r, c.routed());
+    viewsChecked(r, c.views(), c.looked().renewInterval());
+    return finish(r, state, c.looked().pods().ready(), c.next());
   }
 
   private Reported invalid(GroupReport r, ElectionState state, String message) {
@@ -167,7 +179,9 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   /** Pods claimed by an older group with the same role label are reported, once as an Event. */
-  private void membership(GroupReport r, Membership membership, String roleLabel) {
+  private void membership(GroupReport r, GroupEnding.Looked looked) {
+    Membership membership = looked.pods().membership();
+    String roleLabel = looked.roleLabel();
     if (membership.conflicts().isEmpty()) {
       r.conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
       return;
@@ -226,7 +240,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       GroupReport r,
       ElectionState state,
       Election.Decision decision,
-      GroupObserver.Observation seen,
+      Observation seen,
       FailoverDamping.Verdict damping) {
     Candidate leader = decision.leader();
     Membership membership = seen.pods().membership();
@@ -294,10 +308,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
 
   /** The log line, Event and metrics of a lease won: a new leader, or the same one re-acquired. */
   private void leaderChanged(
-      GroupReport r,
-      ElectionState state,
-      Election.Decision decision,
-      GroupObserver.Observation seen) {
+      GroupReport r, ElectionState state, Election.Decision decision, Observation seen) {
     Candidate leader = decision.leader();
     long term = state.holder() == null ? 0 : state.holder().term();
     String previous = seen.previousLeader();

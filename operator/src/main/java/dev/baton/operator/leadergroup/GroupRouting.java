@@ -13,7 +13,7 @@ import java.time.Duration;
  * The routing step of a LeaderGroup reconcile, after the election: writes the leader's endpoint
  * when the group owns its Service (spec.service), then checks every leader Service's endpoints and
  * times the convergence after a leader change (docs/design.md, "Routing"). Reports nothing: what it
- * found is {@link GroupReporter}'s to report.
+ * found is the report step's to report.
  */
 final class GroupRouting {
 
@@ -53,7 +53,7 @@ final class GroupRouting {
   Routed route(
       LeaderGroup group,
       GroupSettings settings,
-      GroupObserver.PodView pods,
+      PodView pods,
       Candidate candidate,
       boolean promoted,
       RouteConvergence timing) {

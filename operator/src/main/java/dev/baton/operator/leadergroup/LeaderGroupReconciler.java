@@ -138,22 +138,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     try {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
-      return reported(group, state, GroupRun.invalid(e.getMessage()), started);
+      return reported(group, state, new GroupEnding.Invalid(e.getMessage()), started);
     }
-    GroupObserver.PodView pods = observer.pods(group, settings, state.promotedPod());
-    GroupRun run = GroupRun.looked(pods, settings);
+    PodView pods = observer.pods(group, settings, state.promotedPod());
+    GroupEnding.Looked looked =
+        new GroupEnding.Looked(pods, settings.roleLabel(), settings.renewInterval());
     if (settings.paused()) {
-      return reported(group, state, holdWhilePaused(group, settings, state, run), started);
+      return reported(group, state, holdWhilePaused(group, settings, state, looked), started);
     }
-    GroupObserver.Observation seen;
+    LeaseStore store;
+    Observation seen;
     try {
-      seen = observer.observe(group, settings, state, pods);
+      store = observer.store(group);
+      seen = observer.observe(group, settings, state, pods, store);
     } catch (RedisSecrets.SecretProblem e) {
-      return reported(group, state, run.withSecretProblem(e), started);
+      return reported(group, state, new GroupEnding.SecretMissing(looked, false, e), started);
     } catch (RedisUnavailableException e) {
-      return reported(group, state, run.withRedisDown(e), started);
+      return reported(group, state, new GroupEnding.RedisDown(looked, false, false, e), started);
     }
-    run = run.answered();
     FailoverDamping.Verdict damping =
         FailoverDamping.judge(
             settings.failoverDelay(),
@@ -169,18 +171,18 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             pods.switchoverTo(),
             seen.namespace(),
             damping.keepHolder());
-    ElectionActuator.Outcome outcome = actuator.carryOut(seen, ElectionPlan.plan(decision, seen));
+    ElectionOutcome outcome = actuator.carryOut(seen, store, ElectionPlan.plan(decision, seen));
     state = keep(id, seen.state().pending(damping.pending()).record(outcome));
-    run = run.withElected(new GroupRun.Elected(seen, decision, damping, outcome));
+    GroupEnding.Elected elected = new GroupEnding.Elected(seen, decision, damping, outcome);
     if (outcome.failure() instanceof RedisUnavailableException e) {
-      return reported(group, state, run.withRedisDown(e), started);
+      return reported(group, state, new GroupEnding.RedisDown(looked, false, true, e), started);
     }
     if (outcome.failure() != null) {
-      reported(group, state, run, started);
+      reported(group, state, new GroupEnding.Stopped(looked, elected), started);
       throw outcome.failure();
     }
     if (outcome.retrySoon()) {
-      reported(group, state, run, started);
+      reported(group, state, new GroupEnding.Stopped(looked, elected), started);
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
     boolean promoted =
@@ -206,7 +208,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
               next,
               Duration.between(clock.instant(), damping.pending().failoverAt()).plusMillis(5));
     }
-    return reported(group, state, run.routedAndChecked(routed, views, next), started);
+    return reported(
+        group, state, new GroupEnding.Carried(looked, elected, routed, views, next), started);
   }
 
   /**
@@ -214,19 +217,20 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    * changes (the leaders' failover-delay annotation says "paused", so their agents wait for the
    * operator).
    */
-  private GroupRun holdWhilePaused(
-      LeaderGroup group, GroupSettings settings, ElectionState state, GroupRun run) {
+  private GroupEnding holdWhilePaused(
+      LeaderGroup group, GroupSettings settings, ElectionState state, GroupEnding.Looked looked) {
     try {
       LeaseStore store = observer.store(group);
       ElectionPlan.PausedHold hold =
           ElectionPlan.paused(
-              state.holder(), run.pods().candidates(), observer.fresh(group, state.holder()));
-      return run.pausedWith(
-          actuator.holdWhilePaused(group, settings, state.holder(), run.pods(), store, hold));
+              state.holder(), looked.pods().candidates(), observer.fresh(group, state.holder()));
+      return new GroupEnding.Paused(
+          looked,
+          actuator.holdWhilePaused(group, settings, state.holder(), looked.pods(), store, hold));
     } catch (RedisSecrets.SecretProblem e) {
-      return run.pausedWith(null).withSecretProblem(e);
+      return new GroupEnding.SecretMissing(looked, true, e);
     } catch (RedisUnavailableException e) {
-      return run.pausedWith(null).withRedisDown(e);
+      return new GroupEnding.RedisDown(looked, true, false, e);
     }
   }
 
@@ -235,8 +239,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    * is kept too.
    */
   private UpdateControl<LeaderGroup> reported(
-      LeaderGroup group, ElectionState state, GroupRun run, long started) {
-    GroupReporter.Reported r = reporter.report(group, state, run, started);
+      LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
+    GroupReporter.Reported r = reporter.report(group, state, ending, started);
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     return r.control();
   }

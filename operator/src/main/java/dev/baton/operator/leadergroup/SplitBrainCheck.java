@@ -12,8 +12,7 @@ import java.util.Set;
  * Compares the three views of the leader (docs/design.md, "Three views agree") and times how long
  * they have disagreed: a split brain is suspected once they disagree for longer than one renew
  * interval. The operator's own label writes reach the informer a moment later, so a fresh
- * disagreement is only checked again after one interval. Reports nothing: {@link GroupReporter}
- * does.
+ * disagreement is only checked again after one interval. Reports nothing: the report step does.
  */
 final class SplitBrainCheck {
 

@@ -14,13 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The part of {@link GroupReporter} that reports how the group's leader is seen from outside Redis:
- * the Routed condition from what the routing step wrote and found, and SplitBrainSuspected from the
- * check of the three views, with their Events and metrics.
+ * The part of the group's report step that reports how the group's leader is seen from outside
+ * Redis: the Routed condition from what the routing step wrote and found, and SplitBrainSuspected
+ * from the check of the three views, with their Events and metrics.
  */
 final class ViewsReport {
 
-  private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
+  private static final Logger log = LoggerFactory.getLogger(ViewsReport.class);
 
   private final EventRecorder events;
   private final BatonMetrics metrics;

@@ -103,10 +103,10 @@ class ElectionActuatorTest {
     assertThat(calls).doesNotContain("leader b term 8");
   }
 
-  private ElectionActuator.Outcome failover(FakeLeases store) {
-    var seen = seen(List.of(a, b), ours(held), false, state(held, "a", 1000), store);
+  private ElectionOutcome failover(FakeLeases store) {
+    var seen = seen(List.of(a, b), ours(held), false, state(held, "a", 1000));
     var decision = decide(seen);
-    return actuator.carryOut(seen, ElectionPlan.plan(decision, seen));
+    return actuator.carryOut(seen, store, ElectionPlan.plan(decision, seen));
   }
 
   /** Pod writes as a list of calls; the pod named {@code failOn} answers with a server error. */

@@ -30,7 +30,7 @@ class ElectionPlanTest {
     Pod b = pod("b", false);
     Pod c = pod("c", false);
     HolderRecord held = record(a, 7);
-    var seen = seen(List.of(a, b, c), ours(held), false, state(held, "a", 1000), null);
+    var seen = seen(List.of(a, b, c), ours(held), false, state(held, "a", 1000));
     var decision = decide(seen);
     assertThat(decision.action()).isEqualTo(Election.Action.ELECT);
 
@@ -53,8 +53,7 @@ class ElectionPlanTest {
   void thePodPromotedLastIsDemotedByNameWhenTheCacheDoesNotShowItsLabelYet() {
     Pod b = pod("b", false);
     Pod c = pod("c", false);
-    var seen =
-        seen(List.of(b, c), new Election.Holder.Free(), false, state(null, "gone", 1000), null);
+    var seen = seen(List.of(b, c), new Election.Holder.Free(), false, state(null, "gone", 1000));
 
     List<Effect> plan = ElectionPlan.plan(decide(seen), seen);
 
@@ -68,7 +67,7 @@ class ElectionPlanTest {
     Pod b = pod("b", false);
     Pod c = pod("c", false);
     HolderRecord held = record(a, 7);
-    var seen = seen(List.of(b, c), List.of(a), ours(held), false, state(held, "a", 1000), null);
+    var seen = seen(List.of(b, c), List.of(a), ours(held), false, state(held, "a", 1000));
     var decision = decide(seen);
     assertThat(decision.action()).isEqualTo(Election.Action.ELECT);
 
@@ -86,7 +85,7 @@ class ElectionPlanTest {
     Pod a = pod("a", true);
     Pod b = pod("b", false);
     HolderRecord held = record(a, 3);
-    var seen = seen(List.of(a, b), ours(held), true, state(held, "a", 1000), null);
+    var seen = seen(List.of(a, b), ours(held), true, state(held, "a", 1000));
 
     List<Effect> plan = ElectionPlan.plan(decide(seen), seen);
 
@@ -101,7 +100,7 @@ class ElectionPlanTest {
   void withoutCandidatesTheLeaseIsReleasedAfterEveryDemotion() {
     Pod a = notReady(pod("a", true));
     HolderRecord held = record(a, 3);
-    var seen = seen(List.of(a), ours(held), false, state(held, "a", 1000), null);
+    var seen = seen(List.of(a), ours(held), false, state(held, "a", 1000));
 
     List<Effect> plan = ElectionPlan.plan(decide(seen), seen);
 
@@ -156,8 +155,7 @@ class ElectionPlanTest {
               strays,
               holder,
               random.nextBoolean(),
-              state(random.nextBoolean() ? held : null, promoted, 1000),
-              null);
+              state(random.nextBoolean() ? held : null, promoted, 1000));
       var decision = decide(seen);
 
       List<Effect> plan = ElectionPlan.plan(decision, seen);

@@ -4,7 +4,6 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.client.HolderRecord;
-import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.routing.RouteConvergence;
 import dev.baton.testkit.Sandbox;
@@ -69,37 +68,32 @@ final class ElectionWorld {
         RouteConvergence.IDLE);
   }
 
-  static GroupObserver.Observation seen(
-      List<Pod> members,
-      Election.Holder holder,
-      boolean fresh,
-      ElectionState state,
-      LeaseStore store) {
-    return seen(members, List.of(), holder, fresh, state, store);
+  static Observation seen(
+      List<Pod> members, Election.Holder holder, boolean fresh, ElectionState state) {
+    return seen(members, List.of(), holder, fresh, state);
   }
 
   /** The same, with pods that carry the group's marks but left it. */
-  static GroupObserver.Observation seen(
+  static Observation seen(
       List<Pod> members,
       List<Pod> strays,
       Election.Holder holder,
       boolean fresh,
-      ElectionState state,
-      LeaseStore store) {
+      ElectionState state) {
     List<Candidate> candidates = members.stream().map(ElectionWorld::candidate).toList();
-    return new GroupObserver.Observation(
+    return new Observation(
         "default",
         GROUP,
         SETTINGS,
-        new GroupObserver.PodView(
+        new PodView(
             new Membership(members, Map.of(), strays), candidates, candidates.size(), null, true),
-        new GroupObserver.LeaseView(store, holder, fresh, -1),
+        new LeaseView(holder, fresh, -1),
         state,
         new LeaderGroupStatus(),
         NOW);
   }
 
-  static Election.Decision decide(GroupObserver.Observation seen) {
+  static Election.Decision decide(Observation seen) {
     return Election.decide(
         seen.pods().candidates(), seen.lease().holder(), null, seen.namespace(), false);
   }
