@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
@@ -14,7 +13,6 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -25,7 +23,12 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The LeaderGroup behaviours of docs/design.md, against real Redis and the mock API server. */
+/**
+ * The LeaderGroup's election of docs/design.md, against real Redis and the mock API server: one
+ * leader among ready pods, replaced when it is deleted, not ready, terminating or leaves the group,
+ * none without a ready candidate, and switchover. What restarts of Redis and of the operator keep
+ * is {@link RestartsIT}; misconfigured groups are {@link MisconfiguredGroupIT}.
+ */
 class LeaderGroupIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
@@ -201,30 +204,6 @@ class LeaderGroupIT {
     assertThat(cluster.eventReasons("payments")).contains("LeaderTerminating");
   }
 
-  @Test
-  void redisDownKeepsLabelsAndRecoversWithTheSameLeader() {
-    threePods("payments");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
-    Map<String, String> roles = cluster.roles(ROLE);
-    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
-      cluster.redis.kill();
-      awaitRedisAvailable("False");
-      // Fail static through several renew intervals, past the lease ttl.
-      await()
-          .during(Duration.ofSeconds(4))
-          .atMost(WAIT)
-          .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
-
-      cluster.redis.restart();
-      awaitRedisAvailable("True");
-      assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
-      assertThat(cluster.roles(ROLE)).isEqualTo(roles);
-      assertThat(watcher.leaderChanges()).isZero();
-    }
-  }
-
   /** Moves a pod out of every group selecting app=payments, as kubectl label --overwrite does. */
   private void relabelOut(String pod) {
     cluster
@@ -295,57 +274,6 @@ class LeaderGroupIT {
   }
 
   @Test
-  void redisRestartedEmptyKeepsTheLeaderWithAHigherTerm() {
-    threePods("payments");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
-    // Move the term up a little so "greater" is not just 1 -> 2 by accident.
-    cluster.client.pods().inNamespace(NS).withName(leader).delete();
-    await()
-        .atMost(WAIT)
-        .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(leader));
-    String current = cluster.awaitLeader("payments", ROLE);
-    long before = term("payments");
-
-    cluster.redis.restart();
-
-    await().atMost(WAIT).untilAsserted(() -> assertThat(term("payments")).isGreaterThan(before));
-    assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(current);
-    assertThat(cluster.pod(current).getMetadata().getAnnotations())
-        .containsEntry("baton.dev/term", Long.toString(term("payments")));
-    assertThat(cluster.redis.command("GET", new ElectionKeys(NS + "/payments").term()))
-        .contains(Long.toString(term("payments")));
-  }
-
-  @Test
-  void operatorRestartKeepsTheLeaderAndChangesNoLabel() {
-    threePods("payments");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
-    long termBefore = term("payments");
-    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
-      await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
-      int eventsBefore = watcher.history().size();
-      cluster.stopOperator();
-      cluster.startOperator();
-      cluster.awaitReconciled("payments");
-      await()
-          .during(Duration.ofSeconds(2))
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                assertThat(cluster.leaders(ROLE)).containsExactly(leader);
-                assertThat(term("payments")).isEqualTo(termBefore);
-              });
-      assertThat(watcher.history().size())
-          .as("no label changed: %s", watcher.history())
-          .isEqualTo(eventsBefore);
-    }
-  }
-
-  @Test
   void noReadyCandidateMeansNoLeaderAndReadyFalse() {
     threePods("payments");
     cluster.startOperator();
@@ -371,75 +299,6 @@ class LeaderGroupIT {
     assertThat(cluster.redis.command("EXISTS", new ElectionKeys(NS + "/payments").holder()))
         .isEqualTo(":0");
     assertThat(cluster.eventReasons("payments")).contains("NoCandidates");
-  }
-
-  @Test
-  void aLeaderRecreatedUnderTheSameNameIsReportedAsANewLeader() {
-    cluster.createPod("db-0", "db");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("db", "db"));
-    cluster.awaitLeader("db", ROLE);
-    String oldUid = cluster.pod("db-0").getMetadata().getUid();
-    cluster.stopOperator();
-
-    // A StatefulSet's pod replaced while no operator ran: the same name, another pod.
-    cluster.deletePod("db-0");
-    await().atMost(WAIT).until(() -> cluster.pod("db-0") == null);
-    cluster.createPod("db-0", "db");
-    String newUid = cluster.pod("db-0").getMetadata().getUid();
-    assertThat(newUid).isNotEqualTo(oldUid);
-    cluster.startOperator();
-
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              assertThat(cluster.status("db").getLeaderUID()).isEqualTo(newUid);
-              assertThat(cluster.roles(ROLE)).containsEntry("db-0", "leader");
-            });
-    assertThat(cluster.events("db"))
-        .extracting(e -> e.getMessage())
-        .noneMatch(m -> m.contains("re-acquired"))
-        .anyMatch(m -> m.startsWith("db-0 leads with term 2"));
-  }
-
-  @Test
-  void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {
-    threePods("payments");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
-    Map<String, String> roles = cluster.roles(ROLE);
-    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
-      await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
-      int seen = watcher.history().size();
-      cluster.create(BatonCluster.group("payments-copy", "payments"));
-
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.condition("payments-copy", "Conflict"))
-                      .get()
-                      .satisfies(
-                          c -> {
-                            assertThat(c.getStatus()).isEqualTo("True");
-                            assertThat(c.getMessage()).contains("LeaderGroup payments");
-                          }));
-      await()
-          .during(Duration.ofSeconds(1))
-          .atMost(WAIT)
-          .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
-      assertThat(watcher.history()).hasSize(seen);
-      assertThat(cluster.status("payments-copy").getLeader()).isEmpty();
-      assertThat(cluster.condition("payments", "Conflict"))
-          .get()
-          .extracting(c -> c.getStatus())
-          .isEqualTo("False");
-      assertThat(cluster.leaders(ROLE)).containsExactly(leader);
-      assertThat(cluster.pod(leader).getMetadata().getAnnotations())
-          .containsEntry("baton.dev/leader-group", "payments");
-    }
   }
 
   @Test
@@ -477,121 +336,6 @@ class LeaderGroupIT {
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       assertThat(leader).isNotEqualTo("payments-2");
     }
-  }
-
-  @Test
-  void badInputEndsInAConditionAndLeavesOtherGroupsAlone() {
-    threePods("payments");
-    threePods("orders");
-    threePods("billing");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-
-    LeaderGroup nothing = BatonCluster.group("nothing", "no-such-app");
-    cluster.create(nothing);
-
-    LeaderGroup noSecret = BatonCluster.group("orders", "orders");
-    noSecret.getSpec().setRedis(new RedisConnectionRef("orders-redis"));
-    cluster.create(noSecret);
-
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("billing-redis")
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", "redis://127.0.0.1:1")
-                .addToStringData("password", "s3cr3t-billing-pw")
-                .build())
-        .create();
-    LeaderGroup unreachable = BatonCluster.group("billing", "billing");
-    unreachable.getSpec().setRedis(new RedisConnectionRef("billing-redis"));
-    cluster.create(unreachable);
-
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              assertThat(cluster.condition("nothing", "Ready"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getReason()).isEqualTo("NoCandidates");
-                      });
-              assertThat(cluster.condition("orders", "RedisAvailable"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getReason()).isEqualTo("SecretNotFound");
-                        assertThat(c.getMessage()).contains("Secret shop/orders-redis not found");
-                      });
-              assertThat(cluster.condition("billing", "RedisAvailable"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getMessage())
-                            .contains("redis://127.0.0.1:1")
-                            .doesNotContain("s3cr3t-billing-pw");
-                      });
-            });
-    assertThat(cluster.awaitLeader("payments", ROLE)).startsWith("payments-");
-    assertThat(cluster.roles(ROLE)).doesNotContainKeys("orders-0", "billing-0");
-    // Other groups keep working while the broken ones retry.
-    cluster.client.pods().inNamespace(NS).withName(cluster.leaders(ROLE).get(0)).delete();
-    await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1));
-    assertThat(cluster.condition("payments", "Ready"))
-        .get()
-        .extracting(c -> c.getStatus())
-        .isEqualTo("True");
-
-    // Once the Secret exists, the group recovers without anyone touching it.
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("orders-redis")
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", cluster.redis.url())
-                .build())
-        .create();
-    await()
-        .atMost(Duration.ofSeconds(40))
-        .untilAsserted(
-            () -> assertThat(cluster.status("orders").getLeader()).startsWith("orders-"));
-    for (var e : cluster.client.v1().events().inNamespace(NS).list().getItems()) {
-      assertThat(e.getMessage()).doesNotContain("s3cr3t-billing-pw");
-    }
-  }
-
-  @Test
-  void invalidSpecIsReportedWithAClearMessage() {
-    threePods("payments");
-    cluster.startOperator();
-    LeaderGroup bad = BatonCluster.group("payments", "payments");
-    bad.getSpec().getLease().setRenewInterval("5s");
-    cluster.create(bad);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("payments", "Invalid"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains("renewInterval (5s) must be shorter than");
-                        }));
-    assertThat(cluster.roles(ROLE)).isEmpty();
   }
 
   private void annotate(String key, String value) {

@@ -1,28 +1,27 @@
 package dev.baton.operator.security;
 
+import static dev.baton.operator.security.BadInputTable.JSON;
+import static dev.baton.operator.security.BadInputTable.TTL_PATTERN;
+import static dev.baton.operator.security.BadInputTable.UNKNOWN_OPERATOR;
+import static dev.baton.operator.security.BadInputTable.expression;
+import static dev.baton.operator.security.BadInputTable.row;
+import static dev.baton.operator.security.BadInputTable.set;
 import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.leadergroup.GroupSettings;
 import dev.baton.operator.lease.RedisSecrets;
-import dev.baton.operator.redislock.LockSettings;
-import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.security.BadInputTable.Row;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.utils.Serialization;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,37 +34,23 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every kind of bad input to a LeaderGroup (and, in a second table, to a RedisLock), in one table:
- * the field, the bad value, what the API server's schema says about it (from the generated CRD;
- * null when the schema lets it through), and what the operator says (null when it never gets that
- * far, or accepts it). Schema keywords (type, required, pattern, length) are evaluated here, since
- * the mock API server does not; CEL rules cannot be, so for them the test checks that the rule with
- * that message sits on the field or an object around it, and that the operator refuses the value
- * too, for API servers that skip CEL.
+ * Every kind of bad input to a LeaderGroup (a RedisLock's is {@link BadLockInputTest}), in one
+ * table: the field, the bad value, what the API server's schema says about it (from the generated
+ * CRD; null when the schema lets it through), and what the operator says (null when it never gets
+ * that far, or accepts it). Schema keywords (type, required, pattern, length) are evaluated here
+ * ({@link CrdSchemaCheck}), since the mock API server does not; CEL rules cannot be, so for them
+ * the test checks that the rule with that message sits on the field or an object around it, and
+ * that the operator refuses the value too, for API servers that skip CEL.
  */
 class BadInputTest {
 
-  private static final ObjectMapper JSON = Serialization.jsonMapper();
-  private static final JSONSchemaProps SCHEMA = schema("leadergroups.baton.dev-v1.yml");
-  private static final JSONSchemaProps LOCK_SCHEMA = schema("redislocks.baton.dev-v1.yml");
-  private static final String UNKNOWN_OPERATOR =
-      "Unsupported value: \"%s\": supported values:"
-          + " \"DoesNotExist\", \"Exists\", \"In\", \"NotIn\"";
+  private static final JSONSchemaProps SCHEMA =
+      CrdSchemaCheck.schema("leadergroups.baton.dev-v1.yml");
   private static final String PASSWORD = "Url-Pw-f00d5";
-  private static final String TTL_PATTERN = "should match '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$'";
   private static final String LABEL_KEY_PATTERN = "should match '^([a-z0-9]([-a-z0-9]*";
   private static final AtomicInteger SECRETS = new AtomicInteger();
 
   private static EmbeddedKubernetes kube;
-
-  /** One row: where {@code field} starts with "Secret", value holds the Secret's keys. */
-  record Row(String field, Object value, String schemaSays, String operatorSays) {
-    @Override
-    public String toString() {
-      String v = String.valueOf(value);
-      return field + " = " + (v.length() > 40 ? v.substring(0, 37) + "..." : v);
-    }
-  }
 
   static Stream<Arguments> badInput() {
     String huge = "x".repeat(10_000);
@@ -265,33 +250,6 @@ class BadInputTest {
             "sentinel credentials are only used with a redis-sentinel:// URL"));
   }
 
-  /** The same for a RedisLock's spec: the field, the bad value, the schema's and operator's say. */
-  static Stream<Arguments> badLockInput() {
-    return Stream.of(
-        row(
-            "spec.holderSelector",
-            Map.of(),
-            "holderSelector must not be empty",
-            "spec.holderSelector must not be empty: an empty selector selects every pod in the"
-                + " namespace"),
-        row(
-            "spec.holderSelector",
-            Map.of("matchLabels", Map.of()),
-            "holderSelector must not be empty",
-            "spec.holderSelector must not be empty"),
-        row(
-            "spec.holderSelector",
-            expression("job", "Likes", "migrate"),
-            UNKNOWN_OPERATOR.formatted("Likes"),
-            "spec.holderSelector: unknown operator 'Likes'"),
-        row(
-            "spec.holderSelector",
-            expression("job", "In"),
-            null,
-            "operator In on 'job' needs values"),
-        row("spec.ttl", "soon", TTL_PATTERN, "spec.ttl: 'soon' is not a duration"));
-  }
-
   @BeforeAll
   static void startApi() {
     kube = EmbeddedKubernetes.start();
@@ -354,52 +312,6 @@ class BadInputTest {
     }
   }
 
-  @Test
-  void theLockTableStartsFromAValidLock() {
-    ObjectNode lock = JSON.valueToTree(grantedLock());
-    assertThat(schemaRefusals(LOCK_SCHEMA, lock.get("spec"))).isEmpty();
-    LockSettings.of(grantedLock());
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @MethodSource("badLockInput")
-  void badLockInputIsRefusedByTheSchemaOrTheOperatorWithAClearMessage(Row row) throws Exception {
-    ObjectNode lock = JSON.valueToTree(grantedLock());
-    set(lock, row.field(), row.value());
-    List<String> refusals = schemaRefusals(LOCK_SCHEMA, lock.get("spec"));
-    if (row.schemaSays() == null) {
-      assertThat(refusals).as("the schema lets %s through", row).isEmpty();
-    } else if (refusals.isEmpty()) {
-      assertThat(celMessagesAround(LOCK_SCHEMA, row.field()))
-          .as("a CEL rule on %s or around it", row.field())
-          .anySatisfy(m -> assertThat(m).contains(row.schemaSays()));
-    } else {
-      assertThat(refusals).anySatisfy(r -> assertThat(r).contains(row.schemaSays()));
-    }
-    RedisLock parsed = JSON.treeToValue(lock, RedisLock.class);
-    assertThatThrownBy(() -> LockSettings.of(parsed))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining(row.operatorSays())
-        .satisfies(
-            e ->
-                assertThat(e.getMessage())
-                    .as("a message short enough to read")
-                    .hasSizeLessThan(300));
-  }
-
-  private static RedisLock grantedLock() {
-    return BatonCluster.grantedLock("migration", "30s", "migrate");
-  }
-
-  private static JSONSchemaProps schema(String crdFile) {
-    return EmbeddedKubernetes.crd(crdFile)
-        .getSpec()
-        .getVersions()
-        .get(0)
-        .getSchema()
-        .getOpenAPIV3Schema();
-  }
-
   private static void checkSecret(Row row) {
     KubernetesClient client = kube.client();
     String name = "redis-" + SECRETS.incrementAndGet();
@@ -425,202 +337,11 @@ class BadInputTest {
     assertThat(((RedisSecrets.SecretProblem) thrown).reason()).isEqualTo("InvalidSecret");
   }
 
-  private static Arguments row(String field, Object value, String schemaSays, String operatorSays) {
-    return Arguments.of(new Row(field, value, schemaSays, operatorSays));
-  }
-
-  private static Map<String, Object> expression(String key, String operator, String... values) {
-    Map<String, Object> e = new LinkedHashMap<>();
-    e.put("key", key);
-    e.put("operator", operator);
-    if (values.length > 0) {
-      e.put("values", List.of(values));
-    }
-    return Map.of("matchExpressions", List.of(e));
-  }
-
-  /** Sets (or, for null, removes) the value at a dotted path, making objects on the way. */
-  private static void set(ObjectNode root, String path, Object value) {
-    String[] parts = path.split("\\.");
-    ObjectNode node = root;
-    for (int i = 0; i < parts.length - 1; i++) {
-      JsonNode next = node.get(parts[i]);
-      node = next instanceof ObjectNode o ? o : node.putObject(parts[i]);
-    }
-    String last = parts[parts.length - 1];
-    if (value == null) {
-      node.remove(last);
-    } else {
-      node.set(last, JSON.valueToTree(value));
-    }
-  }
-
-  /**
-   * What the API server's structural checks say about a spec: type, required, pattern, minLength,
-   * maxLength, minimum, maximum, minItems and maxItems, walked through properties and items, worded
-   * the way the API server words them.
-   */
   private static List<String> schemaRefusals(JsonNode spec) {
-    return schemaRefusals(SCHEMA, spec);
+    return CrdSchemaCheck.schemaRefusals(SCHEMA, spec);
   }
 
-  private static List<String> schemaRefusals(JSONSchemaProps schema, JsonNode spec) {
-    List<String> out = new ArrayList<>();
-    validate(schema.getProperties().get("spec"), spec, "spec", out);
-    return out;
-  }
-
-  private static void validate(
-      JSONSchemaProps schema, JsonNode value, String path, List<String> out) {
-    if (schema == null || value == null || value.isNull()) {
-      return;
-    }
-    String type = schema.getType();
-    boolean typeOk =
-        type == null
-            || switch (type) {
-              case "string" -> value.isTextual();
-              case "boolean" -> value.isBoolean();
-              case "integer" -> value.isIntegralNumber();
-              case "object" -> value.isObject();
-              case "array" -> value.isArray();
-              default -> true;
-            };
-    if (!typeOk) {
-      out.add(
-          path + ": Invalid value: " + value + ": " + path + " in body must be of type " + type);
-      return;
-    }
-    if (value.isTextual()) {
-      String s = value.asText();
-      if (schema.getMaxLength() != null && s.length() > schema.getMaxLength()) {
-        out.add(path + ": Too long: may not be longer than " + schema.getMaxLength());
-      }
-      if (schema.getMinLength() != null && s.length() < schema.getMinLength()) {
-        out.add(
-            path
-                + ": Invalid value: \""
-                + s
-                + "\": "
-                + path
-                + " in body should be at least "
-                + schema.getMinLength()
-                + " chars long");
-      }
-      if (schema.getPattern() != null
-          && !java.util.regex.Pattern.compile(schema.getPattern()).matcher(s).find()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + path
-                + " in body should match '"
-                + schema.getPattern()
-                + "'");
-      }
-      List<JsonNode> allowed = schema.getEnum() == null ? List.of() : schema.getEnum();
-      if (!allowed.isEmpty()
-          && allowed.stream().noneMatch(e -> e.isTextual() && e.asText().equals(s))) {
-        out.add(
-            path
-                + ": Unsupported value: \""
-                + s
-                + "\": supported values: "
-                + String.join(", ", allowed.stream().map(e -> "\"" + e.asText() + "\"").toList()));
-      }
-    }
-    if (value.isObject()) {
-      if (schema.getRequired() != null) {
-        for (String r : schema.getRequired()) {
-          if (!value.has(r) || value.get(r).isNull()) {
-            out.add("Required value: " + path + "." + r);
-          }
-        }
-      }
-      if (schema.getProperties() != null) {
-        schema
-            .getProperties()
-            .forEach((k, sub) -> validate(sub, value.get(k), path + "." + k, out));
-      }
-      if (schema.getAdditionalProperties() != null
-          && schema.getAdditionalProperties().getSchema() != null) {
-        value
-            .fields()
-            .forEachRemaining(
-                f ->
-                    validate(
-                        schema.getAdditionalProperties().getSchema(),
-                        f.getValue(),
-                        path + "." + f.getKey(),
-                        out));
-      }
-    }
-    if (value.isIntegralNumber()) {
-      long n = value.asLong();
-      if (schema.getMaximum() != null && n > schema.getMaximum()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + n
-                + ": "
-                + path
-                + " in body should be less than or equal to "
-                + schema.getMaximum().longValue());
-      }
-      if (schema.getMinimum() != null && n < schema.getMinimum()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + n
-                + ": "
-                + path
-                + " in body should be greater than or equal to "
-                + schema.getMinimum().longValue());
-      }
-    }
-    if (value.isArray()) {
-      if (schema.getMinItems() != null && value.size() < schema.getMinItems()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + value.size()
-                + ": "
-                + path
-                + " in body should have at least "
-                + schema.getMinItems()
-                + " items");
-      }
-      if (schema.getMaxItems() != null && value.size() > schema.getMaxItems()) {
-        out.add(
-            path
-                + ": Too many: "
-                + value.size()
-                + ": must have at most "
-                + schema.getMaxItems()
-                + " items");
-      }
-    }
-    if (value.isArray() && schema.getItems() != null) {
-      for (int i = 0; i < value.size(); i++) {
-        validate(schema.getItems().getSchema(), value.get(i), path + "[" + i + "]", out);
-      }
-    }
-  }
-
-  /** Messages of the CEL rules on the field at this path and on the objects that hold it. */
   private static List<String> celMessagesAround(String path) {
-    return celMessagesAround(SCHEMA, path);
-  }
-
-  private static List<String> celMessagesAround(JSONSchemaProps schema, String path) {
-    List<String> out = new ArrayList<>();
-    JSONSchemaProps node = schema;
-    for (String part : path.split("\\.")) {
-      node = node.getProperties().get(part);
-      assertThat(node).as("schema of %s", path).isNotNull();
-      if (node.getXKubernetesValidations() != null) {
-        node.getXKubernetesValidations().stream().map(ValidationRule::getMessage).forEach(out::add);
-      }
-    }
-    return out;
+    return CrdSchemaCheck.celMessagesAround(SCHEMA, path);
   }
 }

@@ -1,0 +1,155 @@
+package dev.baton.operator.leadergroup;
+
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.client.ElectionKeys;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.testkit.RoleWatcher;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * What restarts keep (docs/design.md): Redis down fails static and comes back with the same leader,
+ * Redis back empty keeps the leader with a higher term, an operator restart changes no label, and a
+ * leader's pod replaced under the same name while no operator ran is reported as a new leader.
+ */
+class RestartsIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
+  private BatonCluster cluster;
+
+  private void threePods(String app) {
+    for (int i = 0; i < 3; i++) {
+      cluster.createPod(app + "-" + i, app);
+    }
+  }
+
+  private void awaitRedisAvailable(String status) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(cluster.condition("payments", "RedisAvailable"))
+                    .get()
+                    .extracting(c -> c.getStatus())
+                    .isEqualTo(status));
+  }
+
+  private long term(String group) {
+    Long term = cluster.status(group).getTerm();
+    return term == null ? 0 : term;
+  }
+
+  @Test
+  void redisDownKeepsLabelsAndRecoversWithTheSameLeader() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    Map<String, String> roles = cluster.roles(ROLE);
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+      cluster.redis.kill();
+      awaitRedisAvailable("False");
+      // Fail static through several renew intervals, past the lease ttl.
+      await()
+          .during(Duration.ofSeconds(4))
+          .atMost(WAIT)
+          .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
+
+      cluster.redis.restart();
+      awaitRedisAvailable("True");
+      assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
+      assertThat(cluster.roles(ROLE)).isEqualTo(roles);
+      assertThat(watcher.leaderChanges()).isZero();
+    }
+  }
+
+  @Test
+  void redisRestartedEmptyKeepsTheLeaderWithAHigherTerm() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    // Move the term up a little so "greater" is not just 1 -> 2 by accident.
+    cluster.client.pods().inNamespace(NS).withName(leader).delete();
+    await()
+        .atMost(WAIT)
+        .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(leader));
+    String current = cluster.awaitLeader("payments", ROLE);
+    long before = term("payments");
+
+    cluster.redis.restart();
+
+    await().atMost(WAIT).untilAsserted(() -> assertThat(term("payments")).isGreaterThan(before));
+    assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(current);
+    assertThat(cluster.pod(current).getMetadata().getAnnotations())
+        .containsEntry("baton.dev/term", Long.toString(term("payments")));
+    assertThat(cluster.redis.command("GET", new ElectionKeys(NS + "/payments").term()))
+        .contains(Long.toString(term("payments")));
+  }
+
+  @Test
+  void operatorRestartKeepsTheLeaderAndChangesNoLabel() {
+    threePods("payments");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    long termBefore = term("payments");
+    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+      await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
+      int eventsBefore = watcher.history().size();
+      cluster.stopOperator();
+      cluster.startOperator();
+      cluster.awaitReconciled("payments");
+      await()
+          .during(Duration.ofSeconds(2))
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                assertThat(cluster.leaders(ROLE)).containsExactly(leader);
+                assertThat(term("payments")).isEqualTo(termBefore);
+              });
+      assertThat(watcher.history().size())
+          .as("no label changed: %s", watcher.history())
+          .isEqualTo(eventsBefore);
+    }
+  }
+
+  @Test
+  void aLeaderRecreatedUnderTheSameNameIsReportedAsANewLeader() {
+    cluster.createPod("db-0", "db");
+    cluster.startOperator();
+    cluster.create(BatonCluster.group("db", "db"));
+    cluster.awaitLeader("db", ROLE);
+    String oldUid = cluster.pod("db-0").getMetadata().getUid();
+    cluster.stopOperator();
+
+    // A StatefulSet's pod replaced while no operator ran: the same name, another pod.
+    cluster.deletePod("db-0");
+    await().atMost(WAIT).until(() -> cluster.pod("db-0") == null);
+    cluster.createPod("db-0", "db");
+    String newUid = cluster.pod("db-0").getMetadata().getUid();
+    assertThat(newUid).isNotEqualTo(oldUid);
+    cluster.startOperator();
+
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.status("db").getLeaderUID()).isEqualTo(newUid);
+              assertThat(cluster.roles(ROLE)).containsEntry("db-0", "leader");
+            });
+    assertThat(cluster.events("db"))
+        .extracting(e -> e.getMessage())
+        .noneMatch(m -> m.contains("re-acquired"))
+        .anyMatch(m -> m.startsWith("db-0 leads with term 2"));
+  }
+}

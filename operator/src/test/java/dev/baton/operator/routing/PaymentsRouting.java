@@ -1,0 +1,105 @@
+package dev.baton.operator.routing;
+
+import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Sandbox.NS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.api.v1alpha1.RouteStatus;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The payments group's routing as the routing tests set it up and read it: its pods as a kubelet
+ * would report them (so the test's EndpointSlice controller can list them), Services over them, and
+ * the group's Routed condition and status.routing.
+ */
+final class PaymentsRouting {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private PaymentsRouting() {}
+
+  /** A ready pod with an IP and a container port named http, as a kubelet would report it. */
+  static void createPod(BatonCluster cluster, String name, int ip) {
+    Pod pod =
+        new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", "payments")))
+            .editSpec()
+            .editFirstContainer()
+            .addNewPort()
+            .withName("http")
+            .withContainerPort(8080)
+            .withProtocol("TCP")
+            .endPort()
+            .endContainer()
+            .withNodeName("node-1")
+            .endSpec()
+            .editStatus()
+            .withPodIP("10.1.0." + ip)
+            .endStatus()
+            .build();
+    cluster.createPod(pod);
+  }
+
+  static void createPods(BatonCluster cluster, int n) {
+    for (int i = 0; i < n; i++) {
+      createPod(cluster, "payments-" + i, 10 + i);
+    }
+  }
+
+  static void createLeaderService(BatonCluster cluster, String name, Map<String, String> selector) {
+    cluster
+        .client
+        .services()
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(selector)
+                .addNewPort()
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  static Condition routed(BatonCluster cluster) {
+    return cluster
+        .condition("payments", "Routed")
+        .orElseThrow(() -> new AssertionError("no Routed"));
+  }
+
+  static List<RouteStatus> routing(BatonCluster cluster) {
+    List<RouteStatus> r = cluster.status("payments").getRouting();
+    return r == null ? List.of() : r;
+  }
+
+  static void awaitRoutedTo(BatonCluster cluster, String leader, String service) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              assertThat(routed(cluster).getStatus())
+                  .as(cluster.describe("payments", ROLE))
+                  .isEqualTo("True");
+              assertThat(routing(cluster))
+                  .anySatisfy(
+                      r -> {
+                        assertThat(r.getService()).isEqualTo(service);
+                        assertThat(r.getEndpoints()).containsExactly(leader);
+                        assertThat(r.getRouted()).isTrue();
+                      });
+            });
+  }
+}
