@@ -12,9 +12,10 @@ import javax.net.ssl.TrustManager;
 
 /**
  * The context of a client that only speaks plain HTTP: any use of it is a bug, and says so. Given
- * to {@link PodWatch}'s client for an {@code http://} API server so that the JDK does not build its
- * default TLS context for connections it will never make (docs/design.md, "The agent: leadership,
- * locks and a gate for any container", <i>No TLS for a plain-HTTP API server</i>).
+ * to {@link PodWatch}'s client (built by {@link PodRequests}) for an {@code http://} API server so
+ * that the JDK does not build its default TLS context for connections it will never make
+ * (docs/design.md, "The agent: leadership, locks and a gate for any container", <i>No TLS for a
+ * plain-HTTP API server</i>).
  */
 final class NoTls extends SSLContext {
 

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -19,7 +18,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,11 +64,11 @@ final class PodWatch implements BatonLeadership.Source {
     }
   }
 
-  private final Target target;
   private final BatonLeadership.Options options;
   private final BatonLeadership.Promotion promotion;
   private final Consumer<PodFacts> podSeen;
   private final long confirmWithinNanos;
+  private final PodRequests requests;
   private final HttpClient http;
   private final ScheduledExecutorService threads;
   private volatile boolean closed;
@@ -99,23 +97,12 @@ final class PodWatch implements BatonLeadership.Source {
       BatonLeadership.Options options,
       BatonLeadership.Promotion promotion,
       Consumer<PodFacts> podSeen) {
-    this.target = target;
     this.options = options;
     this.promotion = promotion;
     this.podSeen = podSeen;
     this.confirmWithinNanos = options.confirmWithin().toNanos();
-    HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(options.confirmEvery());
-    if ("http".equals(target.apiServer().getScheme())) {
-      // No h2c upgrade over plain HTTP: some servers (the mock API server) mishandle it.
-      b.version(HttpClient.Version.HTTP_1_1);
-      // A client given no TLS context builds the JVM's default one for connections it will
-      // never make: the security providers, the cipher suites and the cacerts file, about 700
-      // classes and a quarter of a second of the start.
-      b.sslContext(new NoTls()).sslParameters(new SSLParameters());
-    } else if (target.tls() != null) {
-      b.sslContext(target.tls());
-    }
-    this.http = b.build();
+    this.requests = new PodRequests(target);
+    this.http = requests.client(options.confirmEvery());
     this.threads = Executors.newScheduledThreadPool(2, DaemonThreads.named("baton-leadership-pod"));
   }
 
@@ -128,10 +115,6 @@ final class PodWatch implements BatonLeadership.Source {
     threads.execute(this::openWatch);
   }
 
-  private String podPath() {
-    return "/api/v1/namespaces/" + enc(target.namespace()) + "/pods/" + enc(target.pod());
-  }
-
   /** A read of the pod: confirms (or not) from the moment it was sent. */
   private void confirm() {
     if (closed) {
@@ -141,7 +124,7 @@ final class PodWatch implements BatonLeadership.Source {
     try {
       HttpResponse<String> r =
           http.send(
-              request(podPath()).timeout(options.confirmEvery()).build(),
+              requests.read().timeout(options.confirmEvery()).build(),
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() == 404) {
         seen(PodFacts.GONE, -1, asked, true);
@@ -217,13 +200,7 @@ final class PodWatch implements BatonLeadership.Source {
     if (closed) {
       return;
     }
-    String query =
-        "?fieldSelector="
-            + enc("metadata.name=" + target.pod())
-            + "&watch=true&allowWatchBookmarks=true&timeoutSeconds="
-            + WATCH_SECONDS;
-    HttpRequest req =
-        request("/api/v1/namespaces/" + enc(target.namespace()) + "/pods" + query).build();
+    HttpRequest req = requests.watch();
     Events events = new Events();
     watch = events;
     long opened = System.nanoTime();
@@ -251,9 +228,6 @@ final class PodWatch implements BatonLeadership.Source {
               }
             });
   }
-
-  /** How long the server keeps one watch open before the next is asked for. */
-  private static final int WATCH_SECONDS = 300;
 
   /** The longest wait between two refused watches. */
   private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -387,20 +361,6 @@ final class PodWatch implements BatonLeadership.Source {
     } catch (RejectedExecutionException e) {
       // closed meanwhile
     }
-  }
-
-  private HttpRequest.Builder request(String path) {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(target.apiServer().resolve(path))
-            .header("Accept", "application/json");
-    if (target.token() != null) {
-      b.header("Authorization", "Bearer " + target.token().get());
-    }
-    return b;
-  }
-
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   @Override

@@ -1,9 +1,13 @@
 package dev.baton.operator.install;
 
+import static dev.baton.operator.install.RenderedOperatorPod.assertRestrictedSecurity;
+import static dev.baton.operator.install.RenderedOperatorPod.assertSecretKey;
+import static dev.baton.operator.install.RenderedOperatorPod.env;
+import static dev.baton.operator.install.RenderedOperatorPod.onlyContainer;
+import static dev.baton.operator.install.RenderedOperatorPod.podLabels;
+import static dev.baton.operator.install.RenderedOperatorPod.values;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -14,7 +18,6 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -22,17 +25,13 @@ import io.fabric8.kubernetes.api.model.rbac.Role;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The Helm chart lints clean, renders what the operator needs, and its schema refuses bad values.
+ * The Helm chart lints clean and renders what the operator needs, with the defaults and with every
+ * option; HelmValuesTest holds the values' schema and documentation.
  */
 class HelmChartTest {
 
@@ -343,137 +342,6 @@ class HelmChartTest {
     PodDisruptionBudget budget = Manifests.single(objects, PodDisruptionBudget.class);
     assertThat(budget.getSpec().getMaxUnavailable()).isEqualTo(new IntOrString("50%"));
     assertThat(budget.getSpec().getMinAvailable()).isNull();
-  }
-
-  @ParameterizedTest(name = "{0}")
-  @CsvSource(
-      delimiter = '|',
-      quoteCharacter = '"',
-      textBlock =
-          """
-          replicaCount: two                         | /replicaCount       | want integer
-          log: {level: info, format: xml}           | /log/format         | 'text', 'json'
-          log: {level: verbose, format: text}       | /log/level          | must be one of
-          replicas: 3                               | 'replicas'          | not allowed
-          redis: {url: 'redis://:pw@redis:6379'}    | /redis/url          | pattern
-          redis: {url: 'http://redis:6379'}         | /redis/url          | pattern
-          redis: {existingSecretUrlKey: url}        | /redis/existingSecret | minLength
-          leaderElection: {enabled: false}          | /replicaCount       | maximum
-          watchNamespaces: [Team_A]                 | /watchNamespaces/0  | pattern
-          watchNamespaces: [team-a, team-a]         | /watchNamespaces    | are equal
-          clusterId: 'eu west'                      | /clusterId          | pattern
-          image: {pullPolicy: Sometimes}            | /image/pullPolicy   | must be one of
-          httpPort: 80                              | /httpPort           | minimum
-          metrics: {serviceMonitor: {enabled: true}, service: {enabled: false}} \
-                                                    | /metrics/service/enabled | must be true
-          podDisruptionBudget: {maxUnavailable: x}  | /podDisruptionBudget/maxUnavailable | oneOf
-          """)
-  void schemaRefusesBadValuesWithAMessage(String values, String path, String reason) {
-    assertThatThrownBy(() -> HelmChart.renderText(values))
-        .hasMessageContaining("values don't meet the specifications of the schema")
-        .hasMessageContaining(path)
-        .hasMessageContaining(reason);
-  }
-
-  @Test
-  void readmeDocumentsEveryValue() throws IOException {
-    String readme = Files.readString(InstallFiles.CHART.resolve("README.md"));
-    JsonNode values =
-        Manifests.documents(
-                Files.readString(InstallFiles.CHART.resolve("values.yaml")), "values.yaml")
-            .get(0);
-
-    List<String> keys = new ArrayList<>();
-    collectKeys(values, "", keys);
-
-    assertThat(keys).hasSizeGreaterThan(30);
-    assertThat(keys)
-        .as("values.yaml keys missing from the values table of README.md")
-        .allMatch(k -> readme.contains("`" + k + "`"));
-  }
-
-  /** Values documented as one row although they are objects: Kubernetes fields passed through. */
-  private static final List<String> WHOLE_VALUES =
-      List.of(
-          "resources",
-          "podSecurityContext",
-          "securityContext",
-          "probes.startup",
-          "probes.liveness",
-          "probes.readiness",
-          "grafanaDashboard.labels");
-
-  private static void collectKeys(JsonNode node, String key, List<String> keys) {
-    if (!node.isObject() || node.isEmpty() || WHOLE_VALUES.contains(key)) {
-      keys.add(key);
-      return;
-    }
-    for (Map.Entry<String, JsonNode> field : node.properties()) {
-      collectKeys(
-          field.getValue(), key.isEmpty() ? field.getKey() : key + "." + field.getKey(), keys);
-    }
-  }
-
-  private static void assertRestrictedSecurity(PodSpec pod, Container container) {
-    assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
-    assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
-    var security = container.getSecurityContext();
-    assertThat(security.getRunAsNonRoot()).isTrue();
-    assertThat(security.getReadOnlyRootFilesystem()).isTrue();
-    assertThat(security.getAllowPrivilegeEscalation()).isFalse();
-    assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
-    assertThat(security.getCapabilities().getAdd()).isNullOrEmpty();
-    assertThat(security.getPrivileged()).isNotEqualTo(Boolean.TRUE);
-    assertThat(security.getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
-
-    assertThat(container.getVolumeMounts())
-        .filteredOn(m -> m.getMountPath().equals("/tmp"))
-        .singleElement()
-        .satisfies(
-            m -> {
-              Volume volume =
-                  pod.getVolumes().stream()
-                      .filter(v -> v.getName().equals(m.getName()))
-                      .findFirst()
-                      .orElseThrow();
-              assertThat(volume.getEmptyDir()).as("/tmp is an emptyDir").isNotNull();
-            });
-    assertThat(pod.getHostNetwork()).isNotEqualTo(Boolean.TRUE);
-    assertThat(pod.getHostPID()).isNotEqualTo(Boolean.TRUE);
-  }
-
-  private static void assertSecretKey(EnvVar var, String secret, String key, Boolean optional) {
-    assertThat(var).as("env var").isNotNull();
-    assertThat(var.getValue()).as("%s must not hold a value", var.getName()).isNull();
-    var ref = var.getValueFrom().getSecretKeyRef();
-    assertThat(ref.getName()).isEqualTo(secret);
-    assertThat(ref.getKey()).isEqualTo(key);
-    assertThat(ref.getOptional()).isEqualTo(optional);
-  }
-
-  private static Container onlyContainer(PodSpec pod) {
-    assertThat(pod.getContainers()).hasSize(1);
-    assertThat(pod.getInitContainers()).isNullOrEmpty();
-    return pod.getContainers().get(0);
-  }
-
-  private static Map<String, EnvVar> env(Container container) {
-    assertThat(container.getEnv())
-        .extracting(EnvVar::getName)
-        .as("env var names are unique")
-        .doesNotHaveDuplicates();
-    return container.getEnv().stream()
-        .collect(Collectors.toMap(EnvVar::getName, Function.identity()));
-  }
-
-  private static Map<String, String> values(Map<String, EnvVar> env) {
-    return env.values().stream()
-        .filter(v -> v.getValue() != null)
-        .collect(Collectors.toMap(EnvVar::getName, EnvVar::getValue));
-  }
-
-  private static Map<String, String> podLabels(Deployment deployment) {
-    return deployment.getSpec().getTemplate().getMetadata().getLabels();
   }
 
   private static String chartField(String field) throws IOException {
