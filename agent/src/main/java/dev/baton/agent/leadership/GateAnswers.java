@@ -4,14 +4,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the gate key's answers mean, applied to one step of {@link GateMachine} (its working state
- * and effects): a take that makes a hold or adds to the watch of another's, a renewal that extends
- * or loses the hold, a read of who holds the key.
+ * and effects, a {@link GateRun}): a take that makes a hold or adds to the watch of another's, a
+ * renewal that extends or loses the hold, a read of who holds the key.
  */
 final class GateAnswers {
 
-  private final GateMachine.Run r;
+  private final GateRun r;
 
-  GateAnswers(GateMachine.Run r) {
+  GateAnswers(GateRun r) {
     this.r = r;
   }
 

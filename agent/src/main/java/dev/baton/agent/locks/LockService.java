@@ -10,8 +10,6 @@ import dev.baton.client.LockUnavailableException;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,11 +77,11 @@ public final class LockService {
   public Outcome acquire(String key, String owner, Duration ttl, Duration wait) {
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
-      return uidUnknown();
+      return LockAnswers.uidUnknown();
     }
     Optional<String> resolved = resolve(key);
     if (resolved.isEmpty()) {
-      return unknown(key);
+      return LockAnswers.unknown(key);
     }
     String k = resolved.get();
     BatonLock lock = locks.get().lock(k, ttl);
@@ -112,7 +110,9 @@ public final class LockService {
           "error",
           "lock "
               + k
-              + (value == null ? " could not be taken in time" : " is held by " + describe(value)));
+              + (value == null
+                  ? " could not be taken in time"
+                  : " is held by " + LockAnswers.describe(value)));
       body.put("key", k);
       body.put("holder", holder);
       body.put("yours", false);
@@ -123,7 +123,7 @@ public final class LockService {
       previous.release(); // an older hold of this pod, replaced by the new one
     }
     atRiskFor.remove(k);
-    return granted(k, lease.get());
+    return LockAnswers.granted(k, lease.get());
   }
 
   /**
@@ -133,11 +133,11 @@ public final class LockService {
   public Outcome renew(String key, String owner, Optional<Duration> ttl) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return unknown(key);
+      return LockAnswers.unknown(key);
     }
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
-      return uidUnknown();
+      return LockAnswers.uidUnknown();
     }
     LockLease lease = held.get(k.get());
     boolean ours = lease != null && locks.get().owner().wrote(lease.value());
@@ -159,18 +159,18 @@ public final class LockService {
     }
     held.put(k.get(), lease);
     atRiskFor.remove(k.get());
-    return granted(k.get(), lease);
+    return LockAnswers.granted(k.get(), lease);
   }
 
   /** Releases {@code owner}'s hold; never another's. */
   public Outcome release(String key, String owner) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return unknown(key);
+      return LockAnswers.unknown(key);
     }
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
-      return uidUnknown();
+      return LockAnswers.uidUnknown();
     }
     LockLease lease = held.get(k.get());
     boolean ours = lease != null && locks.get().owner().wrote(lease.value());
@@ -206,11 +206,11 @@ public final class LockService {
       throws InterruptedException {
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
-      return uidUnknown();
+      return LockAnswers.uidUnknown();
     }
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return unknown(key);
+      return LockAnswers.unknown(key);
     }
     BatonLock lock = locks.get().lock(k.get(), DEFAULT_TTL);
     long deadline = System.nanoTime() + wait.toNanos();
@@ -231,7 +231,7 @@ public final class LockService {
     body.put("key", k.get());
     body.put("held", hold.isPresent());
     if (hold.isPresent()) {
-      validity(body, hold.get());
+      LockAnswers.validity(body, hold.get());
       body.put("atRisk", atRisk(k.get(), hold.get()));
       body.put("holder", LockValues.holder(hold.get().value()));
     } else {
@@ -290,7 +290,7 @@ public final class LockService {
     }
     String now = view.holder();
     if (ours != null && ours.equals(now)) {
-      return error(
+      return LockAnswers.error(
           503,
           "lock "
               + k
@@ -300,7 +300,8 @@ public final class LockService {
     }
     held.computeIfPresent(k, (x, lease) -> lease.value().equals(now) ? lease : null);
     String holder = now == null ? null : LockValues.holder(now);
-    String since = holder == null ? "the lock is free" : describe(now) + " holds it now";
+    String since =
+        holder == null ? "the lock is free" : LockAnswers.describe(now) + " holds it now";
     Map<String, Object> body = new LinkedHashMap<>();
     body.put(
         "error",
@@ -315,14 +316,6 @@ public final class LockService {
     body.put("key", k);
     body.put("holder", holder);
     return new Outcome(409, body);
-  }
-
-  /** Who a lock value names, for people: the pod, and the part of it that holds, if one does. */
-  static String describe(String value) {
-    String holder = LockValues.holder(value);
-    String suffix = LockValues.parsePod(value).map(LockValues.PodRef::suffix).orElse("");
-    int tilde = suffix.lastIndexOf('~');
-    return tilde < 0 ? holder : holder + " (owner '" + suffix.substring(0, tilde) + "')";
   }
 
   /** Who a request speaks for, for people. */
@@ -374,46 +367,5 @@ public final class LockService {
               LockOwner whole = LockOwner.pod(namespace, pod, uid);
               return new BatonLocks(store, owner == null ? whole : whole.part(owner));
             });
-  }
-
-  private static Outcome granted(String key, LockLease lease) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("key", key);
-    validity(body, lease);
-    body.put("atRisk", false);
-    return new Outcome(200, body);
-  }
-
-  /**
-   * The token, and the validity the library computed as a deadline and as the time left. The wall
-   * clock is read first: the monotonic reading after it can only shorten what is left, so the
-   * deadline is never later than the library's.
-   */
-  private static void validity(Map<String, Object> body, LockLease lease) {
-    Instant now = Instant.now();
-    Duration left = lease.remainingValidity();
-    body.put("token", lease.token());
-    body.put("expiresAt", now.plus(left).truncatedTo(ChronoUnit.MILLIS).toString());
-    body.put("validForMillis", left.toMillis());
-  }
-
-  private static Outcome uidUnknown() {
-    return error(503, "the pod's uid is not known yet: the agent has not read its pod");
-  }
-
-  private static Outcome unknown(String key) {
-    return error(
-        404,
-        "no RedisLock has the key '"
-            + key
-            + "' (Redis holds no token reservation for it; the Baton operator makes one for every"
-            + " RedisLock as it first reconciles it, so a RedisLock created a moment ago may need"
-            + " another try)");
-  }
-
-  private static Outcome error(int status, String message) {
-    Map<String, Object> body = new LinkedHashMap<>();
-    body.put("error", message);
-    return new Outcome(status, body);
   }
 }

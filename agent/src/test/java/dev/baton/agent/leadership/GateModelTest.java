@@ -34,12 +34,14 @@ class GateModelTest {
    * key has been released once, and a snapshot may hold that release. The other agents follow.
    */
   private static GateModel leading(int agents, GateModel.Budget budget) {
-    GateModel w = GateModel.start(agents, new GateModel.Budget(9, 9, 9, 9, 9, 99)).promote(1);
-    w = settle(w.informAll());
-    w = settle(w.advance(TTL)); // taken from an absent key, proven a ttl later
+    GateModel w =
+        GateModelOperator.promote(
+            GateModel.start(agents, new GateModel.Budget(9, 9, 9, 9, 9, 99)), 1);
+    w = settle(GateModelAgents.informAll(w));
+    w = settle(GateModelAgents.advance(w, TTL)); // taken from an absent key, proven a ttl later
     assertThat(w.forwarding()).as("the first leader's gate is open").containsExactly(1);
-    w = settle(w.demote()); // its gate closed, its hold released
-    w = settle(settle(w.promote(0)).advance(TTL / 4));
+    w = settle(GateModelOperator.demote(w)); // its gate closed, its hold released
+    w = settle(GateModelAgents.advance(settle(GateModelOperator.promote(w, 0)), TTL / 4));
     assertThat(w.forwarding()).as("the leader's gate is open").containsExactly(0);
     return new GateModel(
         w.now(),
@@ -59,7 +61,10 @@ class GateModelTest {
   private static GateModel settle(GateModel w) {
     while (!w.flights().isEmpty()) {
       GateModel.Flight f = w.flights().get(0);
-      w = f.call() instanceof GateMachine.LetGo ? w.letGoRuns(0) : f.ran() ? w.answer(0) : w.run(0);
+      w =
+          f.call() instanceof GateMachine.LetGo
+              ? GateModelRedis.letGoRuns(w, 0)
+              : f.ran() ? GateModelRedis.answer(w, 0) : GateModelRedis.run(w, 0);
     }
     return w;
   }
@@ -205,58 +210,62 @@ class GateModelTest {
     Set<Fault> faults = m.faults();
     List<Action> out = new ArrayList<>();
     for (int a : m.hang()) {
-      out.add(new Action("API of " + a + " hangs", () -> w.hang(a)));
+      out.add(new Action("API of " + a + " hangs", () -> GateModelAgents.hang(w, a)));
     }
     for (int a : m.pause()) {
-      out.add(new Action("pause " + a, () -> w.pause(a)));
-      out.add(new Action("resume " + a, () -> w.resume(a)));
+      out.add(new Action("pause " + a, () -> GateModelAgents.pause(w, a)));
+      out.add(new Action("resume " + a, () -> GateModelAgents.resume(w, a)));
     }
     for (int a : m.promote()) {
-      out.add(new Action("promote " + a, () -> w.promote(a)));
+      out.add(new Action("promote " + a, () -> GateModelOperator.promote(w, a)));
     }
-    out.add(new Action("demote", w::demote));
+    out.add(new Action("demote", () -> GateModelOperator.demote(w)));
     if (m.newTerm()) {
-      out.add(new Action("new term", w::reterm));
+      out.add(new Action("new term", () -> GateModelOperator.reterm(w)));
     }
     for (int k = 0; k < w.reads().size(); k++) {
       int r = k;
       out.add(
-          new Action("late read answered to " + w.reads().get(r).agent(), () -> w.deliverRead(r)));
+          new Action(
+              "late read answered to " + w.reads().get(r).agent(),
+              () -> GateModelAgents.deliverRead(w, r)));
     }
     for (int k = 0; k < w.flights().size(); k++) {
       int f = k;
       GateModel.Flight flight = w.flights().get(f);
       String call = flight.call().getClass().getSimpleName() + " of " + flight.agent();
       if (flight.call() instanceof GateMachine.LetGo) {
-        out.add(new Action(call + " runs", () -> w.letGoRuns(f)));
-        out.add(new Action(call + " never runs", () -> w.letGoLost(f)));
+        out.add(new Action(call + " runs", () -> GateModelRedis.letGoRuns(w, f)));
+        out.add(new Action(call + " never runs", () -> GateModelRedis.letGoLost(w, f)));
         continue;
       }
       if (!flight.ran()) {
-        out.add(new Action(call, () -> w.complete(f)));
-        out.add(new Action(call + " runs, answered later", () -> w.runLate(f)));
+        out.add(new Action(call, () -> GateModelRedis.complete(w, f)));
+        out.add(new Action(call + " runs, answered later", () -> GateModelRedis.runLate(w, f)));
       } else {
-        out.add(new Action("late answer of " + call, () -> w.answer(f)));
+        out.add(new Action("late answer of " + call, () -> GateModelRedis.answer(w, f)));
       }
-      out.add(new Action(call + " given up", () -> w.lose(f)));
+      out.add(new Action(call + " given up", () -> GateModelRedis.lose(w, f)));
     }
-    out.add(new Action("advance 500 ms", () -> w.advance(500 * MS)));
-    out.add(new Action("advance ttl", () -> w.advance(TTL)));
+    out.add(new Action("advance 500 ms", () -> GateModelAgents.advance(w, 500 * MS)));
+    out.add(new Action("advance ttl", () -> GateModelAgents.advance(w, TTL)));
     if (faults.contains(Fault.DELETE)) {
-      out.add(new Action("delete key", w::deleteKey));
+      out.add(new Action("delete key", () -> GateModelRedis.deleteKey(w)));
     }
     if (faults.contains(Fault.RESTART_EMPTY)) {
-      out.add(new Action("restart empty", w::restartEmpty));
+      out.add(new Action("restart empty", () -> GateModelRedis.restartEmpty(w)));
     }
     if (faults.contains(Fault.RESTORE)) {
       for (int k = 0; k < w.history().size(); k++) {
         int h = k;
-        out.add(new Action("restore " + w.history().get(h).value(), () -> w.restore(h)));
+        out.add(
+            new Action(
+                "restore " + w.history().get(h).value(), () -> GateModelRedis.restore(w, h)));
       }
     }
     if (faults.contains(Fault.CLOCK_STEP)) {
-      out.add(new Action("clock +2500 ms", () -> w.clockStep(2500)));
-      out.add(new Action("clock -2500 ms", () -> w.clockStep(-2500)));
+      out.add(new Action("clock +2500 ms", () -> GateModelRedis.clockStep(w, 2500)));
+      out.add(new Action("clock -2500 ms", () -> GateModelRedis.clockStep(w, -2500)));
     }
     return out;
   }

@@ -1,121 +1,28 @@
 package dev.baton.agent.http;
 
-import static dev.baton.agent.testing.AgentSandbox.ROLE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.agent.BatonAgent;
-import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.testkit.Sandbox;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The agent's HTTP API through real sockets, against the real operator: leadership, its long poll
- * and its events, fenced locks taken, renewed, refused, reaped and released (by an agent that
- * restarted too) and their long poll, and the answers to bad requests.
+ * Fenced locks through the agent's HTTP API, against the real operator: taken, renewed, refused,
+ * reaped and released (by an agent that restarted too), the validity their answers carry, their
+ * long poll and its warning of a hold at risk, and the holds of a pod's owners.
  */
 @Timeout(60)
-class HttpApiIT {
-
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Duration CONFIRM_WITHIN = Duration.ofSeconds(2);
-
-  private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-  private AgentSandbox sandbox;
-  private BatonAgent a0;
-  private BatonAgent a1;
-
-  @BeforeEach
-  void start() {
-    sandbox = new AgentSandbox().pods(2).startOperator();
-    a0 = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
-    a1 = sandbox.startAgent("worker-1", CONFIRM_WITHIN, true);
-  }
-
-  @AfterEach
-  void stop() {
-    sandbox.close();
-  }
-
-  @Test
-  void leadershipIsAnsweredAndTheLongPollAnswersOnAChange() throws Exception {
-    JsonNode before = getJson(a0, "/v1/leadership").body;
-    assertThat(before.get("leader").asBoolean()).isFalse();
-    assertThat(before.get("term").isNull()).isTrue();
-    assertThat(before.get("pod").asText()).isEqualTo("worker-0");
-    assertThat(before.has("group")).isTrue();
-    assertThat(before.has("since")).isTrue();
-
-    CompletableFuture<HttpResponse<String>> poll0 = longPoll(a0, "30s", false);
-    CompletableFuture<HttpResponse<String>> poll1 = longPoll(a1, "30s", false);
-    sandbox.group();
-    String leader = sandbox.awaitLeader();
-    BatonAgent leaderAgent = leader.equals("worker-0") ? a0 : a1;
-    var answered = (leader.equals("worker-0") ? poll0 : poll1).get(10, TimeUnit.SECONDS);
-    assertThat(answered.statusCode()).isEqualTo(200);
-    JsonNode body = JSON.readTree(answered.body());
-    assertThat(body.get("leader").asBoolean()).isTrue();
-    assertThat(body.get("term").asLong())
-        .isEqualTo(
-            Long.parseLong(
-                sandbox.pod(leader).getMetadata().getAnnotations().get("baton.dev/term")));
-    assertThat(body.get("group").asText()).isEqualTo(AgentSandbox.GROUP);
-    assertThat(body.get("since").asText()).isNotBlank();
-
-    // The follower's poll is still waiting; a short one answers at its limit, unchanged.
-    assertThat((leader.equals("worker-0") ? poll1 : poll0).isDone()).isFalse();
-    var timedOut = getJson(leaderAgent, "/v1/leadership?wait=200ms&leader=false").body;
-    assertThat(timedOut.get("leader").asBoolean()).isTrue();
-    var atLimit = getJson(leaderAgent, "/v1/leadership?wait=100ms&leader=true").body;
-    assertThat(atLimit.get("leader").asBoolean()).isTrue();
-
-    // Demotion: a poll for "still leader" answers with leader false.
-    CompletableFuture<HttpResponse<String>> demoted = longPoll(leaderAgent, "30s", true);
-    sandbox.cluster.setReady(leader, false);
-    JsonNode after = JSON.readTree(demoted.get(10, TimeUnit.SECONDS).body());
-    assertThat(after.get("leader").asBoolean()).isFalse();
-  }
-
-  @Test
-  void theEventStreamDeliversAnEventPerChange() throws Exception {
-    HttpResponse<java.io.InputStream> stream =
-        http.send(
-            HttpRequest.newBuilder(uri(a0, "/v1/leadership/events")).build(),
-            HttpResponse.BodyHandlers.ofInputStream());
-    assertThat(stream.statusCode()).isEqualTo(200);
-    assertThat(stream.headers().firstValue("Content-Type")).hasValue("text/event-stream");
-    try (BufferedReader events =
-        new BufferedReader(new InputStreamReader(stream.body(), StandardCharsets.UTF_8))) {
-      JsonNode first = nextEvent(events);
-      assertThat(first.get("leader").asBoolean()).isFalse();
-      sandbox.group();
-      // worker-0 is the older pod, so the operator elects it; events follow until it leads.
-      JsonNode leading;
-      do {
-        leading = nextEvent(events);
-      } while (!leading.get("leader").asBoolean());
-      assertThat(leading.get("term").asLong()).isPositive();
-      assertThat(sandbox.cluster.leaders(ROLE)).containsExactly("worker-0");
-    }
-  }
+class LockApiIT extends TwoAgentsOverHttp {
 
   @Test
   void aLockIsTakenRenewedRefusedToAnotherPodReapedWithItsPodAndReleased() throws Exception {
@@ -161,55 +68,6 @@ class HttpApiIT {
     assertThat(afterReap.status).isEqualTo(200);
     assertThat(afterReap.body.get("token").asLong())
         .isGreaterThan(second.body.get("token").asLong());
-  }
-
-  /**
-   * The JDK's server writes headers and body apart and leaves Nagle's algorithm on unless told:
-   * every answer on a kept-alive connection then waits for the client's delayed ACK (about 40 ms).
-   * The agent's server is made with it off (the time itself is the benchmark's to show).
-   */
-  @Test
-  void theServerSendsWithNagleOff() {
-    assertThat(System.getProperty("sun.net.httpserver.nodelay")).isEqualTo("true");
-  }
-
-  @Test
-  void anUnknownKeyIs404AndMalformedParametersAre400() throws Exception {
-    Reply unknown = post(a0, "/v1/locks/shop/no-such-lock?ttl=10s");
-    assertThat(unknown.status).isEqualTo(404);
-    assertThat(unknown.body.get("error").asText()).contains("shop/no-such-lock");
-
-    for (String bad :
-        new String[] {
-          "/v1/leadership?wait=soon",
-          "/v1/leadership?wait=1s&leader=maybe",
-          "/v1/leadership?leader=true",
-          "/v1/leadership?wait=1h",
-          "/v1/leadership?color=blue"
-        }) {
-      Reply r = getJson(a0, bad);
-      assertThat(r.status).as(bad).isEqualTo(400);
-      assertThat(r.body.get("error").asText()).as(bad).isNotBlank();
-    }
-    assertThat(post(a0, "/v1/locks/shop/x?ttl=forever").status).isEqualTo(400);
-    assertThat(post(a0, "/v1/locks/shop/x?ttl=1ms").status).isEqualTo(400);
-    assertThat(post(a0, "/v1/locks/shop/x?ttl=2h").status).isEqualTo(400);
-    assertThat(post(a0, "/v1/locks/%7Bbraces%7D?ttl=1s").status).isEqualTo(400);
-    assertThat(getJson(a0, "/v1/nothing").status).isEqualTo(404);
-
-    var ready =
-        http.send(
-            HttpRequest.newBuilder(uri(a0, "/readyz")).build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(ready.statusCode()).isEqualTo(200);
-    var metrics =
-        http.send(
-            HttpRequest.newBuilder(uri(a0, "/metrics")).build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(metrics.body())
-        .contains("baton_agent_leader 0")
-        .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
-        .doesNotContain(sandbox.cluster.redis.url());
   }
 
   @Test
@@ -417,125 +275,6 @@ class HttpApiIT {
                 + " passed, or it was released or force-released): shop/worker-1 holds it now");
   }
 
-  @Test
-  void inputsAreTakenFromAJsonBodyAndRefusedInWordsThatSayWhy() throws Exception {
-    sandbox.createLock("migration");
-    Reply body =
-        send(a0, jsonPost(a0, "/v1/locks/shop/migration", "{\"ttl\":\"5s\",\"owner\":\"job-1\"}"));
-    assertThat(body.status).as(body.body.toString()).isEqualTo(200);
-    assertThat(body.body.get("validForMillis").asLong()).isLessThanOrEqualTo(5000);
-    assertThat(delete(a0, "/v1/locks/shop/migration?owner=job-1").status).isEqualTo(200);
-
-    Reply dapr =
-        send(
-            a0,
-            jsonPost(
-                a0, "/v1/locks/shop/migration", "{\"lockOwner\":\"job-1\",\"expiryInSeconds\":5}"));
-    assertThat(dapr.status).isEqualTo(400);
-    assertThat(dapr.body.get("error").asText())
-        .isEqualTo("unknown field 'lockOwner' (known: ttl, wait, owner)");
-
-    assertError(
-        post(a0, "/v1/locks/shop/migration?ttl=2h"),
-        400,
-        "parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not 2h");
-    assertError(
-        post(a0, "/v1/locks/shop/migration?ttl=10ms"),
-        400,
-        "parameter 'ttl' must be between 1s and 1h, as a RedisLock's ttl, not 10ms");
-    assertError(
-        post(a0, "/v1/locks/shop/migration?ttl=-5s"),
-        400,
-        "parameter 'ttl' must be positive, not -5s");
-    assertError(
-        post(a0, "/v1/locks/shop/migration?owner=a:b"),
-        400,
-        "'owner' must be 1 to 128 letters, digits, '.', '_' or '-', not 'a:b'");
-
-    // A key no RedisLock has answers at once, whatever the wait.
-    HttpResponse<String> unknown =
-        http.send(
-            HttpRequest.newBuilder(uri(a0, "/v1/locks/shop/no-such-lock?wait=10m"))
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .timeout(Duration.ofSeconds(5))
-                .build(),
-            HttpResponse.BodyHandlers.ofString());
-    assertThat(unknown.statusCode()).isEqualTo(404);
-  }
-
-  @Test
-  void daprsLockApiAndLeaderElectorsAnswerAreServed() throws Exception {
-    sandbox.createLock("migration");
-    String lock = "/v1.0-alpha1/lock/lockstore";
-    String unlock = "/v1.0-alpha1/unlock/lockstore";
-    Reply won =
-        send(
-            a0,
-            jsonPost(
-                a0,
-                lock,
-                "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\",\"expiryInSeconds\":60}"));
-    assertThat(won.status).as(won.body.toString()).isEqualTo(200);
-    assertThat(won.body.get("success").asBoolean()).isTrue();
-    assertThat(won.body.get("token").asLong()).isPositive();
-    Reply lost =
-        send(
-            a1,
-            jsonPost(
-                a1,
-                lock,
-                "{\"resourceId\":\"shop/migration\",\"lockOwner\":\"luke\",\"expiryInSeconds\":60}"));
-    assertThat(lost.status).isEqualTo(200);
-    assertThat(lost.body.get("success").asBoolean()).isFalse();
-
-    Reply others =
-        send(a1, jsonPost(a1, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"luke\"}"));
-    assertThat(others.body.get("status").asInt()).as(others.body.toString()).isEqualTo(2);
-    Reply unlocked =
-        send(a0, jsonPost(a0, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
-    assertThat(unlocked.body.get("status").asInt()).as(unlocked.body.toString()).isEqualTo(0);
-    Reply none =
-        send(a0, jsonPost(a0, unlock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
-    assertThat(none.body.get("status").asInt()).as(none.body.toString()).isEqualTo(1);
-
-    Reply malformed =
-        send(
-            a0,
-            jsonPost(
-                a0, lock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\",\"expiry\":5}"));
-    assertThat(malformed.status).isEqualTo(400);
-    assertThat(malformed.body.get("errorCode").asText()).isEqualTo("ERR_MALFORMED_REQUEST");
-    assertThat(malformed.body.get("message").asText())
-        .isEqualTo("unknown field 'expiry' (known: resourceId, lockOwner, expiryInSeconds)");
-    Reply missing =
-        send(a0, jsonPost(a0, lock, "{\"resourceId\":\"migration\",\"lockOwner\":\"vader\"}"));
-    assertThat(missing.status).isEqualTo(400);
-    assertThat(missing.body.get("message").asText())
-        .isEqualTo("field 'expiryInSeconds' is required");
-
-    // leader-elector's answer on GET /: the leader's name once a gate is open, on every agent.
-    assertThat(getJson(a0, "/").body.get("name").asText()).isEmpty();
-    sandbox.group();
-    String leader = sandbox.awaitLeader();
-    await()
-        .atMost(Duration.ofSeconds(15))
-        .until(
-            () ->
-                leader.equals(getJson(a0, "/").body.get("name").asText())
-                    && leader.equals(getJson(a1, "/").body.get("name").asText()));
-  }
-
-  private static void assertError(Reply r, int status, String error) {
-    assertThat(r.status).as(r.body.toString()).isEqualTo(status);
-    assertThat(r.body.get("error").asText()).isEqualTo(error);
-  }
-
-  private static HttpRequest.Builder jsonPost(BatonAgent a, String path, String json) {
-    return HttpRequest.newBuilder(uri(a, path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json));
-  }
-
   private static void assertValidity(JsonNode body, Instant sent, Duration ttl) {
     assertThat(body.get("validForMillis").asLong())
         .as(body.toString())
@@ -565,49 +304,5 @@ class HttpApiIT {
     return l == null || l.getStatus() == null
         ? new dev.baton.api.v1alpha1.RedisLockStatus()
         : l.getStatus();
-  }
-
-  private static JsonNode nextEvent(BufferedReader events) throws Exception {
-    String line;
-    String event = null;
-    while ((line = events.readLine()) != null) {
-      if (line.startsWith("event: ")) {
-        event = line.substring(7);
-      } else if (line.startsWith("data: ")) {
-        assertThat(event).isEqualTo("leadership");
-        return JSON.readTree(line.substring(6));
-      }
-    }
-    throw new AssertionError("the event stream ended");
-  }
-
-  private CompletableFuture<HttpResponse<String>> longPoll(
-      BatonAgent a, String wait, boolean leader) {
-    return http.sendAsync(
-        HttpRequest.newBuilder(uri(a, "/v1/leadership?wait=" + wait + "&leader=" + leader)).build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  private record Reply(int status, JsonNode body) {}
-
-  private Reply getJson(BatonAgent a, String path) throws Exception {
-    return send(a, HttpRequest.newBuilder(uri(a, path)).GET());
-  }
-
-  private Reply post(BatonAgent a, String path) throws Exception {
-    return send(a, HttpRequest.newBuilder(uri(a, path)).POST(HttpRequest.BodyPublishers.noBody()));
-  }
-
-  private Reply delete(BatonAgent a, String path) throws Exception {
-    return send(a, HttpRequest.newBuilder(uri(a, path)).DELETE());
-  }
-
-  private Reply send(BatonAgent a, HttpRequest.Builder b) throws Exception {
-    HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    return new Reply(r.statusCode(), JSON.readTree(r.body()));
-  }
-
-  private static URI uri(BatonAgent a, String path) {
-    return URI.create("http://127.0.0.1:" + a.httpPort() + path);
   }
 }
