@@ -5,13 +5,18 @@ import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the two controllers' reporters share: the Event recorder, metrics, liveness, the status
@@ -22,10 +27,14 @@ import java.util.function.ToLongFunction;
  * fencing/Reservations} raises in the act step, before Redis is written (docs/design.md, "Terms and
  * tokens never repeat"); every status this class writes keeps the server's reservation if higher.
  *
+ * <p>It also keeps what was told of each resource ({@link Said}), and tells the things both kinds
+ * tell once: a problem, Redis lost, Redis back.
+ *
  * @param <R> the custom resource
  * @param <S> its status
+ * @param <X> what one kind of resource remembers having told, besides what both do
  */
-public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
+public abstract class ResourceReporter<R extends CustomResource<?, S>, S, X> {
 
   protected final EventRecorder events;
   protected final BatonMetrics metrics;
@@ -34,11 +43,15 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
   private final StatusWriter statusWriter;
   private final BinaryOperator<S> keep;
   private final ToLongFunction<S> reserved;
+  private final Logger log = LoggerFactory.getLogger(getClass());
+  private final Map<ResourceID, Said<X>> said = new ConcurrentHashMap<>();
+  private final Said<X> nothing;
 
   /**
    * @param keepReservation the status to write with a reservation never below the server's: {@code
    *     keepReservation(current, next)}
    * @param reserved the reservation (of terms or tokens) a status records, 0 for none
+   * @param nothingOwn what one kind of resource remembers before it told anything
    * @param conditions a status's conditions, and {@code setConditions} sets them: the status
    *     written keeps the transition times the server has for conditions that did not change
    */
@@ -50,6 +63,7 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
       Clock clock,
       BinaryOperator<S> keepReservation,
       ToLongFunction<S> reserved,
+      X nothingOwn,
       Function<S, List<Condition>> conditions,
       BiConsumer<S, List<Condition>> setConditions) {
     this.events = events;
@@ -65,6 +79,50 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
           return out;
         };
     this.reserved = reserved;
+    this.nothing = Said.nothing(nothingOwn);
+  }
+
+  /** What was told of the resource before this reconcile. */
+  protected Said<X> recall(R resource) {
+    return said.getOrDefault(ResourceID.fromResource(resource), nothing);
+  }
+
+  /** Kept for the next reconcile: called once, at the end of a report. */
+  protected void remember(R resource, Said<X> now) {
+    said.put(ResourceID.fromResource(resource), now);
+  }
+
+  /** A problem, logged and told as an Event when it is not the one told last. */
+  protected Said<X> problemOnce(R resource, Said<X> before, EventReason reason, String message) {
+    if (message.equals(before.problem())) {
+      return before;
+    }
+    log.warn("{} {}: {}", resource.getKind(), path(resource), message);
+    events.record(resource, reason, message);
+    return before.problem(message);
+  }
+
+  /**
+   * Redis stopped answering: logged and told once per outage, until it answers again.
+   *
+   * @param logged the log line's message, {@code told} the Event's
+   */
+  protected Said<X> redisLost(
+      R resource, Said<X> before, EventReason reason, String logged, String told) {
+    if (before.redisDown()) {
+      return before;
+    }
+    log.warn("{} {}: {}", resource.getKind(), path(resource), logged);
+    events.record(resource, reason, told);
+    return before.redisDown(true);
+  }
+
+  /** Redis answered: told back once after an outage; a problem told before may be told again. */
+  protected Said<X> redisBack(R resource, Said<X> before) {
+    if (before.redisDown()) {
+      events.record(resource, EventReason.RedisRecovered, "Redis is reachable again");
+    }
+    return before.redisDown(false).problem(null);
   }
 
   /**
@@ -88,6 +146,7 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
 
   /** The resource is gone: what was kept for it is forgotten, its series removed. */
   public void forget(R resource) {
+    said.remove(ResourceID.fromResource(resource));
     statusWriter.forget(resource.getMetadata().getUid());
     liveness.forget(livenessKey(resource));
     forgetSeries(resource.getMetadata().getNamespace(), resource.getMetadata().getName());
@@ -95,6 +154,10 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S> {
 
   /** Removes the resource's own metric series. */
   protected abstract void forgetSeries(String namespace, String name);
+
+  private static String path(CustomResource<?, ?> resource) {
+    return resource.getMetadata().getNamespace() + "/" + resource.getMetadata().getName();
+  }
 
   private static String livenessKey(CustomResource<?, ?> resource) {
     return resource.getKind()

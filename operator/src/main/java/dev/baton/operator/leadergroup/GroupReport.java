@@ -6,6 +6,7 @@ import dev.baton.api.v1alpha1.PendingFailover;
 import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.client.HolderRecord;
 import dev.baton.operator.kube.Conditions;
+import dev.baton.operator.kube.Said;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.util.List;
@@ -21,11 +22,19 @@ final class GroupReport {
   final long startedNanos;
   final ResourceID id;
 
+  /** What was told before; what this report tells is added, and its reporter keeps the result. */
+  Said<String> said;
+
   /** Where each leader Service routes: carried over unless the routing step looked. */
   List<RouteStatus> routing;
 
-  GroupReport(LeaderGroup group, Clock clock, long startedNanos) {
+  /**
+   * @param said what was told of the group before; its own part is the last problem told of
+   *     spec.service's objects
+   */
+  GroupReport(LeaderGroup group, Clock clock, long startedNanos, Said<String> said) {
     this.group = group;
+    this.said = said;
     this.id = ResourceID.fromResource(group);
     this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
     this.routing = old.getRouting();

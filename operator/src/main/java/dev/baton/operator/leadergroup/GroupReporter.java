@@ -17,11 +17,8 @@ import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,23 +29,10 @@ import org.slf4j.LoggerFactory;
  * was, so a condition nobody looked at this time is carried over, and the status is written only
  * when it changed.
  */
-final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus> {
+final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus, String> {
 
   private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
 
-  /**
-   * What was said about a group in earlier reconciles, so that a problem is reported once, not on
-   * every retry. Written by {@link #remember} alone.
-   *
-   * @param redisDown Redis was reported unreachable
-   * @param problem the last problem reported as an Event
-   * @param routingProblem the last problem writing spec.service's objects
-   */
-  private record Said(boolean redisDown, String problem, String routingProblem) {}
-
-  private static final Said NOTHING = new Said(false, null, null);
-
-  private final Map<ResourceID, Said> said = new ConcurrentHashMap<>();
   private final ViewsReport views;
 
   GroupReporter(
@@ -57,14 +41,25 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock) {
+    this(events, metrics, liveness, statusWriter, clock, Reservations.terms(statusWriter));
+  }
+
+  private GroupReporter(
+      EventRecorder events,
+      BatonMetrics metrics,
+      Liveness liveness,
+      StatusWriter statusWriter,
+      Clock clock,
+      Reservations<LeaderGroup, LeaderGroupStatus> terms) {
     super(
         events,
         metrics,
         liveness,
         statusWriter,
         clock,
-        Reservations.terms(statusWriter)::keepReservation,
-        Reservations.terms(statusWriter)::reserved,
+        terms::keepReservation,
+        terms::reserved,
+        null,
         LeaderGroupStatus::getConditions,
         LeaderGroupStatus::setConditions);
     this.views = new ViewsReport(events, metrics);
@@ -87,7 +82,16 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
    * @param startedNanos when the reconcile began (System.nanoTime), for the failover time
    */
   Reported report(LeaderGroup group, ElectionState state, GroupEnding ending, long startedNanos) {
-    GroupReport r = new GroupReport(group, clock, startedNanos);
+    GroupReport r = new GroupReport(group, clock, startedNanos, recall(group));
+    try {
+      return report(r, state, ending);
+    } finally {
+      remember(group, r.said);
+    }
+  }
+
+  private Reported report(GroupReport r, ElectionState state, GroupEnding ending) {
+    LeaderGroup group = r.group;
     if (ending instanceof GroupEnding.Invalid i) {
       return invalid(r, state, i.message());
     }
@@ -205,16 +209,13 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   /** Redis did not answer: labels stay as they are (docs/design.md, "Failure policy"). */
   private Reported failStatic(
       GroupReport r, ElectionState state, RedisUnavailableException e, int ready, Duration retry) {
-    Said before = said(r);
-    if (!before.redisDown()) {
-      remember(r, new Said(true, before.problem(), before.routingProblem()));
-      log.warn(
-          "LeaderGroup {}/{}: {}; keeping labels as they are", r.ns(), r.name(), e.getMessage());
-      events.record(
-          r.group,
-          EventReason.RedisUnavailable,
-          e.getMessage() + "; labels are kept as they are until Redis answers");
-    }
+    r.said =
+        redisLost(
+            r.group,
+            r.said,
+            EventReason.RedisUnavailable,
+            e.getMessage() + "; keeping labels as they are",
+            e.getMessage() + "; labels are kept as they are until Redis answers");
     r.conditions.set(
         ConditionType.RedisAvailable,
         false,
@@ -227,11 +228,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   private void redisAnswered(GroupReport r) {
-    Said before = said(r);
-    if (before.redisDown()) {
-      events.record(r.group, EventReason.RedisRecovered, "Redis is reachable again");
-    }
-    remember(r, new Said(false, null, before.routingProblem()));
+    r.said = redisBack(r.group, r.said);
     r.conditions.set(ConditionType.RedisAvailable, true, "Reachable", "Redis answered");
   }
 
@@ -347,9 +344,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
 
   /** Conditions, Events and metrics for what the routing step wrote and found. */
   void routed(GroupReport r, GroupRouting.Routed routed) {
-    Said before = said(r);
-    String problem = views.routed(r, routed, before.routingProblem());
-    remember(r, new Said(before.redisDown(), before.problem(), problem));
+    r.said = r.said.own(views.routed(r, routed, r.said.own()));
   }
 
   /** SplitBrainSuspected, and its Event once, from what the three views' check found. */
@@ -366,30 +361,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   }
 
   @Override
-  public void forget(LeaderGroup group) {
-    said.remove(ResourceID.fromResource(group));
-    super.forget(group);
-  }
-
-  @Override
   protected void forgetSeries(String namespace, String name) {
     metrics.forgetGroup(namespace, name);
   }
 
   private void reportOnce(GroupReport r, EventReason reason, String message) {
-    Said before = said(r);
-    if (!message.equals(before.problem())) {
-      remember(r, new Said(before.redisDown(), message, before.routingProblem()));
-      log.warn("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.group, reason, message);
-    }
-  }
-
-  private Said said(GroupReport r) {
-    return said.getOrDefault(r.id, NOTHING);
-  }
-
-  private void remember(GroupReport r, Said now) {
-    said.put(r.id, now);
+    r.said = problemOnce(r.group, r.said, reason, message);
   }
 }

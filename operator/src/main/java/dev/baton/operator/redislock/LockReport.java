@@ -3,6 +3,7 @@ package dev.baton.operator.redislock;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.operator.kube.Conditions;
+import dev.baton.operator.kube.Said;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -16,14 +17,14 @@ final class LockReport {
   final LockState state;
   final RedisLockStatus old;
   final Conditions conditions;
-  Said said;
+  Said<Told> said;
   RedisLockStatus status;
   Duration next;
 
   /** When the view being reported was read (System.nanoTime), for the remaining time. */
   long viewAtNanos = System.nanoTime();
 
-  LockReport(RedisLock lock, LockState before, LockState state, Said said, Clock clock) {
+  LockReport(RedisLock lock, LockState before, LockState state, Said<Told> said, Clock clock) {
     this.lock = lock;
     this.before = before;
     this.state = state;
@@ -41,24 +42,16 @@ final class LockReport {
     return lock.getMetadata().getName();
   }
 
-  /** What was said of a lock before, so each is said once. */
-  record Said(boolean redisDown, String problem, boolean noCandidates, DeadHolder deadHolder) {
-    static final Said NOTHING = new Said(false, null, false, DeadHolder.NONE);
+  /** What only a lock remembers having told: that no pod may hold it, and the holder known dead. */
+  record Told(boolean noCandidates, DeadHolder deadHolder) {
+    static final Told NOTHING = new Told(false, DeadHolder.NONE);
 
-    Said redisDown(boolean down) {
-      return new Said(down, problem, noCandidates, deadHolder);
+    Told noCandidates(boolean told) {
+      return new Told(told, deadHolder);
     }
 
-    Said problem(String p) {
-      return new Said(redisDown, p, noCandidates, deadHolder);
-    }
-
-    Said noCandidates(boolean said) {
-      return new Said(redisDown, problem, said, deadHolder);
-    }
-
-    Said deadHolder(DeadHolder d) {
-      return new Said(redisDown, problem, noCandidates, d);
+    Told deadHolder(DeadHolder d) {
+      return new Told(noCandidates, d);
     }
   }
 

@@ -14,13 +14,10 @@ import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * status is written only when something a reader cares about changed. What it said before (an
  * outage, a problem, no candidates, a dead holder) it remembers itself, so that it says each once.
  */
-final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
+final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus, LockReport.Told> {
 
   private static final Logger log = LoggerFactory.getLogger(LockReporter.class);
 
@@ -42,22 +39,31 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    */
   record Reported(UpdateControl<RedisLock> control, long reserved) {}
 
-  private final Map<ResourceID, LockReport.Said> said = new ConcurrentHashMap<>();
-
   LockReporter(
       EventRecorder events,
       BatonMetrics metrics,
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock) {
+    this(events, metrics, liveness, statusWriter, clock, Reservations.tokens(statusWriter));
+  }
+
+  private LockReporter(
+      EventRecorder events,
+      BatonMetrics metrics,
+      Liveness liveness,
+      StatusWriter statusWriter,
+      Clock clock,
+      Reservations<RedisLock, RedisLockStatus> tokens) {
     super(
         events,
         metrics,
         liveness,
         statusWriter,
         clock,
-        Reservations.tokens(statusWriter)::keepReservation,
-        Reservations.tokens(statusWriter)::reserved,
+        tokens::keepReservation,
+        tokens::reserved,
+        LockReport.Told.NOTHING,
         RedisLockStatus::getConditions,
         RedisLockStatus::setConditions);
   }
@@ -79,9 +85,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    * failed, which writes no status (the retry reports again).
    */
   LockReport compose(RedisLock lock, LockState before, LockState after, LockEnding ending) {
-    ResourceID id = ResourceID.fromResource(lock);
-    LockReport r =
-        new LockReport(lock, before, after, said.getOrDefault(id, LockReport.Said.NOTHING), clock);
+    LockReport r = new LockReport(lock, before, after, recall(lock), clock);
     try {
       if (ending instanceof LockEnding.Invalid i) {
         invalid(r, i.reason(), i.message(), i.retry());
@@ -114,14 +118,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
       done(r, c.settings(), c.outcome().view(), last.next());
       return r;
     } finally {
-      said.put(id, r.said);
+      remember(lock, r.said);
     }
-  }
-
-  @Override
-  public void forget(RedisLock lock) {
-    said.remove(ResourceID.fromResource(lock));
-    super.forget(lock);
   }
 
   /** What a step that changed Redis did: releases and reaps are counted, logged and Events. */
@@ -158,7 +156,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
       if (k.adopted()) {
         info(r, "adopted the grant to " + k.pod() + " with token " + k.token());
       }
-      r.said = r.said.noCandidates(false);
+      r.said = r.said.own(r.said.own().noCandidates(false));
       ready(r, true, "Granted", k.pod() + " holds the lock with token " + k.token());
     } else if (last instanceof LockOutcome.Granted g) {
       granted(r, g);
@@ -167,8 +165,8 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
       contended(r);
     } else if (last instanceof LockOutcome.NoneEligible n) {
       String message = "no ready pod matches spec.holderSelector; nobody holds the lock";
-      if (!r.said.noCandidates()) {
-        r.said = r.said.noCandidates(true);
+      if (!r.said.own().noCandidates()) {
+        r.said = r.said.own(r.said.own().noCandidates(true));
         event(
             r,
             EventReason.NoCandidates,
@@ -198,7 +196,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
   }
 
   private void granted(LockReport r, LockOutcome.Granted g) {
-    r.said = r.said.noCandidates(false);
+    r.said = r.said.own(r.said.own().noCandidates(false));
     String held = g.pod() + " holds the lock with token " + g.token();
     String message =
         g.movedFrom() == null
@@ -244,12 +242,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
 
   /** A spec or Secret the operator cannot use: reported once, retried after {@code retry}. */
   private void invalid(LockReport r, String reason, String message, Duration retry) {
-    LockReport.Said said = r.said;
-    if (!message.equals(said.problem())) {
-      r.said = said.problem(message);
-      log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.lock, EventReason.InvalidSpec, message);
-    }
+    r.said = problemOnce(r.lock, r.said, EventReason.InvalidSpec, message);
     r.conditions
         .set(ConditionType.Invalid, true, reason, message)
         .set(ConditionType.Ready, false, reason, message);
@@ -263,11 +256,7 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
 
   /** A majority answered: RedisAvailable (and QuorumLost) say who did. */
   private void redisAnswered(LockReport r, LockSettings settings, LockView view) {
-    LockReport.Said said = r.said;
-    r.said = said.redisDown(false).problem(null);
-    if (said.redisDown()) {
-      events.record(r.lock, EventReason.RedisRecovered, "Redis is reachable again");
-    }
+    r.said = redisBack(r.lock, r.said);
     List<String> down = view.unreachableDescriptions();
     if (down.isEmpty()) {
       r.conditions.set(
@@ -322,15 +311,13 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
             + String.join(", ", view.unreachableDescriptions())
             + "); the lock can be neither taken nor renewed,"
             + " labels are kept as they are";
-    LockReport.Said said = r.said;
-    if (!said.redisDown()) {
-      r.said = said.redisDown(true);
-      log.warn("RedisLock {}/{}: {}", r.ns(), r.name(), message);
-      events.record(
-          r.lock,
-          settings.isRedlock() ? EventReason.QuorumLost : EventReason.RedisUnavailable,
-          message);
-    }
+    r.said =
+        redisLost(
+            r.lock,
+            r.said,
+            settings.isRedlock() ? EventReason.QuorumLost : EventReason.RedisUnavailable,
+            message,
+            message);
     r.conditions.set(ConditionType.RedisAvailable, false, "Unreachable", message);
     if (settings.isRedlock()) {
       r.conditions.set(ConditionType.QuorumLost, true, "MajorityUnreachable", message);
@@ -364,11 +351,11 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus> {
    */
   private void holderLiveness(LockReport r, LockSettings settings, List<String> deadValues) {
     String holder = r.state.holderValue();
-    LockReport.Said said = r.said;
     long now = clock.millis();
+    LockReport.Told told = r.said.own();
     LockReport.DeadHolder dead =
-        said.deadHolder().next(holder, holder != null && deadValues.contains(holder), now);
-    r.said = said.deadHolder(dead);
+        told.deadHolder().next(holder, holder != null && deadValues.contains(holder), now);
+    r.said = r.said.own(told.deadHolder(dead));
     metrics.lockHolder(
         r.lock.getMetadata().getNamespace(),
         r.lock.getMetadata().getName(),

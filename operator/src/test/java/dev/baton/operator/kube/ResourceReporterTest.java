@@ -8,6 +8,7 @@ import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,12 +23,18 @@ class ResourceReporterTest {
   private final AtomicLong now = new AtomicLong();
   private final Liveness liveness = new Liveness(now::get);
   private final List<String> forgotten = new ArrayList<>();
+  private final List<String> told = new ArrayList<>();
 
   /** A reporter of LeaderGroups whose reservation is status.reservedTerm, never lowered. */
-  private final class Reporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus> {
+  private final class Reporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus, String> {
     Reporter(EmbeddedKubernetes kube) {
       super(
-          new EventRecorder(kube.client(), Clock.systemUTC()),
+          new EventRecorder(kube.client(), Clock.systemUTC()) {
+            @Override
+            public void record(HasMetadata about, EventReason reason, String message) {
+              told.add(reason + ": " + message);
+            }
+          },
           new BatonMetrics(new SimpleMeterRegistry()),
           liveness,
           new StatusWriter(kube.client()),
@@ -39,6 +46,7 @@ class ResourceReporterTest {
             return next;
           },
           ResourceReporterTest::reserved,
+          "nothing of its own",
           LeaderGroupStatus::getConditions,
           LeaderGroupStatus::setConditions);
     }
@@ -99,6 +107,40 @@ class ResourceReporterTest {
       reporter.forget(group);
       assertThat(liveness.checkAt(Duration.ofMinutes(5).toNanos()).ok()).isTrue();
       assertThat(forgotten).containsExactly("shop/payments");
+    }
+  }
+
+  @Test
+  void eachProblemAndEachOutageIsToldOnceAndWhatWasToldIsForgottenWithTheResource() {
+    try (EmbeddedKubernetes kube = EmbeddedKubernetes.start()) {
+      LeaderGroup group = kube.client().resource(Sandbox.group("payments", "payments")).create();
+      Reporter reporter = new Reporter(kube);
+      Said<String> said = reporter.recall(group);
+      assertThat(said).isEqualTo(Said.nothing("nothing of its own"));
+
+      said = reporter.problemOnce(group, said, EventReason.InvalidSpec, "bad ttl");
+      said = reporter.problemOnce(group, said, EventReason.InvalidSpec, "bad ttl");
+      said = reporter.redisLost(group, said, EventReason.RedisUnavailable, "down", "down, told");
+      said = reporter.redisLost(group, said, EventReason.RedisUnavailable, "down", "down, told");
+      reporter.remember(group, said);
+      said = reporter.recall(group);
+      said = reporter.redisLost(group, said, EventReason.RedisUnavailable, "down", "down, told");
+      assertThat(told).containsExactly("InvalidSpec: bad ttl", "RedisUnavailable: down, told");
+
+      said = reporter.redisBack(group, said);
+      said = reporter.redisBack(group, said);
+      said = reporter.problemOnce(group, said, EventReason.InvalidSpec, "bad ttl");
+      assertThat(told)
+          .as("back once; a problem told before the outage is told again after it")
+          .containsExactly(
+              "InvalidSpec: bad ttl",
+              "RedisUnavailable: down, told",
+              "RedisRecovered: Redis is reachable again",
+              "InvalidSpec: bad ttl");
+
+      reporter.remember(group, said);
+      reporter.forget(group);
+      assertThat(reporter.recall(group)).isEqualTo(Said.nothing("nothing of its own"));
     }
   }
 

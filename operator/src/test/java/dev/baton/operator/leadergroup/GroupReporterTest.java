@@ -7,6 +7,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.Said;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
@@ -49,9 +50,10 @@ class GroupReporterTest {
             null,
             RouteConvergence.IDLE);
 
-    GroupReport first = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
+    GroupReport first =
+        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
     reporter.routed(first, routed);
-    GroupReport second = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
+    GroupReport second = new GroupReport(group, Clock.systemUTC(), System.nanoTime(), first.said);
     reporter.routed(second, routed);
 
     assertThat(condition(second, ConditionType.Routed).getStatus()).isEqualTo("False");
@@ -61,7 +63,8 @@ class GroupReporterTest {
 
   @Test
   void viewsThatDisagreePastTheIntervalRaiseSplitBrainSuspectedWithAnEvent() {
-    GroupReport fresh = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
+    GroupReport fresh =
+        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
     reporter.viewsChecked(
         fresh,
         new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, false, null),
@@ -69,7 +72,8 @@ class GroupReporterTest {
     assertThat(condition(fresh, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("False");
     assertThat(events).isEmpty();
 
-    GroupReport later = new GroupReport(group, Clock.systemUTC(), System.nanoTime());
+    GroupReport later =
+        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
     reporter.viewsChecked(
         later,
         new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, true, null),
@@ -95,7 +99,8 @@ class GroupReporterTest {
                 .set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", "payments-2")
                 .build());
 
-    GroupReport r = new GroupReport(paused, Clock.systemUTC(), System.nanoTime());
+    GroupReport r =
+        new GroupReport(paused, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
     reporter.viewsChecked(
         r, new SplitBrainCheck.Finding("agree", 0, false, null), Duration.ofMillis(500));
 
