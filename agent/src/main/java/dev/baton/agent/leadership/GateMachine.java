@@ -120,7 +120,19 @@ final class GateMachine {
    * @param prove this renewal proves a hold taken from an absent key
    */
   record Renew(GateRule.Hold hold, String retakeAs, long retakeBeforeNanos, boolean prove)
-      implements Call {}
+      implements Call {
+
+    /**
+     * Whether this renewal, sent at {@code sentNanos}, may take an absent key again: only before
+     * the deadline the rule gave it. Checked where the call is sent, as a gate checks its own
+     * deadline, since a call may wait in the queue past the moment the rule decided.
+     */
+    boolean mayRetakeIfSentAt(long sentNanos) {
+      return retakeAs != null
+          && retakeBeforeNanos != Long.MIN_VALUE
+          && sentNanos - retakeBeforeNanos < 0;
+    }
+  }
 
   /** Marks a proven hold released: only ever after its gates closed. */
   record LetGo(GateRule.Hold hold) implements Call {}

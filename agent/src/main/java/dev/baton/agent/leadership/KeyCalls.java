@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * The gate key's calls to Redis, one at a time on a thread of their own, so that the leadership
  * loop never waits for Redis (a call may take up to {@code confirmWithin} to fail). Each is sent as
  * the rule asked and its answer posted back as a value, with when it was sent and answered; this
- * class decides nothing, but for one guard it applies, as a gate applies its deadline: a renewal
- * may take an absent key again only if sent before the deadline the rule gave it.
+ * class decides nothing: the one guard applied at sending (a renewal may take an absent key again
+ * only if sent before the deadline the rule gave it) is the call's own ({@link
+ * GateMachine.Renew#mayRetakeIfSentAt}).
  */
 final class KeyCalls {
 
@@ -53,12 +54,12 @@ final class KeyCalls {
       return gateKey.take(t.key(), t.hold(), t.term(), t.expected());
     }
     if (call instanceof GateMachine.Renew n) {
-      boolean retake =
-          n.retakeAs() != null
-              && n.retakeBeforeNanos() != Long.MIN_VALUE
-              && sent - n.retakeBeforeNanos() < 0;
       return gateKey.renew(
-          n.hold().key(), n.hold().value(), n.hold().term(), retake ? n.retakeAs() : "", n.prove());
+          n.hold().key(),
+          n.hold().value(),
+          n.hold().term(),
+          n.mayRetakeIfSentAt(sent) ? n.retakeAs() : "",
+          n.prove());
     }
     if (call instanceof GateMachine.LetGo l) {
       return gateKey.letGo(l.hold().key(), l.hold().value());

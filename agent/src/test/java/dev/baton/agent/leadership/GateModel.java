@@ -65,7 +65,8 @@ record GateModel(
   /**
    * A call to Redis.
    *
-   * @param retake whether a renewal may take an absent key again, as KeyCalls decides at sending
+   * @param retake whether a renewal may take an absent key again, as the call says at sending
+   *     (GateMachine.Renew)
    * @param answer its answer once it ran, null before
    * @param abandoned the agent was told it got no answer; it may still run, unanswered
    */

@@ -36,11 +36,7 @@ final class GateModelAgents {
     List<Flight> f = new ArrayList<>(world.flights());
     for (GateMachine.Effect e : step.effects()) {
       if (e instanceof GateMachine.Call call) {
-        boolean retake =
-            call instanceof GateMachine.Renew n
-                && n.retakeAs() != null
-                && n.retakeBeforeNanos() != Long.MIN_VALUE
-                && world.now() - n.retakeBeforeNanos() < 0;
+        boolean retake = call instanceof GateMachine.Renew n && n.mayRetakeIfSentAt(world.now());
         f.add(new Flight(i, call, world.now(), retake, false, null, false));
       }
     }

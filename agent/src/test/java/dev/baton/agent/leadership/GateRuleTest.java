@@ -29,6 +29,22 @@ class GateRuleTest {
   }
 
   @Test
+  void aRenewalTakesAnAbsentKeyAgainOnlyWhenSentBeforeItsDeadline() {
+    var renew = new GateMachine.Renew(proven(NOW + 900), "again", NOW + 500, false);
+    assertThat(renew.mayRetakeIfSentAt(NOW + 499)).isTrue();
+    assertThat(renew.mayRetakeIfSentAt(NOW + 500)).as("sent at the deadline").isFalse();
+    assertThat(
+            new GateMachine.Renew(proven(NOW + 900), null, NOW + 500, false).mayRetakeIfSentAt(NOW))
+        .as("no name to take it under")
+        .isFalse();
+    assertThat(
+            new GateMachine.Renew(proven(NOW + 900), "again", Long.MIN_VALUE, false)
+                .mayRetakeIfSentAt(NOW))
+        .as("a shut gate's renewal never takes it again")
+        .isFalse();
+  }
+
+  @Test
   void shutPastEitherDeadline() {
     assertThat(GateRule.openUntil(facts(true, NOW + 900, false, proven(NOW)), NOW)).isEmpty();
     assertThat(GateRule.openUntil(facts(true, NOW, false, proven(NOW + 900)), NOW)).isEmpty();
