@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,6 +57,21 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
    */
   public static boolean runningLow(long ceiling, long handedOut, long blockSize) {
     return ceiling - handedOut < blockSize / 2;
+  }
+
+  /**
+   * Acquires; where Redis refused for want of a reservation of its own (it issues no number above a
+   * reservation it does not hold), reserves and acquires once more. The refusal is the acquire's
+   * own answer, which no plan can know beforehand: terms and tokens alike.
+   */
+  public static <A> A acquireReserving(
+      Supplier<A> acquire, Predicate<A> unreserved, Consumer<A> reserve) {
+    A got = acquire.get();
+    if (unreserved.test(got)) {
+      reserve.accept(got);
+      got = acquire.get();
+    }
+    return got;
   }
 
   /** The block to reserve now, from the last one. */

@@ -145,12 +145,11 @@ final class ElectionActuator {
         }
         held(k.record(), k.raw(), k.since());
       } else if (effect instanceof ElectionPlan.Effect.AcquireLease a) {
-        LeaseStore.Acquisition got = acquire(a);
-        if (got.unreserved()) {
-          // Redis issues no term above a reservation it does not hold: reserve, then once more.
-          reserve(got.unreservedCounter());
-          got = acquire(a);
-        }
+        LeaseStore.Acquisition got =
+            Reservations.acquireReserving(
+                () -> acquire(a),
+                LeaseStore.Acquisition::unreserved,
+                refused -> reserve(refused.unreservedCounter()));
         if (!got.acquired()) {
           return false;
         }

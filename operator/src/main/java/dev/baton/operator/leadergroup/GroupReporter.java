@@ -35,16 +35,10 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
 
   private final ViewsReport views;
 
+  /**
+   * @param terms the reservations the act step makes, whose status fields every write keeps
+   */
   GroupReporter(
-      EventRecorder events,
-      BatonMetrics metrics,
-      Liveness liveness,
-      StatusWriter statusWriter,
-      Clock clock) {
-    this(events, metrics, liveness, statusWriter, clock, Reservations.terms(statusWriter));
-  }
-
-  private GroupReporter(
       EventRecorder events,
       BatonMetrics metrics,
       Liveness liveness,

@@ -8,6 +8,7 @@ import dev.baton.operator.routing.RouteCheck;
 import dev.baton.operator.routing.RouteConvergence;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * The routing step of a LeaderGroup reconcile, after the election: writes the leader's endpoint
@@ -39,10 +40,15 @@ final class GroupRouting {
 
   private final LeaderServices sources;
   private final LeaderEndpoints endpoints;
+  private final LongSupplier nanoTime;
 
-  GroupRouting(LeaderServices sources, LeaderEndpoints endpoints) {
+  /**
+   * @param nanoTime the monotonic clock routing's convergence is timed by
+   */
+  GroupRouting(LeaderServices sources, LeaderEndpoints endpoints, LongSupplier nanoTime) {
     this.sources = sources;
     this.endpoints = endpoints;
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -67,7 +73,7 @@ final class GroupRouting {
     boolean leaderReady = candidate != null && candidate.eligible();
     String writeProblem = endpoints.apply(group, settings.service(), leader, leaderReady);
     if (promoted) {
-      timing = timing.leaderChanged(System.nanoTime());
+      timing = timing.leaderChanged(nanoTime.getAsLong());
     }
     RouteCheck.Verdict verdict =
         RouteCheck.check(
@@ -80,7 +86,7 @@ final class GroupRouting {
     if (writeProblem != null) {
       return new Routed(writeProblem, verdict, null, timing);
     }
-    RouteConvergence.Step step = timing.observe(verdict.state(), System.nanoTime());
+    RouteConvergence.Step step = timing.observe(verdict.state(), nanoTime.getAsLong());
     return new Routed(null, verdict, step, step.next());
   }
 

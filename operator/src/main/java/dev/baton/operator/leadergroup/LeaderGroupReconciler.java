@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
@@ -103,14 +104,15 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             renewer,
             sources,
             clock);
-    this.actuator =
-        new ElectionActuator(
-            new GroupWrites(client, labeler), renewer, Reservations.terms(statusWriter));
+    // One helper for the act step's reservations and the report's writes, which keep them.
+    Reservations<LeaderGroup, LeaderGroupStatus> terms = Reservations.terms(statusWriter);
+    this.actuator = new ElectionActuator(new GroupWrites(client, labeler), renewer, terms);
     this.reporter =
-        new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock);
+        new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock, terms);
     this.splitBrain = new SplitBrainCheck(sources.routes());
     this.routing =
-        new GroupRouting(sources.routes(), new LeaderEndpoints(client, sources.routes()));
+        new GroupRouting(
+            sources.routes(), new LeaderEndpoints(client, sources.routes()), System::nanoTime);
   }
 
   @Override

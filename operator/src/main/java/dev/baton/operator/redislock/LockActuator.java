@@ -247,14 +247,14 @@ final class LockActuator {
                       settings.ttl(),
                       s.state().maxToken(),
                       reservations.known(s.lock(), reserved));
-      LockResult r = take.get();
-      QuorumUnavailable.require(r.view());
-      if (!r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved)) {
-        reserve(r.view());
-        r = take.get();
-        QuorumUnavailable.require(r.view());
-      }
-      return r;
+      return Reservations.acquireReserving(
+          () -> {
+            LockResult r = take.get();
+            QuorumUnavailable.require(r.view());
+            return r;
+          },
+          r -> !r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved),
+          refused -> reserve(refused.view()));
     }
 
     /** Tokens reserved in the status first, then in Redis ("Terms and tokens never repeat"). */

@@ -39,16 +39,10 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus, Lo
    */
   record Reported(UpdateControl<RedisLock> control, long reserved) {}
 
+  /**
+   * @param tokens the reservations the act step makes, whose status fields every write keeps
+   */
   LockReporter(
-      EventRecorder events,
-      BatonMetrics metrics,
-      Liveness liveness,
-      StatusWriter statusWriter,
-      Clock clock) {
-    this(events, metrics, liveness, statusWriter, clock, Reservations.tokens(statusWriter));
-  }
-
-  private LockReporter(
       EventRecorder events,
       BatonMetrics metrics,
       Liveness liveness,

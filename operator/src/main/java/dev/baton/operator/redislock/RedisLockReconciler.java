@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.api.v1alpha1.RedisLockStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
@@ -35,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +67,10 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LockReporter reporter;
   private final ReplicaRole role;
   private final Clock clock;
+
+  /** The monotonic clock every step times grants and reads by: one, so their times compare. */
+  private final LongSupplier nanoTime = System::nanoTime;
+
   private final Activation activation;
   private final PodCatalog pods;
   private volatile IndexerResourceCache<RedisLock> locks;
@@ -78,7 +84,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
-    this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost, System::nanoTime);
+    this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost, nanoTime);
     this.labels = new HolderLabels(client);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.
     pods.addInterest(
@@ -92,11 +98,12 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
                               && lock.getSpec().getHolderSelector() != null
                               && selects(lock, pod));
         });
+    // One helper for the act step's reservations and the report's writes, which keep them.
+    Reservations<RedisLock, RedisLockStatus> tokens = Reservations.tokens(statusWriter);
     this.reporter =
-        new LockReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock());
-    this.actuator =
-        new LockActuator(
-            kit.clusterId(), labels, Reservations.tokens(statusWriter), System::nanoTime);
+        new LockReporter(
+            kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock(), tokens);
+    this.actuator = new LockActuator(kit.clusterId(), labels, tokens, nanoTime);
     this.clock = kit.clock();
   }
 
@@ -213,7 +220,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       return reported(
           id, lock, before, before.withoutView(), new LockEnding.Unreachable(settings, e.view));
     }
-    long readAt = System.nanoTime();
+    long readAt = nanoTime.getAsLong();
     LockWorld world = look.world();
     List<LockStep> plan = LockDecision.plan(world, look.reserveTokens());
     LockActuator.Outcome outcome =
@@ -221,7 +228,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     LockState after =
         before.record(
             outcome.done(),
-            System.nanoTime(),
+            nanoTime.getAsLong(),
             clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
     if (outcome.lostQuorum() != null) {
       after = after.withoutView();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -38,7 +39,8 @@ class GroupReporterTest {
           new BatonMetrics(new SimpleMeterRegistry()),
           new Liveness(),
           new StatusWriter(null),
-          Clock.systemUTC());
+          Clock.systemUTC(),
+          Reservations.terms(null));
   private final LeaderGroup group = Sandbox.group("payments", "payments");
 
   @Test

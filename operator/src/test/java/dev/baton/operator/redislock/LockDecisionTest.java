@@ -11,7 +11,9 @@ import static dev.baton.operator.redislock.LockWorlds.pod;
 import static dev.baton.operator.redislock.LockWorlds.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -109,6 +111,59 @@ class LockDecisionTest {
     assertThat(LockDecision.decide(stillHeld))
         .as("no second move in one reconcile")
         .isInstanceOf(LockStep.Wait.class);
+  }
+
+  @Test
+  void aKeptGrantCarriesItsPodItsTokenAndThePodsWhoseStaleLabelsComeOff() {
+    String v = grant("a");
+    LockWorld.LockCandidate a = pod("a", true, true);
+    LockWorld.LockCandidate b = pod("b", true, false);
+    Pod old = FakeLockSides.podNamed("old");
+    LockState.Grant granted =
+        new LockState.Grant(v, LockValues.parsePod(v).orElseThrow(), 3, 0, one(v));
+    LockWorld w =
+        new LockWorld(
+            CLUSTER,
+            true,
+            false,
+            one(v),
+            List.of(a, b),
+            List.of(a.seen(), old),
+            Map.of(v, true),
+            v,
+            granted,
+            true,
+            null,
+            false,
+            null,
+            null);
+
+    LockStep.Keep keep = (LockStep.Keep) LockDecision.decide(w);
+    assertThat(keep.pod()).isEqualTo(a);
+    assertThat(keep.adopted()).isFalse();
+    assertThat(keep.token()).as("the token the grant was made with").isEqualTo(3);
+    assertThat(keep.stale()).extracting(p -> p.getMetadata().getName()).containsExactly("b", "old");
+
+    LockWorld restarted =
+        new LockWorld(
+            CLUSTER,
+            true,
+            false,
+            one(v),
+            List.of(a, b),
+            List.of(a.seen()),
+            Map.of(v, true),
+            null,
+            null,
+            false,
+            null,
+            false,
+            null,
+            null);
+    assertThat(LockDecision.decide(restarted)).isInstanceOf(LockStep.Renew.class);
+    LockStep.Keep adopted = (LockStep.Keep) LockDecision.decide(restarted.renewed(true, one(v), v));
+    assertThat(adopted.adopted()).as("a grant the state did not name").isTrue();
+    assertThat(adopted.token()).as("Redis's token for it").isEqualTo(7);
   }
 
   @Test

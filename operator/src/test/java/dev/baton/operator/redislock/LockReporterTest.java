@@ -7,6 +7,7 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
+import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
@@ -48,7 +49,8 @@ class LockReporterTest {
           new BatonMetrics(registry),
           new Liveness(),
           new StatusWriter(null),
-          clock);
+          clock,
+          Reservations.tokens(null));
   private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
   private final LockSettings settings = LockSettings.of(lock);
   private LockState state = LockState.EMPTY;
