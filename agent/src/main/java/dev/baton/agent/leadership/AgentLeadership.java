@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether this pod may serve as its group's leader: one loop that owns every fact it decides on and
- * applies one pure rule to them ({@link GateMachine}). Each source posts a value: the pod watch and
- * reads ({@code BatonLeadership}'s belief, the pod as last seen), the gate key's answers ({@link
- * KeyCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop carries out what the
- * rule returns (the gates opened or closed through {@link GateSwitch}, the key's calls), reports
- * what Redis said of itself ({@link RedisHealth}), and publishes the answer the HTTP API gives
- * ({@link ViewBoard}).
+ * applies one pure rule to them ({@link GateDecision}). Each source posts a value: the pod watch
+ * and reads ({@code BatonLeadership}'s belief, the pod as last seen), the gate key's answers
+ * ({@link KeyCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop carries out
+ * what the rule returns (the gates opened or closed through {@link GateSwitch}, the key's calls),
+ * reports what Redis said of itself ({@link RedisHealth}), and publishes the answer the HTTP API
+ * gives ({@link ViewBoard}).
  */
 public final class AgentLeadership implements AutoCloseable {
 

@@ -3,8 +3,8 @@ package dev.baton.agent.leadership;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the gate key's answers mean, applied to one step of {@link GateMachine} (its working state
- * and effects, a {@link GateRun}): a take that makes a hold or adds to the watch of another's, a
+ * What the gate key's answers mean, applied to one step of the decision (its working state and
+ * effects, a {@link GateRun}): a take that makes a hold or adds to the watch of another's, a
  * renewal that extends or loses the hold, a read of who holds the key.
  */
 final class GateAnswers {

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * open, for which term, renewed how many times, written by which incarnation of Redis ({@code
  * <state> <term> <seq> <incarnation> <hold>}; gate-value.lua). Every change is one script
  * (docs/design.md, "The agent: leadership, locks and a gate for any container"); this class only
- * runs them and reads their answers, which the leadership's rule ({@link GateMachine}) interprets.
+ * runs them and reads their answers, which the leadership's decision (GateDecision) interprets.
  */
 final class GateKey {
 

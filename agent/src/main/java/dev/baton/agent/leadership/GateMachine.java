@@ -3,17 +3,13 @@ package dev.baton.agent.leadership;
 import dev.baton.client.BatonNames;
 import dev.baton.client.PodFacts;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Everything the agent decides about its pod's leadership, as one pure function: the state and one
- * input (a value a source posted, or the timer), with the time, give the next state and the effects
- * to carry out, in order (docs/design.md, "The agent: leadership, locks and a gate for any
- * container"). {@link AgentLeadership}'s loop is its only caller in the agent; the gate model
- * (GateModelTest) drives it through every interleaving it explores. {@link GateRun} works out one
- * step.
+ * The words of the agent's leadership decision ({@link GateDecision}): its configuration, its
+ * state, the inputs its sources post and the effects it asks for (docs/design.md, "The agent:
+ * leadership, locks and a gate for any container").
  */
 final class GateMachine {
 
@@ -193,31 +189,30 @@ final class GateMachine {
       return new State(
           confirmed,
           term,
-          at(confirmedUntil, delta, floor),
+          GateRule.shiftedTime(confirmedUntil, delta, floor),
           newestTerm,
           facts,
           cut,
           closing,
           hold == null ? null : hold.shifted(delta, floor),
           callPending,
-          at(lastTake, delta, floor),
-          at(lastHolderRead, delta, floor),
-          at(lastFactsRead, delta, floor),
+          GateRule.shiftedTime(lastTake, delta, floor),
+          GateRule.shiftedTime(lastHolderRead, delta, floor),
+          GateRule.shiftedTime(lastFactsRead, delta, floor),
           holdNames,
           watched == null
               ? null
-              : new Watched(watched.key(), watched.value(), at(watched.sinceNanos(), delta, floor)),
+              : new Watched(
+                  watched.key(),
+                  watched.value(),
+                  GateRule.shiftedTime(watched.sinceNanos(), delta, floor)),
           open,
-          at(openUntil, delta, floor),
+          GateRule.shiftedTime(openUntil, delta, floor),
           leaderPod,
           leaderTerm,
           leaderIp,
           warnedNoGroup,
           keyPresentOn);
-    }
-
-    static long at(long time, long delta, long floor) {
-      return Math.max(time + delta, floor);
     }
 
     /** The group's key, from the pod's group annotation; null while unknown. */
@@ -239,28 +234,5 @@ final class GateMachine {
           leaderTerm,
           leaderIp);
     }
-  }
-
-  /** The next state, and what to carry out, in order. */
-  record Step(State state, List<Effect> effects) {}
-
-  static Step step(Config c, State s, Input in, long now) {
-    GateRun r = new GateRun(c, s, now);
-    if (in instanceof Belief b) {
-      r.belief(b);
-    } else if (in instanceof PodSeen p) {
-      r.podSeen(p.facts());
-    } else if (in instanceof Tick) {
-      r.apply(null);
-      r.keyWork();
-    } else if (in instanceof KeyMessage m) {
-      r.keyMessage(m.key());
-    } else if (in instanceof Closing) {
-      r.closing = true;
-      r.release("the agent is stopping");
-    } else if (in instanceof Answered a) {
-      new GateAnswers(r).answered(a);
-    }
-    return new Step(r.state(), List.copyOf(r.effects));
   }
 }

@@ -12,6 +12,14 @@ final class GateRule {
   private GateRule() {}
 
   /**
+   * A time moved by {@code delta}, never below {@code floor}: how the gate model shifts a state's
+   * times when it moves its clock.
+   */
+  static long shiftedTime(long time, long delta, long floor) {
+    return Math.max(time + delta, floor);
+  }
+
+  /**
    * A hold of the group's gate key.
    *
    * @param value this hold's value alone, never reused
@@ -38,9 +46,9 @@ final class GateRule {
           value,
           term,
           proven,
-          GateMachine.State.at(openAfterNanos, delta, floor),
-          GateMachine.State.at(untilNanos, delta, floor),
-          GateMachine.State.at(lastSentNanos, delta, floor));
+          shiftedTime(openAfterNanos, delta, floor),
+          shiftedTime(untilNanos, delta, floor),
+          shiftedTime(lastSentNanos, delta, floor));
     }
 
     Hold renewed(long sentNanos, long ttlLessMarginNanos) {

@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * One step of {@link GateMachine}: its working copy of the state, the effects it emits, and what
- * beliefs, pods seen, deadlines and the gate key's next call do to them. {@link GateAnswers}
+ * One step of the decision (GateDecision): its working copy of the state, the effects it emits, and
+ * what beliefs, pods seen, deadlines and the gate key's next call do to them. {@link GateAnswers}
  * applies Redis's answers to it.
  */
 final class GateRun {

@@ -48,7 +48,7 @@ final class LeadershipLoop {
   void feed(GateMachine.Input input) {
     try {
       noteRedis(input);
-      GateMachine.Step step = GateMachine.step(config, state, input, clock.getAsLong());
+      GateDecision.Step step = GateDecision.step(config, state, input, clock.getAsLong());
       state = step.state();
       LeadershipView view = state.view(config);
       if (!view.leader()) {

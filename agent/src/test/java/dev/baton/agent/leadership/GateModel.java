@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A world of agents running the agent's own rule ({@link GateMachine}), one gate key in a Redis
+ * A world of agents running the agent's own rule ({@link GateDecision}), one gate key in a Redis
  * that follows the gate scripts ({@link GateScriptsModel}), an operator that relabels pods, an API
  * whose reads may hang, and calls to Redis that may be late, lost or run after their answer was
  * given up. {@code maxOpened} is the highest term any gate opened with so far: no gate may open for

@@ -32,7 +32,7 @@ final class GateModelAgents {
     if (a.paused()) {
       return null;
     }
-    GateMachine.Step step = GateMachine.step(GateModel.config(i), a.state(), input, world.now());
+    GateDecision.Step step = GateDecision.step(GateModel.config(i), a.state(), input, world.now());
     List<Flight> f = new ArrayList<>(world.flights());
     for (GateMachine.Effect e : step.effects()) {
       if (e instanceof GateMachine.Call call) {

@@ -17,15 +17,16 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The gate's exclusivity, checked by exploring every interleaving, up to a stated depth, of agents
- * running the agent's own rule ({@link GateMachine}, not a copy of it) against a Redis that follows
- * the gate scripts ({@link GateScriptsModel}, held to the Lua by GateScriptsDifferentialIT): the
- * operator's relabels (demote, promote, a new term), API reads that hang, agents paused, calls run
- * late, lost or after their answer was given up, and Redis faults (the key deleted, Redis restarted
- * empty, restarted from an older snapshot or a replica promoted with an older value, its clock
- * stepped either way). After every action: never two gates forwarding, no gate open past what its
- * reads and scripts allow, never a gate opened for a term below the newest shown to it or written
- * to the key. Breadth first, each world compared as of now, so that the same world reached by
- * different paths is explored once; the number of worlds is printed.
+ * running the agent's own rule ({@link GateDecision}, not a copy of it) against a Redis that
+ * follows the gate scripts ({@link GateScriptsModel}, held to the Lua by
+ * GateScriptsDifferentialIT): the operator's relabels (demote, promote, a new term), API reads that
+ * hang, agents paused, calls run late, lost or after their answer was given up, and Redis faults
+ * (the key deleted, Redis restarted empty, restarted from an older snapshot or a replica promoted
+ * with an older value, its clock stepped either way). After every action: never two gates
+ * forwarding, no gate open past what its reads and scripts allow, never a gate opened for a term
+ * below the newest shown to it or written to the key. Breadth first, each world compared as of now,
+ * so that the same world reached by different paths is explored once; the number of worlds is
+ * printed.
  */
 class GateModelTest {
 
