@@ -32,12 +32,6 @@ class GroupDeletionIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
 
-  private void threePods(String app) {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod(app + "-" + i, app);
-    }
-  }
-
   private void delete(String group) {
     cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName(group).delete();
   }
@@ -89,7 +83,7 @@ class GroupDeletionIT {
 
   @Test
   void deletingAGroupStripsItsPodsReleasesItsLeaseAndNeedsNoFinalizer() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     LeaderGroup g = BatonCluster.group("payments", "payments");
     g.getSpec().setRoleLabel(CUSTOM_ROLE);
@@ -113,7 +107,7 @@ class GroupDeletionIT {
 
   @Test
   void anOperatorWhoseGroupsAndLocksWereDeletedIsStillAliveAnHourLater() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     cluster.create(BatonCluster.grantedLock("nightly", "5s", "payments"));
@@ -141,8 +135,8 @@ class GroupDeletionIT {
 
   @Test
   void aGroupDeletedWhileNoOperatorRanIsClearedByTheNextOne() {
-    threePods("payments");
-    threePods("orders");
+    cluster.createPods("payments", 3);
+    cluster.createPods("orders", 3);
     cluster.startOperator();
     LeaderGroup custom = BatonCluster.group("payments", "payments");
     custom.getSpec().setRoleLabel(CUSTOM_ROLE);
@@ -160,7 +154,7 @@ class GroupDeletionIT {
     assertThat(marks("payments-0")).as("no operator ran: the marks are still there").isNotEmpty();
 
     // A group that exists keeps its marks: the sweep touches only the deleted groups' pods.
-    threePods("billing");
+    cluster.createPods("billing", 3);
     cluster.create(BatonCluster.group("billing", "billing"));
     cluster.startOperator();
     awaitUnmarked("payments");
@@ -171,8 +165,8 @@ class GroupDeletionIT {
 
   @Test
   void theFinalizerOfEarlierReleasesIsRemovedAndAGroupItHeldInDeletionGoes() {
-    threePods("payments");
-    threePods("orders");
+    cluster.createPods("payments", 3);
+    cluster.createPods("orders", 3);
     LeaderGroup kept = BatonCluster.group("payments", "payments");
     kept.getMetadata().setFinalizers(List.of(LeaderGroupReconciler.LEGACY_FINALIZER));
     cluster.create(kept);

@@ -39,31 +39,9 @@ class LeaderGroupIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
 
-  private void threePods(String app) {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod(app + "-" + i, app);
-    }
-  }
-
-  private void awaitRedisAvailable(String status) {
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("payments", "RedisAvailable"))
-                    .get()
-                    .extracting(c -> c.getStatus())
-                    .isEqualTo(status));
-  }
-
-  private long term(String group) {
-    Long term = cluster.status(group).getTerm();
-    return term == null ? 0 : term;
-  }
-
   @Test
   void electsExactlyOneLeaderAmongThreeReadyPods() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
 
@@ -108,12 +86,12 @@ class LeaderGroupIT {
 
   @Test
   void deletedLeaderIsReplacedAtOnceWithAHigherTermAndNeverTwoLeaders() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.create(BatonCluster.group("payments", "payments"));
       cluster.awaitLeader("payments", ROLE);
-      long firstTerm = term("payments");
+      long firstTerm = cluster.term("payments");
       for (int round = 0; round < 2; round++) {
         String before = cluster.awaitLeader("payments", ROLE);
         int changes = watcher.leaderChanges();
@@ -128,7 +106,7 @@ class LeaderGroupIT {
         assertThat(after).isNotEqualTo(before);
         cluster.createPod(before, "payments");
       }
-      assertThat(term("payments")).isGreaterThan(firstTerm);
+      assertThat(cluster.term("payments")).isGreaterThan(firstTerm);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       await()
           .atMost(WAIT)
@@ -141,12 +119,12 @@ class LeaderGroupIT {
 
   @Test
   void notReadyLeaderIsReplacedAndStaysFollowerWhenReadyAgain() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.create(BatonCluster.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
-      long firstTerm = term("payments");
+      long firstTerm = cluster.term("payments");
 
       cluster.setReady(first, false);
 
@@ -154,9 +132,9 @@ class LeaderGroupIT {
           .atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1).doesNotContain(first));
       String second = cluster.awaitLeader("payments", ROLE);
-      assertThat(term("payments")).isGreaterThan(firstTerm);
+      assertThat(cluster.term("payments")).isGreaterThan(firstTerm);
       assertThat(cluster.roles(ROLE)).containsEntry(first, "follower");
-      long secondTerm = term("payments");
+      long secondTerm = cluster.term("payments");
 
       cluster.setReady(first, true);
       await()
@@ -169,7 +147,7 @@ class LeaderGroupIT {
           .untilAsserted(
               () -> {
                 assertThat(cluster.leaders(ROLE)).containsExactly(second);
-                assertThat(term("payments")).isEqualTo(secondTerm);
+                assertThat(cluster.term("payments")).isEqualTo(secondTerm);
               });
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       assertThat(cluster.eventReasons("payments")).contains("LeaderNotReady");
@@ -223,7 +201,7 @@ class LeaderGroupIT {
 
   @Test
   void aPodThatLeavesTheGroupLosesItsMarksOnceRedisAnswersAndALeaderThatLeavesIsReplaced() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
@@ -232,7 +210,7 @@ class LeaderGroupIT {
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       // Failing static, the group changes no label, a stray's included.
       cluster.redis.kill();
-      awaitRedisAvailable("False");
+      cluster.awaitCondition("payments", "RedisAvailable", "False");
       relabelOut(follower);
       await()
           .during(Duration.ofSeconds(2))
@@ -255,7 +233,7 @@ class LeaderGroupIT {
       assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
 
       // The leader leaves: its marks go before another member is labeled leader.
-      long term = term("payments");
+      long term = cluster.term("payments");
       relabelOut(leader);
       await()
           .atMost(WAIT)
@@ -268,14 +246,14 @@ class LeaderGroupIT {
               });
       // The status names the new leader once it records the new term.
       assertThat(cluster.awaitLeader("payments", ROLE)).isNotEqualTo(leader);
-      assertThat(term("payments")).isGreaterThan(term);
+      assertThat(cluster.term("payments")).isGreaterThan(term);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
     }
   }
 
   @Test
   void noReadyCandidateMeansNoLeaderAndReadyFalse() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
@@ -303,11 +281,11 @@ class LeaderGroupIT {
 
   @Test
   void switchoverMovesToTheNamedPodAndRefusesAMissingOne() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
-    long termBefore = term("payments");
+    long termBefore = cluster.term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       annotate("baton.dev/switchover-to", "payments-2");
       await()
@@ -315,12 +293,12 @@ class LeaderGroupIT {
           .untilAsserted(
               () -> {
                 assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
-                assertThat(term("payments")).isGreaterThan(termBefore);
+                assertThat(cluster.term("payments")).isGreaterThan(termBefore);
                 assertThat(cluster.get("payments").getMetadata().getAnnotations())
                     .doesNotContainKey("baton.dev/switchover-to");
               });
       assertThat(cluster.eventReasons("payments")).contains("Switchover");
-      long termAfter = term("payments");
+      long termAfter = cluster.term("payments");
 
       annotate("baton.dev/switchover-to", "payments-9");
       await()
@@ -332,7 +310,7 @@ class LeaderGroupIT {
                     .doesNotContainKey("baton.dev/switchover-to");
               });
       assertThat(cluster.leaders(ROLE)).containsExactly("payments-2");
-      assertThat(term("payments")).isEqualTo(termAfter);
+      assertThat(cluster.term("payments")).isEqualTo(termAfter);
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       assertThat(leader).isNotEqualTo("payments-2");
     }

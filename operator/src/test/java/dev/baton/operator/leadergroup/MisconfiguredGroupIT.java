@@ -28,15 +28,9 @@ class MisconfiguredGroupIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
 
-  private void threePods(String app) {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod(app + "-" + i, app);
-    }
-  }
-
   @Test
   void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
@@ -75,9 +69,9 @@ class MisconfiguredGroupIT {
 
   @Test
   void badInputEndsInAConditionAndLeavesOtherGroupsAlone() {
-    threePods("payments");
-    threePods("orders");
-    threePods("billing");
+    cluster.createPods("payments", 3);
+    cluster.createPods("orders", 3);
+    cluster.createPods("billing", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
 
@@ -168,7 +162,7 @@ class MisconfiguredGroupIT {
 
   @Test
   void invalidSpecIsReportedWithAClearMessage() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     LeaderGroup bad = BatonCluster.group("payments", "payments");
     bad.getSpec().getLease().setRenewInterval("5s");

@@ -26,38 +26,16 @@ class RestartsIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
 
-  private void threePods(String app) {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod(app + "-" + i, app);
-    }
-  }
-
-  private void awaitRedisAvailable(String status) {
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("payments", "RedisAvailable"))
-                    .get()
-                    .extracting(c -> c.getStatus())
-                    .isEqualTo(status));
-  }
-
-  private long term(String group) {
-    Long term = cluster.status(group).getTerm();
-    return term == null ? 0 : term;
-  }
-
   @Test
   void redisDownKeepsLabelsAndRecoversWithTheSameLeader() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
     Map<String, String> roles = cluster.roles(ROLE);
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.redis.kill();
-      awaitRedisAvailable("False");
+      cluster.awaitCondition("payments", "RedisAvailable", "False");
       // Fail static through several renew intervals, past the lease ttl.
       await()
           .during(Duration.ofSeconds(4))
@@ -65,7 +43,7 @@ class RestartsIT {
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
 
       cluster.redis.restart();
-      awaitRedisAvailable("True");
+      cluster.awaitCondition("payments", "RedisAvailable", "True");
       assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(leader);
       assertThat(cluster.roles(ROLE)).isEqualTo(roles);
       assertThat(watcher.leaderChanges()).isZero();
@@ -74,7 +52,7 @@ class RestartsIT {
 
   @Test
   void redisRestartedEmptyKeepsTheLeaderWithAHigherTerm() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
@@ -84,25 +62,27 @@ class RestartsIT {
         .atMost(WAIT)
         .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(leader));
     String current = cluster.awaitLeader("payments", ROLE);
-    long before = term("payments");
+    long before = cluster.term("payments");
 
     cluster.redis.restart();
 
-    await().atMost(WAIT).untilAsserted(() -> assertThat(term("payments")).isGreaterThan(before));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(() -> assertThat(cluster.term("payments")).isGreaterThan(before));
     assertThat(cluster.awaitLeader("payments", ROLE)).isEqualTo(current);
     assertThat(cluster.pod(current).getMetadata().getAnnotations())
-        .containsEntry("baton.dev/term", Long.toString(term("payments")));
+        .containsEntry("baton.dev/term", Long.toString(cluster.term("payments")));
     assertThat(cluster.redis.command("GET", new ElectionKeys(NS + "/payments").term()))
-        .contains(Long.toString(term("payments")));
+        .contains(Long.toString(cluster.term("payments")));
   }
 
   @Test
   void operatorRestartKeepsTheLeaderAndChangesNoLabel() {
-    threePods("payments");
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
     String leader = cluster.awaitLeader("payments", ROLE);
-    long termBefore = term("payments");
+    long termBefore = cluster.term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       await().atMost(WAIT).until(() -> !watcher.history().isEmpty());
       int eventsBefore = watcher.history().size();
@@ -115,7 +95,7 @@ class RestartsIT {
           .untilAsserted(
               () -> {
                 assertThat(cluster.leaders(ROLE)).containsExactly(leader);
-                assertThat(term("payments")).isEqualTo(termBefore);
+                assertThat(cluster.term("payments")).isEqualTo(termBefore);
               });
       assertThat(watcher.history().size())
           .as("no label changed: %s", watcher.history())

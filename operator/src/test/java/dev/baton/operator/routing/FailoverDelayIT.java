@@ -29,10 +29,12 @@ class FailoverDelayIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+  private PaymentsRouting payments;
   private EndpointsController endpoints;
 
   @BeforeEach
   void start() {
+    payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }
 
@@ -42,10 +44,6 @@ class FailoverDelayIT {
   }
 
   // The payments world is PaymentsRouting's; this hands it this test's cluster.
-  private void createPods(int n) {
-    PaymentsRouting.createPods(cluster, n);
-  }
-
   private static LeaderGroup dampedGroup(String delay) {
     LeaderGroup g = Sandbox.group("payments", "payments");
     g.getSpec().setFailoverDelay(delay);
@@ -54,7 +52,7 @@ class FailoverDelayIT {
 
   @Test
   void failoverDelayKeepsANotReadyLeaderForTheDelayThenMoves() {
-    createPods(3);
+    payments.createPods(3);
     cluster.startOperator();
     cluster.create(dampedGroup("3s"));
     String leader = cluster.awaitLeader("payments", ROLE);
@@ -103,7 +101,7 @@ class FailoverDelayIT {
 
   @Test
   void aLeaderReadyAgainWithinTheDelayStaysLeader() {
-    createPods(3);
+    payments.createPods(3);
     cluster.startOperator();
     cluster.create(dampedGroup("30s"));
     String leader = cluster.awaitLeader("payments", ROLE);
@@ -122,7 +120,7 @@ class FailoverDelayIT {
 
   @Test
   void deletionMovesLeadershipAtOnceWhateverTheDelay() {
-    createPods(3);
+    payments.createPods(3);
     cluster.startOperator();
     cluster.create(dampedGroup("1h"));
     String leader = cluster.awaitLeader("payments", ROLE);

@@ -12,7 +12,6 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
@@ -40,37 +39,18 @@ class OwnedServiceIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+  private PaymentsRouting payments;
   private EndpointsController endpoints;
 
   @BeforeEach
   void start() {
+    payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }
 
   @AfterEach
   void stop() {
     endpoints.close();
-  }
-
-  // The payments world is PaymentsRouting's; these hand it this test's cluster.
-  private void createPod(String name, int ip) {
-    PaymentsRouting.createPod(cluster, name, ip);
-  }
-
-  private void createPods(int n) {
-    PaymentsRouting.createPods(cluster, n);
-  }
-
-  private void createLeaderService(String name, Map<String, String> selector) {
-    PaymentsRouting.createLeaderService(cluster, name, selector);
-  }
-
-  private Condition routed() {
-    return PaymentsRouting.routed(cluster);
-  }
-
-  private void awaitRoutedTo(String leader, String service) {
-    PaymentsRouting.awaitRoutedTo(cluster, leader, service);
   }
 
   private static LeaderGroup groupWithService() {
@@ -85,7 +65,7 @@ class OwnedServiceIT {
 
   @Test
   void theOwnedServicesSliceNamesExactlyTheLeaderInEveryVersionAndGoesWithTheGroup() {
-    createPods(3);
+    payments.createPods(3);
     List<EndpointSlice> versions = Collections.synchronizedList(new ArrayList<>());
     Watch watch =
         cluster
@@ -111,7 +91,7 @@ class OwnedServiceIT {
       cluster.startOperator();
       cluster.create(groupWithService());
       String leader = cluster.awaitLeader("payments", ROLE);
-      awaitRoutedTo(leader, "payments-primary");
+      payments.awaitRoutedTo(leader, "payments-primary");
 
       Service svc = cluster.client.services().inNamespace(NS).withName("payments-primary").get();
       assertThat(svc.getSpec().getSelector()).isNullOrEmpty();
@@ -140,8 +120,8 @@ class OwnedServiceIT {
         await()
             .atMost(WAIT)
             .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(old));
-        createPod(old, 30 + i);
-        awaitRoutedTo(cluster.awaitLeader("payments", ROLE), "payments-primary");
+        payments.createPod(old, 30 + i);
+        payments.awaitRoutedTo(cluster.awaitLeader("payments", ROLE), "payments-primary");
       }
       String last = cluster.awaitLeader("payments", ROLE);
       EndpointSlice slice =
@@ -223,8 +203,8 @@ class OwnedServiceIT {
 
   @Test
   void aServiceNameTakenBySomeoneElseIsLeftAloneAndReported() {
-    createPod("payments-0", 10);
-    createLeaderService("payments-primary", Map.of("app", "other"));
+    payments.createPod("payments-0", 10);
+    payments.createLeaderService("payments-primary", Map.of("app", "other"));
     cluster.startOperator();
     cluster.create(groupWithService());
     cluster.awaitLeader("payments", ROLE);
@@ -232,9 +212,9 @@ class OwnedServiceIT {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(routed().getStatus()).isEqualTo("False");
-              assertThat(routed().getReason()).isEqualTo("ServiceProblem");
-              assertThat(routed().getMessage()).contains("not owned by this LeaderGroup");
+              assertThat(payments.routed().getStatus()).isEqualTo("False");
+              assertThat(payments.routed().getReason()).isEqualTo("ServiceProblem");
+              assertThat(payments.routed().getMessage()).contains("not owned by this LeaderGroup");
               assertThat(cluster.eventReasons("payments")).contains("ServiceProblem");
             });
     Service svc = cluster.client.services().inNamespace(NS).withName("payments-primary").get();

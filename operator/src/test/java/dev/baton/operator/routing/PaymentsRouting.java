@@ -25,10 +25,14 @@ final class PaymentsRouting {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private PaymentsRouting() {}
+  private final BatonCluster cluster;
+
+  PaymentsRouting(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   /** A ready pod with an IP and a container port named http, as a kubelet would report it. */
-  static void createPod(BatonCluster cluster, String name, int ip) {
+  void createPod(String name, int ip) {
     Pod pod =
         new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", "payments")))
             .editSpec()
@@ -48,13 +52,13 @@ final class PaymentsRouting {
     cluster.createPod(pod);
   }
 
-  static void createPods(BatonCluster cluster, int n) {
+  void createPods(int n) {
     for (int i = 0; i < n; i++) {
-      createPod(cluster, "payments-" + i, 10 + i);
+      createPod("payments-" + i, 10 + i);
     }
   }
 
-  static void createLeaderService(BatonCluster cluster, String name, Map<String, String> selector) {
+  void createLeaderService(String name, Map<String, String> selector) {
     cluster
         .client
         .services()
@@ -74,26 +78,26 @@ final class PaymentsRouting {
         .create();
   }
 
-  static Condition routed(BatonCluster cluster) {
+  Condition routed() {
     return cluster
         .condition("payments", "Routed")
         .orElseThrow(() -> new AssertionError("no Routed"));
   }
 
-  static List<RouteStatus> routing(BatonCluster cluster) {
+  List<RouteStatus> routing() {
     List<RouteStatus> r = cluster.status("payments").getRouting();
     return r == null ? List.of() : r;
   }
 
-  static void awaitRoutedTo(BatonCluster cluster, String leader, String service) {
+  void awaitRoutedTo(String leader, String service) {
     await()
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(routed(cluster).getStatus())
+              assertThat(routed().getStatus())
                   .as(cluster.describe("payments", ROLE))
                   .isEqualTo("True");
-              assertThat(routing(cluster))
+              assertThat(routing())
                   .anySatisfy(
                       r -> {
                         assertThat(r.getService()).isEqualTo(service);

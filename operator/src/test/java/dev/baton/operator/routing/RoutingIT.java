@@ -5,18 +5,15 @@ import static dev.baton.testkit.Sandbox.NS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Condition;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,41 +32,18 @@ class RoutingIT {
   private static final Duration WAIT = Duration.ofSeconds(20);
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+  private PaymentsRouting payments;
   private EndpointsController endpoints;
 
   @BeforeEach
   void start() {
+    payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }
 
   @AfterEach
   void stop() {
     endpoints.close();
-  }
-
-  // The payments world is PaymentsRouting's; these hand it this test's cluster.
-  private void createPod(String name, int ip) {
-    PaymentsRouting.createPod(cluster, name, ip);
-  }
-
-  private void createPods(int n) {
-    PaymentsRouting.createPods(cluster, n);
-  }
-
-  private void createLeaderService(String name, Map<String, String> selector) {
-    PaymentsRouting.createLeaderService(cluster, name, selector);
-  }
-
-  private Condition routed() {
-    return PaymentsRouting.routed(cluster);
-  }
-
-  private List<RouteStatus> routing() {
-    return PaymentsRouting.routing(cluster);
-  }
-
-  private void awaitRoutedTo(String leader, String service) {
-    PaymentsRouting.awaitRoutedTo(cluster, leader, service);
   }
 
   private String metrics() throws Exception {
@@ -93,13 +67,13 @@ class RoutingIT {
 
   @Test
   void routingIsReportedAndTimedAfterEveryLeaderChange() throws Exception {
-    createPods(3);
-    createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
+    payments.createPods(3);
+    payments.createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     String first = cluster.awaitLeader("payments", ROLE);
-    awaitRoutedTo(first, "payments-leader");
-    assertThat(routed().getReason()).isEqualTo("RoutedToLeader");
+    payments.awaitRoutedTo(first, "payments-leader");
+    assertThat(payments.routed().getReason()).isEqualTo("RoutedToLeader");
     await().atMost(WAIT).until(() -> convergences() >= 1);
 
     for (int i = 0; i < 3; i++) {
@@ -111,9 +85,9 @@ class RoutingIT {
           .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(old));
       // Recreated only now: a new pod of the same name, created in the same second as the others,
       // may rightly be chosen (oldest first, then by name).
-      createPod(old, 20 + i);
+      payments.createPod(old, 20 + i);
       String next = cluster.awaitLeader("payments", ROLE);
-      awaitRoutedTo(next, "payments-leader");
+      payments.awaitRoutedTo(next, "payments-leader");
       await().atMost(WAIT).until(() -> convergences() > before);
     }
     assertThat(cluster.eventReasons("payments")).doesNotContain("RoutingSlow");
@@ -121,12 +95,12 @@ class RoutingIT {
 
   @Test
   void aStaleEndpointKeepsRoutedFalseWarnsAndClearsWhenTheControllerCatchesUp() {
-    createPods(3);
-    createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
+    payments.createPods(3);
+    payments.createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     String old = cluster.awaitLeader("payments", ROLE);
-    awaitRoutedTo(old, "payments-leader");
+    payments.awaitRoutedTo(old, "payments-leader");
 
     endpoints.pause(true);
     cluster.setReady(old, false);
@@ -138,9 +112,9 @@ class RoutingIT {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(routed().getStatus()).isEqualTo("False");
-              assertThat(routed().getReason()).isEqualTo("StaleEndpoint");
-              assertThat(routed().getMessage())
+              assertThat(payments.routed().getStatus()).isEqualTo("False");
+              assertThat(payments.routed().getReason()).isEqualTo("StaleEndpoint");
+              assertThat(payments.routed().getMessage())
                   .contains("payments-leader lists [" + old + "], not the leader " + next);
             });
     // Past the 10 s bound, a Warning names the Service.
@@ -155,16 +129,16 @@ class RoutingIT {
                           assertThat(e.getType()).isEqualTo("Warning");
                           assertThat(e.getMessage()).contains("payments-leader");
                         }));
-    assertThat(routed().getStatus()).isEqualTo("False");
+    assertThat(payments.routed().getStatus()).isEqualTo("False");
 
     endpoints.pause(false);
-    awaitRoutedTo(next, "payments-leader");
+    payments.awaitRoutedTo(next, "payments-leader");
     await().atMost(WAIT).until(() -> cluster.eventReasons("payments").contains("RoutingConverged"));
   }
 
   @Test
   void aServiceWhoseOtherLabelsExcludeTheLeaderIsReported() {
-    createPods(2);
+    payments.createPods(2);
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
@@ -172,19 +146,20 @@ class RoutingIT {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(routed().getStatus()).isEqualTo("Unknown");
-              assertThat(routed().getReason()).isEqualTo("NoLeaderService");
+              assertThat(payments.routed().getStatus()).isEqualTo("Unknown");
+              assertThat(payments.routed().getReason()).isEqualTo("NoLeaderService");
             });
 
-    createLeaderService("payments-web", Map.of("app", "payments", ROLE, "leader", "tier", "web"));
+    payments.createLeaderService(
+        "payments-web", Map.of("app", "payments", ROLE, "leader", "tier", "web"));
     await()
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(routed().getStatus()).isEqualTo("False");
-              assertThat(routed().getReason()).isEqualTo("SelectorExcludesLeader");
-              assertThat(routed().getMessage()).contains("payments-web", "tier=web");
-              assertThat(routing())
+              assertThat(payments.routed().getStatus()).isEqualTo("False");
+              assertThat(payments.routed().getReason()).isEqualTo("SelectorExcludesLeader");
+              assertThat(payments.routed().getMessage()).contains("payments-web", "tier=web");
+              assertThat(payments.routing())
                   .singleElement()
                   .satisfies(r -> assertThat(r.getRouted()).isFalse());
             });

@@ -101,6 +101,31 @@ public final class BatonCluster extends Sandbox {
     return leaders(roleLabel).get(0);
   }
 
+  /** Pods {@code <app>-0} to {@code <app>-<n-1>}, labeled app={@code app}, running and ready. */
+  public void createPods(String app, int n) {
+    for (int i = 0; i < n; i++) {
+      createPod(app + "-" + i, app);
+    }
+  }
+
+  /** The group's term as its status shows it, 0 for none yet. */
+  public long term(String group) {
+    Long term = status(group).getTerm();
+    return term == null ? 0 : term;
+  }
+
+  /** Waits until the group's condition of {@code type} has {@code status}. */
+  public void awaitCondition(String group, String type, String status) {
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(condition(group, type))
+                    .get()
+                    .extracting(Condition::getStatus)
+                    .isEqualTo(status));
+  }
+
   /**
    * Waits until the operator running now has reconciled the group (its term is among that
    * operator's metrics): the positive check a test needs before asserting that nothing changed.
