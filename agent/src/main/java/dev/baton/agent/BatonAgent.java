@@ -11,6 +11,7 @@ import dev.baton.agent.leadership.Exclusive;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.redis.RedisConnection;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.GracefulStop;
 import dev.baton.client.KubernetesApi;
@@ -30,6 +31,7 @@ public final class BatonAgent implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(BatonAgent.class);
 
+  private final AgentThreads threads;
   private final RedissonClient redisson;
   private final List<Gate> gates = new ArrayList<>();
   private final List<Relay> relays = new ArrayList<>();
@@ -39,14 +41,16 @@ public final class BatonAgent implements AutoCloseable {
 
   /** Starts an agent for {@code config}, reaching the API through {@code api}. */
   public BatonAgent(AgentConfig config, KubernetesApi api) {
-    this(config, api, List.of());
+    this(config, api, List.of(), new AgentThreads());
   }
 
   /**
    * The same, telling {@code observers} of every opening before the gates open and of every closing
    * once the gates are closed (tests and benchmarks record them).
    */
-  public BatonAgent(AgentConfig config, KubernetesApi api, List<Exclusive> observers) {
+  public BatonAgent(
+      AgentConfig config, KubernetesApi api, List<Exclusive> observers, AgentThreads threads) {
+    this.threads = threads;
     AgentMetrics metrics = new AgentMetrics();
     relayDrain = config.relayDrain();
     redisson =
@@ -64,7 +68,7 @@ public final class BatonAgent implements AutoCloseable {
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
       for (GateRoute route : config.gates()) {
-        Gate gate = new Gate(route, bind, null, metrics);
+        Gate gate = new Gate(route, bind, null, metrics, threads);
         publicGates.add(gate);
         gates.add(gate);
         Integer leaderOnly = config.relays().get(route.listenPort());
@@ -74,12 +78,17 @@ public final class BatonAgent implements AutoCloseable {
                   new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
                   bind,
                   Relay.preamble(config.podNamespace(), leaderOnly),
-                  metrics));
+                  metrics,
+                  threads));
         }
       }
       leadership =
           new AgentLeadership(
-              config.podNamespace(), config.podName(), config.confirmWithin(), redisson);
+              config.podNamespace(),
+              config.podName(),
+              config.confirmWithin(),
+              redisson,
+              threads);
       for (Gate gate : publicGates) {
         Integer leaderOnly = config.relays().get(gate.route().listenPort());
         if (leaderOnly != null) {
@@ -90,7 +99,8 @@ public final class BatonAgent implements AutoCloseable {
                   Relay.preamble(config.podNamespace(), leaderOnly),
                   leadership::view,
                   config.relayHold(),
-                  metrics);
+                  metrics,
+                  threads);
           relays.add(relay);
           gate.relayWhenShut(relay::take);
         }
@@ -111,7 +121,9 @@ public final class BatonAgent implements AutoCloseable {
                   config.podNamespace(),
                   config.podName(),
                   () -> config.podUid().or(leadership::podUid));
-      http = new AgentHttp(config.listen(), config.healthListen(), leadership, locks, metrics);
+      http =
+          new AgentHttp(
+              config.listen(), config.healthListen(), leadership, locks, metrics, threads);
       leadership.start(
           api,
           BatonLeadership.Options.defaults()
@@ -170,13 +182,18 @@ public final class BatonAgent implements AutoCloseable {
       leadership.close();
     }
     gates.forEach(Gate::close);
-    relays.forEach(Relay::close);
     if (http != null) {
       http.close();
     }
     if (redisson != null) {
       redisson.shutdown();
     }
+    threads.close();
+  }
+
+  /** The agent's threads, for what the main starts beside it. */
+  AgentThreads threads() {
+    return threads;
   }
 
   public static void main(String[] args) {
@@ -200,6 +217,6 @@ public final class BatonAgent implements AutoCloseable {
     }
     // SIGTERM: the gates close and the key is let go before the JVM ends, with status 0.
     GracefulStop.install("baton-agent-shutdown", agent::close);
-    Lean.heap();
+    Lean.heap(agent.threads());
   }
 }

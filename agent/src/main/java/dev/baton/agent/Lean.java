@@ -2,9 +2,8 @@ package dev.baton.agent;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import com.sun.management.VMOption;
-import dev.baton.client.DaemonThreads;
+import dev.baton.agent.threads.AgentThreads;
 import java.lang.management.ManagementFactory;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import javax.management.ObjectName;
@@ -41,7 +40,7 @@ final class Lean {
    * cycle every 30 s while idle gives it the chance to. Then, every minute, the C heap returns the
    * pages that startup's compilers and class loading freed (glibc keeps them).
    */
-  static void heap() {
+  static void heap(AgentThreads threads) {
     try {
       HotSpotDiagnosticMXBean vm =
           ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
@@ -54,8 +53,7 @@ final class Lean {
     } catch (RuntimeException e) {
       log.debug("heap settings not applied: {}", e.toString());
     }
-    ScheduledExecutorService trim =
-        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-agent-trim"));
+    ScheduledExecutorService trim = threads.single("baton-agent-trim");
     trim.scheduleWithFixedDelay(
         () -> trimNativeHeap(trim), TRIM_EVERY_SECONDS, TRIM_EVERY_SECONDS, TimeUnit.SECONDS);
   }

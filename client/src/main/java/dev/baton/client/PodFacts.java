@@ -9,6 +9,7 @@ import java.util.Map;
  * @param ready ready as {@link PodReadiness} counts it, as the operator does, so that the agent can
  *     tell when the operator is about to demote this pod
  * @param ip the pod's {@code status.podIP}, or null before it has one
+ * @param terminating the pod has a deletion timestamp: it is never a candidate again
  */
 public record PodFacts(
     boolean exists,
@@ -16,13 +17,26 @@ public record PodFacts(
     Map<String, String> labels,
     Map<String, String> annotations,
     boolean ready,
-    String ip) {
+    String ip,
+    boolean terminating) {
 
-  public static final PodFacts GONE = new PodFacts(false, null, Map.of(), Map.of(), false, null);
+  public static final PodFacts GONE =
+      new PodFacts(false, null, Map.of(), Map.of(), false, null, false);
 
   public PodFacts {
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
+  }
+
+  /** Facts of a pod that is not terminating. */
+  public PodFacts(
+      boolean exists,
+      String uid,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      boolean ready,
+      String ip) {
+    this(exists, uid, labels, annotations, ready, ip, false);
   }
 
   /** Facts without an address, as before pods' addresses were read. */
@@ -32,6 +46,6 @@ public record PodFacts(
       Map<String, String> labels,
       Map<String, String> annotations,
       boolean ready) {
-    this(exists, uid, labels, annotations, ready, null);
+    this(exists, uid, labels, annotations, ready, null, false);
   }
 }

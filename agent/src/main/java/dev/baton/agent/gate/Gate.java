@@ -3,6 +3,7 @@ package dev.baton.agent.gate;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.leadership.Exclusive;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -17,8 +18,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -73,56 +72,54 @@ public final class Gate implements Exclusive, AutoCloseable {
   private volatile Consumer<SocketChannel> whenShut; // null: reset
   private final List<GateLoop> loops = new ArrayList<>();
   private int next; // the loop the next connection goes to; guarded by this
-  private volatile boolean open; // written under this
-  private volatile boolean bounded; // whether openUntilNanos applies
-  private volatile long openUntilNanos;
+  private volatile GateWindow window = GateWindow.SHUT; // written under this
 
   /**
    * Binds the port at once, so that a port in use stops the agent before anything else starts.
    *
    * @throws IllegalStateException naming the port when it cannot be bound
    */
-  public Gate(GateRoute route, AgentMetrics metrics) {
-    this(route, null, null, metrics);
+  public Gate(GateRoute route, AgentMetrics metrics, AgentThreads threads) {
+    this(route, null, null, metrics, threads);
   }
 
   /**
    * @param bindHost the address to listen on; null: every interface
    * @param preamble for a leader-only gate, what a relay says first; null for a public gate
    */
-  public Gate(GateRoute route, String bindHost, String preamble, AgentMetrics metrics) {
+  public Gate(
+      GateRoute route,
+      String bindHost,
+      String preamble,
+      AgentMetrics metrics,
+      AgentThreads threads) {
     this(
         route,
         bindHost,
         preamble,
         metrics,
+        threads,
         Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()));
   }
 
-  Gate(GateRoute route, AgentMetrics metrics, int loopCount) {
-    this(route, null, null, metrics, loopCount);
+  Gate(GateRoute route, AgentMetrics metrics, AgentThreads threads, int loopCount) {
+    this(route, null, null, metrics, threads, loopCount);
   }
 
   private Gate(
-      GateRoute route, String bindHost, String preamble, AgentMetrics metrics, int loopCount) {
+      GateRoute route,
+      String bindHost,
+      String preamble,
+      AgentMetrics metrics,
+      AgentThreads threads,
+      int loopCount) {
     this.route = route;
     this.metrics = metrics;
     this.preamble = preamble == null ? null : preamble.getBytes(StandardCharsets.US_ASCII);
     this.handshakes =
         preamble == null
             ? null
-            : new ThreadPoolExecutor(
-                0,
-                64,
-                10,
-                TimeUnit.SECONDS,
-                new SynchronousQueue<>(),
-                r -> {
-                  Thread t =
-                      new Thread(null, r, "baton-agent-relay-in-" + route.listenPort(), 1L << 18);
-                  t.setDaemon(true);
-                  return t;
-                });
+            : threads.bounded("baton-agent-relay-in-" + route.listenPort(), 64, 1L << 18);
     InetSocketAddress target = new InetSocketAddress(route.targetHost(), route.targetPort());
     ServerSocketChannel s = null;
     try {
@@ -135,7 +132,7 @@ public final class Gate implements Exclusive, AutoCloseable {
           256);
       s.configureBlocking(false);
       for (int i = 0; i < loopCount; i++) {
-        loops.add(new GateLoop(route, target, metrics, i, this::mayRelay));
+        loops.add(new GateLoop(route, target, metrics, i, this::mayRelay, threads));
       }
       loops.get(0).accepting(s, this::accepted);
     } catch (IOException e) {
@@ -166,14 +163,13 @@ public final class Gate implements Exclusive, AutoCloseable {
   }
 
   @Override
-  public void openUntil(long untilNanos) {
-    openUntilNanos = untilNanos;
-    bounded = true;
+  public synchronized void openUntil(long untilNanos) {
+    window = window.until(untilNanos);
   }
 
   @Override
   public synchronized void opened(long term) {
-    open = true;
+    window = window.opened();
   }
 
   /**
@@ -182,14 +178,14 @@ public final class Gate implements Exclusive, AutoCloseable {
    * or not the leadership's own timer has closed the gate yet.
    */
   boolean mayRelay(long nowNanos) {
-    return open && (!bounded || nowNanos - openUntilNanos < 0);
+    return window.mayRelay(nowNanos);
   }
 
   @Override
   public void closed(String reason) {
     List<CountDownLatch> cuts = new ArrayList<>();
     synchronized (this) {
-      open = false;
+      window = window.shut();
       for (GateLoop loop : loops) {
         cuts.add(loop.cut(reason));
       }
@@ -282,9 +278,6 @@ public final class Gate implements Exclusive, AutoCloseable {
     closed("the agent is stopping");
     loops.forEach(GateLoop::stop);
     Sockets.closeQuietly(server);
-    if (handshakes != null) {
-      handshakes.shutdownNow();
-    }
   }
 
   static boolean isAccept(SelectionKey key) {

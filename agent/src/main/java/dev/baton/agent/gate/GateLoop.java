@@ -2,6 +2,7 @@ package dev.baton.agent.gate;
 
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -64,15 +65,15 @@ final class GateLoop {
       InetSocketAddress target,
       AgentMetrics metrics,
       int index,
-      LongPredicate mayRelay)
+      LongPredicate mayRelay,
+      AgentThreads threads)
       throws IOException {
     this.route = route;
     this.mayRelay = mayRelay;
     this.target = target;
     this.metrics = metrics;
     this.selector = Selector.open();
-    this.thread = new Thread(this::run, "baton-agent-gate-" + route.listenPort() + "-" + index);
-    thread.setDaemon(true);
+    this.thread = threads.thread("baton-agent-gate-" + route.listenPort() + "-" + index, this::run);
   }
 
   /**

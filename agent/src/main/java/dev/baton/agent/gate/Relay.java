@@ -2,6 +2,7 @@ package dev.baton.agent.gate;
 
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,8 +12,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -35,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * connections for the seconds of a hand-over and those kube-proxy still sends to a follower, not
  * the group's steady traffic, which goes to the leader's own gate once the Service has caught up.
  */
-public final class Relay implements AutoCloseable {
+public final class Relay {
 
   private static final Logger log = LoggerFactory.getLogger(Relay.class);
   private static final int CONNECT_TIMEOUT_MILLIS = 500;
@@ -60,6 +59,7 @@ public final class Relay implements AutoCloseable {
   private final Duration holdFor;
   private final AgentMetrics metrics;
   private final ExecutorService threads;
+  private final ExecutorService upstream;
 
   /**
    * @param leaderOnlyPort the port of every agent's leader-only gate
@@ -72,7 +72,8 @@ public final class Relay implements AutoCloseable {
       String preamble,
       Supplier<LeadershipView> leadership,
       Duration holdFor,
-      AgentMetrics metrics) {
+      AgentMetrics metrics,
+      AgentThreads agentThreads) {
     this.publicPort = publicPort;
     this.leaderOnlyPort = leaderOnlyPort;
     this.preamble = preamble.getBytes(StandardCharsets.US_ASCII);
@@ -80,17 +81,9 @@ public final class Relay implements AutoCloseable {
     this.holdFor = holdFor;
     this.metrics = metrics;
     this.threads =
-        new ThreadPoolExecutor(
-            0,
-            MAX_RELAYED,
-            10,
-            TimeUnit.SECONDS,
-            new SynchronousQueue<>(),
-            r -> {
-              Thread t = new Thread(null, r, "baton-agent-relay-" + publicPort, STACK_BYTES);
-              t.setDaemon(true);
-              return t;
-            });
+        agentThreads.bounded("baton-agent-relay-" + publicPort, MAX_RELAYED, STACK_BYTES);
+    this.upstream =
+        agentThreads.bounded("baton-agent-relay-" + publicPort + "-up", MAX_RELAYED, STACK_BYTES);
   }
 
   /** What a relay says first on a leader-only gate: the namespace, so that groups do not mix. */
@@ -172,19 +165,14 @@ public final class Relay implements AutoCloseable {
    * leader's gate reaches the client as a reset, as a direct connection's would.
    */
   private void pipe(Socket client, Socket leader) {
-    Thread up =
-        new Thread(
-            null,
-            () -> copy(client, leader),
-            "baton-agent-relay-" + publicPort + "-up",
-            STACK_BYTES);
-    up.setDaemon(true);
-    up.start();
+    java.util.concurrent.Future<?> up = upstream.submit(() -> copy(client, leader));
     copy(leader, client);
     try {
-      up.join();
+      up.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (java.util.concurrent.ExecutionException e) {
+      // the copy resets both sides itself
     }
     close(client);
     close(leader);
@@ -223,10 +211,5 @@ public final class Relay implements AutoCloseable {
     } catch (IOException e) {
       // closing anyway
     }
-  }
-
-  @Override
-  public void close() {
-    threads.shutdownNow();
   }
 }

@@ -9,7 +9,7 @@ import dev.baton.agent.leadership.AgentLeadership;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
-import dev.baton.client.DaemonThreads;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.LockKeys;
 import dev.baton.client.LockOwner;
 import dev.baton.client.LockUnavailableException;
@@ -23,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +46,9 @@ public final class AgentHttp implements AutoCloseable {
   private static final ObjectMapper JSON =
       new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
   static final Duration MAX_WAIT = Duration.ofMinutes(10);
+
+  /** Requests served at once, long polls and event streams included; more wait to be accepted. */
+  static final int MAX_THREADS = 256;
   private static final String LOCKS = "/v1/locks/";
 
   private final AgentLeadership leadership;
@@ -66,19 +68,19 @@ public final class AgentHttp implements AutoCloseable {
       Optional<InetSocketAddress> probes,
       AgentLeadership leadership,
       LockService locks,
-      AgentMetrics metrics) {
+      AgentMetrics metrics,
+      AgentThreads agentThreads) {
     this.leadership = leadership;
     this.locks = locks;
     this.metrics = metrics;
     this.events = new LeadershipEvents(leadership, JSON);
     // Long polls and event streams each hold a thread for as long as they last.
-    threads = Executors.newCachedThreadPool(DaemonThreads.named("baton-agent-http"));
+    threads = agentThreads.bounded("baton-agent-http", MAX_THREADS, 0);
     server = listen(listen, this::handle);
     try {
       this.probes = probes.map(p -> listen(p, this::handleProbe)).orElse(null);
     } catch (RuntimeException e) {
       server.stop(0);
-      threads.shutdownNow();
       throw e;
     }
   }
@@ -367,6 +369,5 @@ public final class AgentHttp implements AutoCloseable {
     if (probes != null) {
       probes.stop(0);
     }
-    threads.shutdownNow();
   }
 }

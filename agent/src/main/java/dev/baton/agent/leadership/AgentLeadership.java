@@ -1,14 +1,11 @@
 package dev.baton.agent.leadership;
 
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.BatonLeadership;
-import dev.baton.client.DaemonThreads;
 import dev.baton.client.KubernetesApi;
 import dev.baton.client.LockValues;
-import dev.baton.client.PodFacts;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -18,12 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether this pod may serve as its group's leader: one loop that owns every fact it decides on and
- * applies one pure rule to them ({@link GateDecision}). Each source posts a value: the pod watch
- * and reads ({@code BatonLeadership}'s belief, the pod as last seen), the gate key's answers
- * ({@link KeyCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop carries out
- * what the rule returns (the gates opened or closed through {@link GateSwitch}, the key's calls),
- * reports what Redis said of itself ({@link RedisHealth}), and publishes the answer the HTTP API
- * gives ({@link ViewBoard}).
+ * applies one pure decision to them ({@link LeadershipDecision}). Each source posts a value: the pod
+ * watch and reads ({@code BatonLeadership}'s belief, the pod as last seen), the hold key's answers
+ * ({@link HoldCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop carries out
+ * what the decision returns (the gates opened or closed through {@link Exclusives}, the key's
+ * calls), reports what Redis said of itself ({@link RedisHealth}), and publishes what the HTTP API
+ * and the probes answer ({@link ViewBoard}): nothing here keeps a second copy of the pod.
  */
 public final class AgentLeadership implements AutoCloseable {
 
@@ -33,31 +30,32 @@ public final class AgentLeadership implements AutoCloseable {
   private final String namespace;
   private final String pod;
   private final Duration confirmWithin;
-  private final boolean withKey;
-  private final GateSwitch gates = new GateSwitch();
-  private final ScheduledExecutorService loop =
-      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-agent-leadership"));
+  private final Exclusives gates = new Exclusives();
+  private final ScheduledExecutorService loop;
+  private final ScheduledExecutorService callThread;
   private final RedisHealth redisHealth;
-  private final KeyCalls keyCalls; // null without Redis
+  private final HoldKey holdKey; // null without Redis
   private final ViewBoard board;
   private volatile BatonLeadership leadership;
-  private volatile PodFacts facts;
   private volatile LeadershipLoop steps;
 
   /**
-   * @param redisson null: no gate key, the slower rule
+   * @param redisson null: no hold key, the slower rule
    */
   public AgentLeadership(
-      String namespace, String pod, Duration confirmWithin, RedissonClient redisson) {
+      String namespace,
+      String pod,
+      Duration confirmWithin,
+      RedissonClient redisson,
+      AgentThreads threads) {
     this.namespace = namespace;
     this.pod = pod;
     this.confirmWithin = confirmWithin;
-    this.withKey = redisson != null;
+    this.loop = threads.single("baton-agent-leadership");
+    this.callThread = redisson == null ? null : threads.single("baton-agent-hold-calls");
     this.redisHealth = new RedisHealth(confirmWithin.toNanos());
-    this.keyCalls = redisson == null ? null : new KeyCalls(new GateKey(redisson, confirmWithin));
-    this.board =
-        new ViewBoard(
-            new LeadershipView(false, null, pod, null, null, null, null, null), System::nanoTime);
+    this.holdKey = redisson == null ? null : new HoldKey(redisson, confirmWithin);
+    this.board = new ViewBoard(AgentView.initial(pod), System::nanoTime);
   }
 
   /**
@@ -69,59 +67,55 @@ public final class AgentLeadership implements AutoCloseable {
 
   /** Starts following the pod through {@code api}. */
   public void start(KubernetesApi api, BatonLeadership.Options options) {
+    HoldCalls calls = holdKey == null ? null : new HoldCalls(holdKey, callThread);
     steps =
         new LeadershipLoop(
-            GateMachine.Config.of(
-                namespace, pod, options.roleLabel(), confirmWithin, withKey, LockValues.random()),
+            LeadershipConfig.of(
+                namespace,
+                pod,
+                options.roleLabel(),
+                confirmWithin,
+                holdKey != null,
+                LockValues.random()),
             gates,
             board,
             redisHealth,
-            (call, from) -> keyCalls.send(call, this::post),
+            (call, from) -> calls.send(call, this::post),
             System::nanoTime);
     BatonLeadership.Promotion promotion =
-        withKey
+        holdKey != null
             ? BatonLeadership.Promotion.AT_ONCE
             : BatonLeadership.Promotion.AFTER_CONFIRM_WITHIN;
     leadership =
         BatonLeadership.watchingPod(
-            api,
-            namespace,
-            pod,
-            options,
-            promotion,
-            seen -> {
-              facts = seen;
-              post(new GateMachine.PodSeen(seen));
-            });
-    leadership.follow(
-        b -> post(new GateMachine.Belief(b.leader(), b.term(), b.confirmedUntilNanos())));
+            api, namespace, pod, options, promotion, seen -> post(new Input.PodSeen(seen)));
+    leadership.follow(b -> post(new Input.Belief(b.leader(), b.term(), b.confirmedUntilNanos())));
     loop.scheduleWithFixedDelay(
-        () -> steps.feed(new GateMachine.Tick()), TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
-    if (keyCalls != null) {
-      keyCalls.listen(key -> post(new GateMachine.KeyMessage(key)));
+        () -> steps.feed(new Input.Tick()), TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    if (holdKey != null) {
+      holdKey.listen(key -> post(new Input.KeyMessage(key)), callThread);
     }
   }
 
   /** Whether the first read of the pod has answered. */
   public boolean ready() {
-    return facts != null;
+    return board.agent().podRead();
   }
 
   /**
    * Why this agent should not count as ready although its pod was read: labeled leader, yet its
-   * Redis has not answered for {@code confirmWithin}, so its gate cannot open. A readiness probe on
-   * it makes the pod not ready, and the operator moves leadership to a pod whose gate can open.
+   * Redis has not answered for {@code confirmWithin}, so its gates cannot open. A readiness probe
+   * on it makes the pod not ready, and the operator moves leadership to a pod whose gates can open.
    */
   public Optional<String> notReadyReason() {
-    BatonLeadership l = leadership;
-    if (keyCalls == null || l == null || !l.isLeader()) {
+    if (holdKey == null || !board.agent().labeledLeader()) {
       return Optional.empty();
     }
     return redisHealth
         .unreachableFor(System.nanoTime())
         .map(
             d ->
-                "this pod is labeled leader but its gate cannot open: Redis has not answered for "
+                "this pod is labeled leader but its gates cannot open: Redis has not answered for "
                     + d.toMillis()
                     + " ms");
   }
@@ -145,14 +139,12 @@ public final class AgentLeadership implements AutoCloseable {
 
   /** Whether the pod, as last seen, is ready as the operator counts it. */
   public boolean podReady() {
-    PodFacts f = facts;
-    return f != null && f.ready();
+    return board.agent().podReady();
   }
 
   /** The pod's uid, once a read has shown it. */
   public Optional<String> podUid() {
-    PodFacts f = facts;
-    return f == null ? Optional.empty() : Optional.ofNullable(f.uid());
+    return Optional.ofNullable(board.agent().podUid());
   }
 
   /** The answer now: never {@code leader: true} past the gates' deadline. */
@@ -171,39 +163,49 @@ public final class AgentLeadership implements AutoCloseable {
     return board.watch(watcher);
   }
 
-  private void post(GateMachine.Input input) {
-    try {
-      loop.execute(() -> steps.feed(input));
-    } catch (RejectedExecutionException e) {
-      // closed meanwhile
+  private void post(Input input) {
+    LeadershipLoop l = steps;
+    if (l != null) {
+      loop.execute(() -> l.feed(input));
     }
   }
 
   /**
-   * Closes the gates for good and gives the gate key up; the loop goes on reading who leads, for a
+   * Closes the gates for good and gives the hold key up; the loop goes on reading who leads, for a
    * relay that carries connections to the next leader while the agent stops.
    */
   public void shut() {
     try {
       LeadershipLoop l = steps;
       if (l != null) {
-        loop.submit(() -> l.feed(new GateMachine.Closing())).get(5, TimeUnit.SECONDS);
+        loop.submit(() -> l.feed(new Input.Closing())).get(5, TimeUnit.SECONDS);
       }
     } catch (Exception e) {
       log.warn("closing the gates: {}", e.toString());
     }
   }
 
-  /** Closes the gates, gives the gate key up, and stops following the pod. */
+  /**
+   * Closes the gates, gives the hold key up, and stops following the pod. The threads are
+   * AgentThreads' to stop; the let-go queued here is waited for (a little) first.
+   */
   @Override
   public void close() {
     shut();
     if (leadership != null) {
       leadership.close();
     }
-    if (keyCalls != null) {
-      keyCalls.close(); // the let-go queued above runs first
+    if (holdKey != null) {
+      try {
+        callThread.submit(() -> {}).get(2, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        log.debug("hold key calls still running at close: {}", e.toString());
+      }
+      holdKey.stopListening();
     }
     loop.shutdownNow();
+    if (callThread != null) {
+      callThread.shutdownNow();
+    }
   }
 }

@@ -6,34 +6,34 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leadership loop's one step, on whatever thread runs it: an input in, the rule applied ({@link
- * GateMachine}), its effects carried out in order (the gates opened or closed, calls sent), what
- * Redis said of itself noted ({@link RedisHealth}), the answer published ({@link ViewBoard}). It
- * alone holds the state. {@link AgentLeadership} runs it on a single thread and gives it its
- * sources; tests run it with a clock and calls of their own.
+ * The leadership loop's one step, on whatever thread runs it: an input in, the decision applied
+ * ({@link LeadershipDecision}), its effects carried out in order (the gates opened or closed,
+ * calls sent), what Redis said of itself noted ({@link RedisHealth}), the answer published ({@link
+ * ViewBoard}). It alone holds the state. {@link AgentLeadership} runs it on a single thread and
+ * gives it its sources; tests run it with a clock and calls of their own.
  */
 final class LeadershipLoop {
 
   private static final Logger log = LoggerFactory.getLogger(LeadershipLoop.class);
 
-  private final GateMachine.Config config;
-  private final GateSwitch gates;
+  private final LeadershipConfig config;
+  private final Exclusives gates;
   private final ViewBoard board;
   private final RedisHealth redisHealth;
-  private final BiConsumer<GateMachine.Call, LeadershipLoop> calls;
+  private final BiConsumer<HoldCall, LeadershipLoop> calls;
   private final LongSupplier clock;
-  private GateMachine.State state;
+  private AgentState state;
 
   /**
    * @param calls sends a call; its answer comes back through {@link #feed} (null: no Redis)
    * @param clock {@link System#nanoTime()}, or a test's
    */
   LeadershipLoop(
-      GateMachine.Config config,
-      GateSwitch gates,
+      LeadershipConfig config,
+      Exclusives gates,
       ViewBoard board,
       RedisHealth redisHealth,
-      BiConsumer<GateMachine.Call, LeadershipLoop> calls,
+      BiConsumer<HoldCall, LeadershipLoop> calls,
       LongSupplier clock) {
     this.config = config;
     this.gates = gates;
@@ -41,44 +41,48 @@ final class LeadershipLoop {
     this.redisHealth = redisHealth;
     this.calls = calls;
     this.clock = clock;
-    this.state = GateMachine.State.initial(clock.getAsLong());
+    this.state = AgentState.initial(clock.getAsLong());
   }
 
-  /** One step: {@code input} as of now. */
-  void feed(GateMachine.Input input) {
+  /**
+   * One step: {@code input} as of now. A step that throws an exception is logged and the loop goes
+   * on with the state it had; an {@link Error} is not caught here (AgentThreads ends the process).
+   */
+  void feed(Input input) {
     try {
       noteRedis(input);
-      GateDecision.Step step = GateDecision.step(config, state, input, clock.getAsLong());
+      LeadershipDecision.Step step =
+          LeadershipDecision.step(config, state, input, clock.getAsLong());
       state = step.state();
-      LeadershipView view = state.view(config);
-      if (!view.leader()) {
+      AgentView view = AgentView.of(config, state);
+      if (!view.leadership().leader()) {
         // Told before any gate closes: whoever asks once a connection was cut hears "not leader".
-        board.publish(view, state.openUntil());
+        board.publish(view, state.gates().untilNanos());
       }
-      for (GateMachine.Effect e : step.effects()) {
+      for (Effect e : step.effects()) {
         carryOut(e);
       }
       // A leader is told only once its gates opened.
-      board.publish(view, state.openUntil());
+      board.publish(view, state.gates().untilNanos());
     } catch (RuntimeException e) {
       log.error("the leadership loop failed a step; it goes on", e);
     }
   }
 
-  GateMachine.State state() {
+  AgentState state() {
     return state;
   }
 
   /** What an answer tells of Redis itself: that it answered, its clock, its incarnation, INFO. */
-  private void noteRedis(GateMachine.Input input) {
-    if (input instanceof GateMachine.Answered a) {
+  private void noteRedis(Input input) {
+    if (input instanceof Input.Answered a) {
       if (a.answer() == null) {
         redisHealth.failed(a.answeredNanos());
       } else {
         redisHealth.answered(
             a.sentNanos(), a.answeredNanos(), a.answer().incarnation(), a.answer().redisMillis());
       }
-    } else if (input instanceof GateMachine.FactsRead f) {
+    } else if (input instanceof Input.FactsRead f) {
       if (f.facts() == null) {
         redisHealth.failed(f.answeredNanos());
       } else {
@@ -89,14 +93,14 @@ final class LeadershipLoop {
     }
   }
 
-  private void carryOut(GateMachine.Effect effect) {
-    if (effect instanceof GateMachine.Open o) {
-      gates.openUntil(o.untilNanos(), o.term());
-    } else if (effect instanceof GateMachine.Close c) {
+  private void carryOut(Effect effect) {
+    if (effect instanceof Effect.Open o) {
+      gates.open(o);
+    } else if (effect instanceof Effect.Close c) {
       gates.close(c.reason()); // every connection reset before the next effect, a let-go, runs
-    } else if (effect instanceof GateMachine.Call call) {
+    } else if (effect instanceof HoldCall call) {
       calls.accept(call, this);
-    } else if (effect instanceof GateMachine.Log l) {
+    } else if (effect instanceof Effect.Log l) {
       if (l.warn()) {
         log.warn(l.message());
       } else {

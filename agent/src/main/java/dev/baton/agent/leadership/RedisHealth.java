@@ -97,7 +97,7 @@ public final class RedisHealth {
   }
 
   /** INFO of the key's node, each field blank when not permitted. */
-  void facts(GateKey.RedisFacts f) {
+  void facts(HoldKey.RedisFacts f) {
     evicts =
         f.maxmemory().isBlank() || f.policy().isBlank()
             ? -1

@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * The leadership loop's last answer, for the threads that ask (HTTP, metrics): written by the loop
- * alone, read by anyone. An answer of {@code leader: true} is good only until the gates' deadline,
+ * The leadership loop's last answer ({@link AgentView}), for the threads that ask (HTTP, probes,
+ * metrics, relays): written by the loop alone, read by anyone. An answer of {@code leader: true} is good only until the gates' deadline,
  * so a reader past it gets {@code leader: false} even before the loop has run again, as a paused
  * process's first answer must be.
  */
@@ -17,38 +17,46 @@ final class ViewBoard {
 
   private final List<Consumer<LeadershipView>> watchers = new CopyOnWriteArrayList<>();
   private final Object changed = new Object();
-  private volatile LeadershipView view;
+  private volatile AgentView view;
   private volatile long leaderUntilNanos;
   private final LongSupplier clock;
 
   /**
    * @param clock {@link System#nanoTime()}, or a test's
    */
-  ViewBoard(LeadershipView initial, LongSupplier clock) {
+  ViewBoard(AgentView initial, LongSupplier clock) {
     this.view = initial;
     this.clock = clock;
   }
 
   /** On the loop: a new answer, good until {@code untilNanos} when it says leader. */
-  void publish(LeadershipView v, long untilNanos) {
+  void publish(AgentView v, long untilNanos) {
     leaderUntilNanos = untilNanos;
-    if (v.equals(view)) {
+    AgentView before = view;
+    if (v.equals(before)) {
       return;
     }
     synchronized (changed) {
       view = v;
       changed.notifyAll();
     }
-    for (Consumer<LeadershipView> w : watchers) {
-      w.accept(v);
+    if (!v.leadership().equals(before.leadership())) {
+      for (Consumer<LeadershipView> w : watchers) {
+        w.accept(v.leadership());
+      }
     }
   }
 
   /** The answer now: never {@code leader: true} past the deadline it was given with. */
   LeadershipView now() {
-    LeadershipView v = view;
-    if (v.leader() && clock.getAsLong() - leaderUntilNanos >= 0) {
-      return v.notLeading();
+    return agent().leadership();
+  }
+
+  /** All the loop published, its answer as of now. */
+  AgentView agent() {
+    AgentView v = view;
+    if (v.leadership().leader() && clock.getAsLong() - leaderUntilNanos >= 0) {
+      return v.withLeadership(v.leadership().notLeading());
     }
     return v;
   }

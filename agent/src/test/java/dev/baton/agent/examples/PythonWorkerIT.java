@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.client.KubernetesApi;
 import dev.baton.testkit.FreePorts;
@@ -62,7 +63,8 @@ class PythonWorkerIT {
         new BatonAgent(
             AgentConfig.fromEnvironment(env),
             KubernetesApi.withoutCredentials(sandbox.api()),
-            List.of());
+            List.of(),
+            new AgentThreads());
     try (agent) {
       Path log = dir.resolve("worker.log");
       ProcessBuilder pb =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.testkit.FreePorts;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,13 +23,15 @@ class GateTest {
 
   private final ServerSocket app = newServer();
   private final AgentMetrics metrics = new AgentMetrics();
+  private final AgentThreads threads = new AgentThreads();
   private final Gate gate =
-      new Gate(new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()), metrics);
+      new Gate(new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()), metrics, threads);
 
   @AfterEach
   void stop() throws IOException {
     gate.close();
     app.close();
+    threads.close();
   }
 
   @Test
@@ -133,7 +136,8 @@ class GateTest {
             new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
             "127.0.0.1",
             preamble,
-            metrics);
+            metrics,
+            threads);
     try {
       // Shut: the preamble is read, and the connection reset without an answer.
       try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {

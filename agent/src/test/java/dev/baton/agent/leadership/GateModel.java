@@ -1,50 +1,55 @@
 package dev.baton.agent.leadership;
 
+import dev.baton.agent.gate.GateWindow;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A world of agents running the agent's own rule ({@link GateDecision}), one gate key in a Redis
- * that follows the gate scripts ({@link GateScriptsModel}), an operator that relabels pods, an API
- * whose reads may hang, and calls to Redis that may be late, lost or run after their answer was
- * given up. {@code maxOpened} is the highest term any gate opened with so far: no gate may open for
+ * A world of agents running the agent's own decision ({@link LeadershipDecision}), each with the
+ * gates it carries out ({@link GateWindow}, the rule its event loops apply) and a clock of its own;
+ * one hold key in a Redis that follows the hold scripts ({@link HoldScriptsModel}); an operator
+ * that relabels pods; pod reads that may be answered late, out of order, or never; calls to Redis
+ * that may run late, be given up on, run after that, or run twice; and the {@code baton:gates}
+ * messages. {@code maxOpened} is the highest term any gate opened with so far: no gate may open for
  * a lower one later (its bytes would follow a newer leader's). Immutable: every action returns the
- * next world, or null when it cannot happen. Times are kept relative to now (now is 0 after {@link
- * #canonical}), so that worlds reached by different paths compare equal.
+ * next world, or null when it cannot happen.
  *
- * <p>This is the world, its invariants and its copies; the actions are the agents' ({@link
- * GateModelAgents}), the operator's ({@link GateModelOperator}) and Redis's ({@link
- * GateModelRedis}).
+ * <p>This is the world and its invariants; the actions are the agents' ({@link GateModelAgents}),
+ * the operator's ({@link GateModelOperator}) and Redis's ({@link GateModelRedis}); {@link
+ * GateModelCanon} puts a world in the one form that all worlds equal to it share; {@link
+ * GateModelSearch} explores.
  */
 record GateModel(
     long now,
     List<Agent> agents,
     List<Pod> pods,
     long termCounter,
-    GateScriptsModel redis,
-    List<GateScriptsModel> history,
+    HoldScriptsModel redis,
+    List<HoldScriptsModel> history,
     int incarnations,
     long maxOpened,
     List<Flight> flights,
     List<Read> reads,
-    Budget budget) {
+    List<Integer> notes,
+    Budget budget,
+    String broke) {
 
   static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
   static final long TTL = 2000 * MS;
   static final String NS = "shop";
   static final String GROUP = "g";
-  static final String KEY = GateKey.name(NS, GROUP);
+  static final String KEY = HoldKey.name(NS, GROUP);
   static final String ROLE = "baton.dev/role";
 
   /** What BatonLeadership subtracts from a read's validity before it believes it. */
   static final long CONFIRM_MARGIN = 100 * MS;
 
   /**
-   * One agent.
+   * One agent. Its times are by its own clock: the world's now plus {@code offset}.
    *
+   * @param window the gates as carried out: what their event loops check
    * @param hung its API reads and watch hang: it learns nothing of its pod any more
    * @param lastAsked when the read it last believed was sent (an older read is overtaken)
    * @param newestTold the highest term it was shown for its pod
@@ -52,70 +57,139 @@ record GateModel(
    * @param holdBounds per hold, the latest deadline its successful scripts allow
    */
   record Agent(
-      GateMachine.State state,
+      AgentState state,
+      GateWindow window,
+      long offset,
       boolean paused,
       boolean hung,
       long lastAsked,
       long newestTold,
       long confirmBound,
-      Map<String, Long> holdBounds) {}
+      Map<String, Long> holdBounds) {
+
+    Agent with(AgentState s, GateWindow w) {
+      return new Agent(
+          s, w, offset, paused, hung, lastAsked, newestTold, confirmBound, holdBounds);
+    }
+
+    Agent paused(boolean p) {
+      return new Agent(
+          state, window, offset, p, hung, lastAsked, newestTold, confirmBound,
+          holdBounds);
+    }
+
+    Agent hung(boolean h) {
+      return new Agent(
+          state, window, offset, paused, h, lastAsked, newestTold, confirmBound,
+          holdBounds);
+    }
+
+    Agent told(long asked, long newest, long bound) {
+      return new Agent(
+          state, window, offset, paused, hung, asked, newest, bound, holdBounds);
+    }
+
+    Agent bounds(Map<String, Long> b) {
+      return new Agent(
+          state, window, offset, paused, hung, lastAsked, newestTold, confirmBound,
+          Map.copyOf(b));
+    }
+
+    /** Whether it can take an input now. */
+    boolean free() {
+      return !paused;
+    }
+  }
 
   record Pod(String name, boolean leader, long term) {}
 
   /**
    * A call to Redis.
    *
+   * @param sentAt by its agent's clock
    * @param retake whether a renewal may take an absent key again, as the call says at sending
-   *     (GateMachine.Renew)
-   * @param answer its answer once it ran, null before
-   * @param abandoned the agent was told it got no answer; it may still run, unanswered
+   * @param runs how many times it ran (twice: the client resent it)
+   * @param answer its last run's answer, null before it ran
+   * @param abandoned its agent was told it got no answer; it may still run, unanswered
    */
   record Flight(
       int agent,
-      GateMachine.Call call,
+      HoldCall call,
       long sentAt,
       boolean retake,
-      boolean ran,
-      GateKey.Answer answer,
+      int runs,
+      HoldKey.Answer answer,
       boolean abandoned) {}
 
-  /** A read of a pod, sent at {@code sentAt}, answering what the pod carried then. */
-  record Read(int agent, long sentAt, boolean leader, long term) {}
+  /**
+   * A read of a pod, sent at {@code sentAt} (its agent's clock), answering what the pod carried
+   * then; {@code seen}: its pod was passed on, its belief not yet.
+   */
+  record Read(int agent, long sentAt, boolean leader, long term, boolean seen) {}
 
   /** How many of each kind of event may still happen. */
-  record Budget(int faults, int pauses, int operator, int hangs, int losses, int advances) {
+  record Budget(
+      int faults,
+      int pauses,
+      int operator,
+      int hangs,
+      int losses,
+      int resends,
+      int lates,
+      int advances) {
+
+    private static Budget of(int[] b) {
+      return new Budget(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
+    }
+
+    private int[] all() {
+      return new int[] {faults, pauses, operator, hangs, losses, resends, lates, advances};
+    }
+
+    private Budget spend(int k) {
+      int[] b = all();
+      if (b[k] <= 0) {
+        return null;
+      }
+      b[k]--;
+      return of(b);
+    }
 
     Budget fault() {
-      return faults > 0 ? new Budget(faults - 1, pauses, operator, hangs, losses, advances) : null;
+      return spend(0);
     }
 
     Budget pause() {
-      return pauses > 0 ? new Budget(faults, pauses - 1, operator, hangs, losses, advances) : null;
+      return spend(1);
     }
 
     Budget operate() {
-      return operator > 0
-          ? new Budget(faults, pauses, operator - 1, hangs, losses, advances)
-          : null;
+      return spend(2);
     }
 
     Budget hang() {
-      return hangs > 0 ? new Budget(faults, pauses, operator, hangs - 1, losses, advances) : null;
+      return spend(3);
     }
 
     Budget lose() {
-      return losses > 0 ? new Budget(faults, pauses, operator, hangs, losses - 1, advances) : null;
+      return spend(4);
+    }
+
+    Budget resend() {
+      return spend(5);
+    }
+
+    Budget late() {
+      return spend(6);
     }
 
     Budget advance() {
-      return advances > 0
-          ? new Budget(faults, pauses, operator, hangs, losses, advances - 1)
-          : null;
+      return spend(7);
     }
   }
 
-  static GateMachine.Config config(int agent) {
-    return new GateMachine.Config(
+  static LeadershipConfig config(int agent) {
+    return new LeadershipConfig(
         NS,
         "p" + agent,
         ROLE,
@@ -129,12 +203,27 @@ record GateModel(
         "n" + agent);
   }
 
+  /** Agent i's clock runs this far ahead of the world's: no two agents read the same time. */
+  static long offset(int agent) {
+    return agent * 7_000_001_003L;
+  }
+
   static GateModel start(int agents, Budget budget) {
     List<Agent> a = new ArrayList<>();
     List<Pod> p = new ArrayList<>();
     for (int i = 0; i < agents; i++) {
+      long t = offset(i);
       a.add(
-          new Agent(GateMachine.State.initial(0), false, false, -TTL * 10, 0, -TTL * 10, Map.of()));
+          new Agent(
+              AgentState.initial(t),
+              GateWindow.SHUT,
+              t,
+              false,
+              false,
+              t - TTL * 10,
+              0,
+              t - TTL * 10,
+              Map.of()));
       p.add(new Pod("p" + i, false, 0));
     }
     return new GateModel(
@@ -142,23 +231,29 @@ record GateModel(
         a,
         p,
         0,
-        new GateScriptsModel("r0", null, 0, 1_000_000),
+        new HoldScriptsModel("r0", null, 0, 0, 1_000_000),
         List.of(),
         0,
         0,
         List.of(),
         List.of(),
-        budget);
+        List.of(),
+        budget,
+        null);
+  }
+
+  /** Agent i's clock now. */
+  long clock(int i) {
+    return now + agents.get(i).offset();
   }
 
   // ---- the invariants, checked after every action
 
-  /** Agents whose gate forwards now: open by their own rule, and before its deadline. */
+  /** Agents whose gates forward now: by the rule their event loops apply, on their own clocks. */
   List<Integer> forwarding() {
     List<Integer> out = new ArrayList<>();
     for (int i = 0; i < agents.size(); i++) {
-      GateMachine.State s = agents.get(i).state();
-      if (s.open() && now - s.openUntil() < 0) {
+      if (agents.get(i).window().mayRelay(clock(i))) {
         out.add(i);
       }
     }
@@ -167,32 +262,39 @@ record GateModel(
 
   /** Why this world breaks an invariant, or null. {@code before} is the world it came from. */
   String violation(GateModel before) {
+    if (broke != null) {
+      return broke;
+    }
     List<Integer> fwd = forwarding();
     if (fwd.size() > 1) {
       return "two gates forwarding: agents " + fwd;
     }
     for (int i = 0; i < agents.size(); i++) {
       Agent a = agents.get(i);
-      GateMachine.State s = a.state();
-      if (!s.open()) {
+      Agent was = before.agents.get(i);
+      GateWindow w = a.window();
+      if (!w.open()) {
         continue;
       }
-      if (s.openUntil() - a.confirmBound() > 0) {
+      AgentState s = a.state();
+      if (w.untilNanos() - a.confirmBound() > 0) {
         return "agent " + i + " open past what its reads allow";
       }
-      Long held = s.hold() == null ? null : a.holdBounds().get(s.hold().value());
-      if (held == null || s.openUntil() - held > 0) {
+      Long held = s.key().hold() == null ? null : a.holdBounds().get(s.key().hold().value());
+      if (!w.equals(was.window()) && (held == null || w.untilNanos() - held > 0)) {
         return "agent " + i + " open past what its hold's scripts allow";
       }
-      boolean opened = !before.agents.get(i).state().open();
-      if (opened && (s.term() < before.maxOpened || s.term() < a.newestTold())) {
-        return "agent "
-            + i
-            + " opened for term "
-            + s.term()
-            + " below term "
-            + Math.max(before.maxOpened, a.newestTold())
-            + (s.term() < before.maxOpened ? ", with which a gate opened before" : ", shown to it");
+      if (!was.window().open()) {
+        long term = s.pod().term();
+        if (term < before.maxOpened || term < a.newestTold()) {
+          return "agent "
+              + i
+              + " opened for term "
+              + term
+              + " below term "
+              + Math.max(before.maxOpened, a.newestTold())
+              + (term < before.maxOpened ? ", with which a gate opened before" : ", shown to it");
+        }
       }
     }
     return null;
@@ -200,137 +302,59 @@ record GateModel(
 
   // ---- copies
 
-  /** The same world as of now = 0, older times clamped where the rule cannot tell them apart. */
-  GateModel canonical() {
-    long delta = -now;
-    long floor = -3 * TTL;
-    List<Agent> a = new ArrayList<>();
-    for (Agent x : agents) {
-      Map<String, Long> bounds = new HashMap<>();
-      x.holdBounds().forEach((k, v) -> bounds.put(k, Math.max(v + delta, floor)));
-      a.add(
-          new Agent(
-              x.state().shifted(delta, floor),
-              x.paused(),
-              x.hung(),
-              Math.max(x.lastAsked() + delta, floor),
-              x.newestTold(),
-              Math.max(x.confirmBound() + delta, floor),
-              Map.copyOf(bounds)));
-    }
-    List<Flight> f = new ArrayList<>();
-    for (Flight x : flights) {
-      f.add(
-          new Flight(
-              x.agent(),
-              shifted(x.call(), delta, floor),
-              Math.max(x.sentAt() + delta, floor),
-              x.retake(),
-              x.ran(),
-              x.answer(),
-              x.abandoned()));
-    }
-    List<Read> r = new ArrayList<>();
-    for (Read x : reads) {
-      r.add(new Read(x.agent(), Math.max(x.sentAt() + delta, floor), x.leader(), x.term()));
-    }
-    return new GateModel(
-        0,
-        List.copyOf(a),
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        List.copyOf(f),
-        List.copyOf(r),
-        budget);
-  }
-
-  private static GateMachine.Call shifted(GateMachine.Call c, long delta, long floor) {
-    if (c instanceof GateMachine.Renew n) {
-      return new GateMachine.Renew(
-          n.hold().shifted(delta, floor),
-          n.retakeAs(),
-          n.retakeBeforeNanos() == Long.MIN_VALUE
-              ? Long.MIN_VALUE
-              : Math.max(n.retakeBeforeNanos() + delta, floor),
-          n.prove());
-    }
-    if (c instanceof GateMachine.LetGo l) {
-      return new GateMachine.LetGo(l.hold().shifted(delta, floor));
-    }
-    return c;
-  }
-
   GateModel withAgent(int i, Agent a) {
     List<Agent> l = new ArrayList<>(agents);
     l.set(i, a);
     return new GateModel(
-        now,
-        List.copyOf(l),
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        budget);
+        now, List.copyOf(l), pods, termCounter, redis, history, incarnations, maxOpened, flights,
+        reads, notes, budget, broke);
   }
 
-  GateModel withPod(int i, Pod p) {
+  GateModel withPod(int i, Pod p, long terms) {
     List<Pod> l = new ArrayList<>(pods);
     l.set(i, p);
     return new GateModel(
-        now,
-        agents,
-        List.copyOf(l),
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        budget);
+        now, agents, List.copyOf(l), terms, redis, history, incarnations, maxOpened, flights,
+        reads, notes, budget, broke);
   }
 
   GateModel withFlights(List<Flight> f) {
     return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        List.copyOf(f),
-        reads,
-        budget);
+        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, List.copyOf(f),
+        reads, notes, budget, broke);
   }
 
-  GateModel withoutFlight(int k) {
-    List<Flight> f = new ArrayList<>(flights);
-    f.remove(k);
-    return withFlights(f);
-  }
-
-  GateModel withRedis(GateScriptsModel r, int inc) {
+  GateModel withReads(List<Read> r) {
     return new GateModel(
-        now, agents, pods, termCounter, r, remember(r), inc, maxOpened, flights, reads, budget);
+        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights,
+        List.copyOf(r), notes, budget, broke);
+  }
+
+  GateModel withNotes(List<Integer> n) {
+    return new GateModel(
+        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
+        List.copyOf(n), budget, broke);
+  }
+
+  GateModel withNow(long t) {
+    return new GateModel(
+        t, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
+        notes, budget, broke);
+  }
+
+  GateModel withRedis(HoldScriptsModel r, int inc) {
+    return new GateModel(
+        now, agents, pods, termCounter, r, remember(r), inc, maxOpened, flights, reads, notes,
+        budget, broke);
   }
 
   /** The key as it was, for a later restore: the last three states that held a value. */
-  List<GateScriptsModel> remember(GateScriptsModel r) {
-    GateScriptsModel saved = new GateScriptsModel("saved", r.value(), r.highest(), 0);
+  List<HoldScriptsModel> remember(HoldScriptsModel r) {
+    HoldScriptsModel saved = new HoldScriptsModel("saved", r.value(), r.highest(), r.writes(), 0);
     if (r.value() == null || history.contains(saved)) {
       return history;
     }
-    List<GateScriptsModel> h = new ArrayList<>(history);
+    List<HoldScriptsModel> h = new ArrayList<>(history);
     h.add(saved);
     while (h.size() > 3) {
       h.remove(0);
@@ -340,21 +364,27 @@ record GateModel(
 
   GateModel opened(long term) {
     return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        Math.max(maxOpened, term),
-        flights,
-        reads,
-        budget);
+        now, agents, pods, termCounter, redis, history, incarnations, Math.max(maxOpened, term),
+        flights, reads, notes, budget, broke);
   }
 
   GateModel withBudget(Budget b) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads, b);
+        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
+        notes, b, broke);
+  }
+
+  /** With the history of what was written replaced (the canonical form renames it). */
+  /** This world, broken: {@code why} is the invariant an action broke on its way. */
+  GateModel broken(String why) {
+    return new GateModel(
+        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
+        notes, budget, why);
+  }
+
+  GateModel withHistory(List<HoldScriptsModel> h) {
+    return new GateModel(
+        now, agents, pods, termCounter, redis, List.copyOf(h), incarnations, maxOpened, flights,
+        reads, notes, budget, broke);
   }
 }

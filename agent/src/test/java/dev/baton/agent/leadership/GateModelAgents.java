@@ -5,6 +5,7 @@ import static dev.baton.agent.leadership.GateModel.GROUP;
 import static dev.baton.agent.leadership.GateModel.ROLE;
 import static dev.baton.agent.leadership.GateModel.TTL;
 
+import dev.baton.agent.gate.GateWindow;
 import dev.baton.agent.leadership.GateModel.Agent;
 import dev.baton.agent.leadership.GateModel.Budget;
 import dev.baton.agent.leadership.GateModel.Flight;
@@ -18,63 +19,76 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the agents of a {@link GateModel} world do: their own rule fed an input and its calls sent,
- * reads of their pods (answered at once, late, or never while their API hangs), pauses, and time
- * passing. Each action returns the next world, or null when it cannot happen.
+ * What the agents of a {@link GateModel} world do: their own decision fed an input, its effects
+ * carried out in order (gates opened and closed, calls sent), reads of their pods (answered at
+ * once, late, out of order, their belief after other inputs, or never while their API hangs),
+ * pauses, and time passing. Each action returns the next world, or null when it cannot happen.
  */
 final class GateModelAgents {
 
   private GateModelAgents() {}
 
-  /** Feeds {@code input} to agent {@code i} now: its rule's step, its calls sent. */
-  static GateModel feed(GateModel world, int i, GateMachine.Input input) {
+  /**
+   * Feeds {@code input} to agent {@code i} now: its decision's step, and its effects carried out in
+   * the order the loop carries them out (gates opened and closed, calls sent). A let-go sent while
+   * the agent's gates still forward breaks the world: its successor could open at once.
+   */
+  static GateModel feed(GateModel world, int i, Input input) {
     Agent a = world.agents().get(i);
-    if (a.paused()) {
+    if (!a.free()) {
       return null;
     }
-    GateDecision.Step step = GateDecision.step(GateModel.config(i), a.state(), input, world.now());
-    List<Flight> f = new ArrayList<>(world.flights());
-    for (GateMachine.Effect e : step.effects()) {
-      if (e instanceof GateMachine.Call call) {
-        boolean retake = call instanceof GateMachine.Renew n && n.mayRetakeIfSentAt(world.now());
-        f.add(new Flight(i, call, world.now(), retake, false, null, false));
+    long now = world.clock(i);
+    LeadershipDecision.Step step =
+        LeadershipDecision.step(GateModel.config(i), a.state(), input, now);
+    GateWindow window = a.window();
+    GateModel w = world;
+    List<Flight> flights = new ArrayList<>(world.flights());
+    for (Effect e : step.effects()) {
+      if (e instanceof Effect.Open o) {
+        window = window.until(o.untilNanos());
+        if (o.opens()) {
+          window = window.opened();
+          w = w.opened(o.term());
+        }
+      } else if (e instanceof Effect.Close) {
+        window = window.shut();
+      } else if (e instanceof HoldCall call) {
+        if (call instanceof HoldCall.LetGo && window.mayRelay(now)) {
+          w = w.broken("agent " + i + " let go of its hold while its gates forward");
+        }
+        boolean retake = call instanceof HoldCall.Renew n && n.mayRetakeIfSentAt(now);
+        flights.add(new Flight(i, call, now, retake, 0, null, false));
       }
     }
-    GateModel w = world.withAgent(i, agentWith(a, step.state())).withFlights(f);
-    if (step.state().open() && !a.state().open()) {
-      w = w.opened(step.state().term());
-    }
-    // A follower's read of the holder changes nothing in Redis and opens nothing: answered at
-    // once, so that its timing does not multiply the worlds.
-    for (int k = 0; k < w.flights().size(); k++) {
-      Flight x = w.flights().get(k);
-      if (x.agent() == i && !x.ran() && x.call() instanceof GateMachine.ReadHolder) {
-        return GateModelRedis.complete(w, k);
-      }
-    }
-    return w;
+    return w.withFlights(flights).withAgent(i, a.with(step.state(), window));
   }
 
   static GateModel tick(GateModel world, int i) {
-    return feed(world, i, new GateMachine.Tick());
+    return feed(world, i, new Input.Tick());
   }
 
   /** A read of agent i's pod, answered at once (or the watch's event): unless its API hangs. */
-  static GateModel readNow(GateModel world, int i) {
-    Pod p = world.pods().get(i);
+  static GateModel inform(GateModel world, int i) {
     Agent a = world.agents().get(i);
-    return a.paused() || a.hung()
-        ? world
-        : deliver(world, new Read(i, world.now(), p.leader(), p.term()));
+    if (!a.free() || a.hung()) {
+      return null;
+    }
+    Pod p = world.pods().get(i);
+    return deliver(world, new Read(i, world.clock(i), p.leader(), p.term(), false), true);
   }
 
-  /** Every agent that can hear the API learns its pod as it is now. */
-  static GateModel informAll(GateModel world) {
-    GateModel w = world;
-    for (int i = 0; i < world.agents().size(); i++) {
-      w = readNow(w, i);
+  /** Agent i sends a read of its pod now; it is answered later, by another action. */
+  static GateModel readLater(GateModel world, int i) {
+    Agent a = world.agents().get(i);
+    Budget b = world.budget().late();
+    if (a.paused() || a.hung() || b == null) {
+      return null;
     }
-    return w;
+    Pod p = world.pods().get(i);
+    List<Read> r = new ArrayList<>(world.reads());
+    r.add(new Read(i, world.clock(i), p.leader(), p.term(), false));
+    return world.withReads(r).withBudget(b);
   }
 
   /**
@@ -89,60 +103,37 @@ final class GateModelAgents {
     }
     Pod p = world.pods().get(i);
     List<Read> r = new ArrayList<>(world.reads());
-    r.add(new Read(i, world.now(), p.leader(), p.term()));
-    return new GateModel(
-            world.now(),
-            world.agents(),
-            world.pods(),
-            world.termCounter(),
-            world.redis(),
-            world.history(),
-            world.incarnations(),
-            world.maxOpened(),
-            world.flights(),
-            List.copyOf(r),
-            b)
-        .withAgent(
-            i,
-            new Agent(
-                a.state(),
-                a.paused(),
-                true,
-                a.lastAsked(),
-                a.newestTold(),
-                a.confirmBound(),
-                a.holdBounds()));
+    r.add(new Read(i, world.clock(i), p.leader(), p.term(), false));
+    return world.withReads(r).withBudget(b).withAgent(i, a.hung(true));
   }
 
-  static GateModel deliverRead(GateModel world, int k) {
+  /**
+   * Read k's answer reaches its agent: the pod seen, then (when {@code belief}) its belief at once;
+   * else the belief comes by {@link #believe}, after other inputs.
+   */
+  static GateModel answerRead(GateModel world, int k, boolean belief) {
     Read r = world.reads().get(k);
-    if (world.agents().get(r.agent()).paused()) {
+    if (r.seen() || !world.agents().get(r.agent()).free()) {
       return null;
     }
     List<Read> rest = new ArrayList<>(world.reads());
     rest.remove(k);
-    return deliver(
-        new GateModel(
-            world.now(),
-            world.agents(),
-            world.pods(),
-            world.termCounter(),
-            world.redis(),
-            world.history(),
-            world.incarnations(),
-            world.maxOpened(),
-            world.flights(),
-            rest,
-            world.budget()),
-        r);
+    return deliver(world.withReads(rest), r, belief);
+  }
+
+  /** The belief of read k, whose pod was passed on already. */
+  static GateModel believe(GateModel world, int k) {
+    Read r = world.reads().get(k);
+    if (!r.seen() || !world.agents().get(r.agent()).free()) {
+      return null;
+    }
+    List<Read> rest = new ArrayList<>(world.reads());
+    rest.remove(k);
+    return belief(world.withReads(rest), r);
   }
 
   /** A read's answer, as BatonLeadership passes it on: the pod seen, then the belief. */
-  private static GateModel deliver(GateModel world, Read r) {
-    Agent a = world.agents().get(r.agent());
-    if (a.paused()) {
-      return null;
-    }
+  private static GateModel deliver(GateModel world, Read r, boolean belief) {
     Map<String, String> labels = Map.of(ROLE, r.leader() ? BatonNames.LEADER : BatonNames.FOLLOWER);
     Map<String, String> annotations = new HashMap<>();
     annotations.put(BatonNames.GROUP_ANNOTATION, GROUP);
@@ -153,24 +144,43 @@ final class GateModelAgents {
         feed(
             world,
             r.agent(),
-            new GateMachine.PodSeen(
+            new Input.PodSeen(
                 new PodFacts(true, "u", labels, annotations, true, "10.0.0." + (1 + r.agent()))));
-    if (r.sentAt() - a.lastAsked() < 0) {
-      return w; // overtaken by a newer read: BatonLeadership ignores its belief
+    if (w == null) {
+      return null;
     }
-    Agent after = w.agents().get(r.agent());
+    if (belief) {
+      return belief(w, r);
+    }
+    List<Read> reads = new ArrayList<>(w.reads());
+    reads.add(new Read(r.agent(), r.sentAt(), r.leader(), r.term(), true));
+    return w.withReads(reads);
+  }
+
+  private static GateModel belief(GateModel world, Read r) {
+    Agent a = world.agents().get(r.agent());
+    if (r.sentAt() - a.lastAsked() < 0) {
+      return world; // overtaken by a newer read: BatonLeadership ignores its belief
+    }
     long until = r.sentAt() + TTL - CONFIRM_MARGIN;
-    after =
-        new Agent(
-            after.state(),
-            after.paused(),
-            after.hung(),
-            r.sentAt(),
-            r.leader() ? Math.max(after.newestTold(), r.term()) : after.newestTold(),
-            r.leader() ? Math.max(after.confirmBound(), until) : after.confirmBound(),
-            after.holdBounds());
-    w = w.withAgent(r.agent(), after);
-    return feed(w, r.agent(), new GateMachine.Belief(r.leader(), r.term(), until));
+    GateModel w =
+        world.withAgent(
+            r.agent(),
+            a.told(
+                r.sentAt(),
+                r.leader() ? Math.max(a.newestTold(), r.term()) : a.newestTold(),
+                r.leader() ? Math.max(a.confirmBound(), until) : a.confirmBound()));
+    return feed(w, r.agent(), new Input.Belief(r.leader(), r.term(), until));
+  }
+
+  /** A message on {@code baton:gates} reaches agent i. */
+  static GateModel message(GateModel world, int i) {
+    if (!world.notes().contains(i) || !world.agents().get(i).free()) {
+      return null;
+    }
+    List<Integer> n = new ArrayList<>(world.notes());
+    n.remove(Integer.valueOf(i));
+    return feed(world.withNotes(n), i, new Input.KeyMessage(GateModel.KEY));
   }
 
   static GateModel pause(GateModel world, int i) {
@@ -179,71 +189,31 @@ final class GateModelAgents {
     if (b == null || a.paused()) {
       return null;
     }
-    return world
-        .withAgent(
-            i,
-            new Agent(
-                a.state(),
-                true,
-                a.hung(),
-                a.lastAsked(),
-                a.newestTold(),
-                a.confirmBound(),
-                a.holdBounds()))
-        .withBudget(b);
+    return world.withAgent(i, a.paused(true)).withBudget(b);
   }
 
   static GateModel resume(GateModel world, int i) {
     Agent a = world.agents().get(i);
-    if (!a.paused()) {
-      return null;
-    }
-    return world.withAgent(
-        i,
-        new Agent(
-            a.state(),
-            false,
-            a.hung(),
-            a.lastAsked(),
-            a.newestTold(),
-            a.confirmBound(),
-            a.holdBounds()));
+    return a.paused() ? world.withAgent(i, a.paused(false)) : null;
   }
 
   /**
-   * Time passes; every agent that is not paused reads its pod (unless its API hangs) and runs its
-   * timer: its loop ticks every 10 ms and reads every confirmWithin/4, so one that was not starved
-   * (that is {@link #pause}) has done both by then.
+   * Time passes to {@code to}; every agent that is running reads its pod (unless its API hangs)
+   * and runs its timer: its loop ticks every 10 ms and reads every confirmWithin/4, so one that was
+   * not starved (that is {@link #pause}) has done both by then.
    */
-  static GateModel advance(GateModel world, long by) {
+  static GateModel advance(GateModel world, long to) {
     Budget b = world.budget().advance();
-    if (b == null) {
+    if (b == null || to - world.now() <= 0) {
       return null;
     }
-    GateModel w =
-        new GateModel(
-            world.now() + by,
-            world.agents(),
-            world.pods(),
-            world.termCounter(),
-            world.redis(),
-            world.history(),
-            world.incarnations(),
-            world.maxOpened(),
-            world.flights(),
-            world.reads(),
-            b);
-    w = informAll(w); // its reads, every confirmWithin/4
-    for (int i = 0; i < world.agents().size(); i++) {
-      if (!world.agents().get(i).paused()) {
-        w = tick(w, i);
-      }
+    GateModel w = world.withNow(to).withBudget(b);
+    for (int i = 0; i < w.agents().size(); i++) {
+      GateModel informed = inform(w, i);
+      w = informed == null ? w : informed;
+      GateModel ticked = tick(w, i);
+      w = ticked == null ? w : ticked;
     }
     return w;
-  }
-
-  private static Agent agentWith(Agent a, GateMachine.State s) {
-    return new Agent(
-        s, a.paused(), a.hung(), a.lastAsked(), a.newestTold(), a.confirmBound(), a.holdBounds());
   }
 }

@@ -5,7 +5,9 @@ import dev.baton.agent.leadership.GateModel.Pod;
 
 /**
  * What the operator does in a {@link GateModel} world: relabel pods, break before make, terms only
- * grow. Each action returns the next world, or null when it cannot happen.
+ * grow. The relabeled pod's agent hears of it at once through its watch, unless its API hangs or
+ * it is busy (then at its next read). Each action returns the next world, or null when it cannot
+ * happen.
  */
 final class GateModelOperator {
 
@@ -17,9 +19,9 @@ final class GateModelOperator {
     if (leader < 0 || b == null) {
       return null;
     }
-    // Its watch tells the demoted agent at once, unless its API hangs.
-    return GateModelAgents.readNow(
-        world.withPod(leader, new Pod("p" + leader, false, 0)).withBudget(b), leader);
+    return watched(
+        world.withPod(leader, new Pod("p" + leader, false, 0), world.termCounter()).withBudget(b),
+        leader);
   }
 
   static GateModel promote(GateModel world, int i) {
@@ -27,21 +29,8 @@ final class GateModelOperator {
     if (leaderIndex(world) >= 0 || b == null) {
       return null;
     }
-    GateModel w = world.withPod(i, new Pod("p" + i, true, world.termCounter() + 1)).withBudget(b);
-    return GateModelAgents.readNow(
-        new GateModel(
-            w.now(),
-            w.agents(),
-            w.pods(),
-            world.termCounter() + 1,
-            w.redis(),
-            w.history(),
-            w.incarnations(),
-            w.maxOpened(),
-            w.flights(),
-            w.reads(),
-            w.budget()),
-        i);
+    long term = world.termCounter() + 1;
+    return watched(world.withPod(i, new Pod("p" + i, true, term), term).withBudget(b), i);
   }
 
   /** The leader's lease lost and re-acquired: a new term for the same pod. */
@@ -51,22 +40,13 @@ final class GateModelOperator {
     if (leader < 0 || b == null) {
       return null;
     }
-    GateModel w =
-        world.withPod(leader, new Pod("p" + leader, true, world.termCounter() + 1)).withBudget(b);
-    return GateModelAgents.readNow(
-        new GateModel(
-            w.now(),
-            w.agents(),
-            w.pods(),
-            world.termCounter() + 1,
-            w.redis(),
-            w.history(),
-            w.incarnations(),
-            w.maxOpened(),
-            w.flights(),
-            w.reads(),
-            w.budget()),
-        leader);
+    long term = world.termCounter() + 1;
+    return watched(world.withPod(leader, new Pod("p" + leader, true, term), term).withBudget(b), leader);
+  }
+
+  private static GateModel watched(GateModel world, int i) {
+    GateModel told = GateModelAgents.inform(world, i);
+    return told == null ? world : told;
   }
 
   static int leaderIndex(GateModel world) {

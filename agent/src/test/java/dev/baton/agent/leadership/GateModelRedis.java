@@ -12,137 +12,149 @@ import java.util.Map;
 
 /**
  * What happens to the calls and the key of a {@link GateModel} world in Redis: calls run, answered,
- * answered late, lost or given up on, and Redis's faults. Each action returns the next world, or
- * null when it cannot happen.
+ * answered late, given up on (and run after that), run twice (a client that resends), and Redis's
+ * faults. Each action returns the next world, or null when it cannot happen.
  */
 final class GateModelRedis {
 
   private GateModelRedis() {}
 
+  /** Flight k's script runs now. */
   static GateModel run(GateModel world, int k) {
     Flight f = world.flights().get(k);
-    if (f.ran()) {
-      return null;
-    }
-    GateScriptsModel.Result r = world.redis().run(f.call(), f.retake());
-    List<GateScriptsModel> h = world.remember(r.after());
+    HoldScriptsModel.Result r = world.redis().run(f.call(), f.retake());
     List<Flight> fl = new ArrayList<>(world.flights());
-    if (f.abandoned()) {
-      fl.remove(k);
+    // A let-go's answer changes nothing for its agent (it let go once its gates closed, whatever
+    // comes back): only whether it runs, and when, matters.
+    boolean answered = !f.abandoned() && !(f.call() instanceof HoldCall.LetGo);
+    boolean keep = answered || mayRunAgain(world, f.runs() + 1);
+    if (keep) {
+      fl.set(
+          k,
+          new Flight(
+              f.agent(), f.call(), f.sentAt(), f.retake(), f.runs() + 1, r.answer(), f.abandoned()));
     } else {
-      fl.set(k, new Flight(f.agent(), f.call(), f.sentAt(), f.retake(), true, r.answer(), false));
+      fl.remove(k);
     }
-    return new GateModel(
-        world.now(),
-        world.agents(),
-        world.pods(),
-        world.termCounter(),
-        r.after(),
-        h,
-        world.incarnations(),
-        world.maxOpened(),
-        List.copyOf(fl),
-        world.reads(),
-        world.budget());
+    GateModel w =
+        new GateModel(
+            world.now(),
+            world.agents(),
+            world.pods(),
+            world.termCounter(),
+            r.after(),
+            world.remember(r.after()),
+            world.incarnations(),
+            world.maxOpened(),
+            List.copyOf(fl),
+            world.reads(),
+            world.notes(),
+            world.budget(),
+            world.broke());
+    w = bound(w, f, r);
+    if (HoldScriptsModel.tells(f.call(), r)) {
+      List<Integer> all = new ArrayList<>();
+      for (int i = 0; i < w.agents().size(); i++) {
+        all.add(i);
+      }
+      w = w.withNotes(all);
+    }
+    return w;
   }
 
-  /**
-   * A let-go runs. Its answer changes nothing for its agent (it lets go only after its gates
-   * closed, whatever comes back), so it is not delivered; whether it runs, and when, is what
-   * matters.
-   */
-  static GateModel letGoRuns(GateModel world, int k) {
+  private static boolean mayRunAgain(GateModel world, int runs) {
+    return runs < 2 && world.budget().resends() > 0;
+  }
+
+  /** A call runs and its answer reaches its agent at once: the usual case. */
+  static GateModel complete(GateModel world, int k) {
     Flight f = world.flights().get(k);
-    if (!(f.call() instanceof GateMachine.LetGo)) {
+    if (f.runs() > 0 || f.abandoned() || !world.agents().get(f.agent()).free()) {
       return null;
     }
-    GateScriptsModel.Result r = world.redis().run(f.call(), false);
+    return answer(run(world, k), k);
+  }
+
+  /** A call runs now; its answer comes later, after anything else (or never: it is given up). */
+  static GateModel runLate(GateModel world, int k) {
+    Flight f = world.flights().get(k);
+    if (f.runs() > 0) {
+      return null;
+    }
+    if (f.abandoned()) {
+      return run(world, k); // given up already: it runs unanswered
+    }
+    Budget b = world.budget().late();
+    return b == null ? null : run(world, k).withBudget(b);
+  }
+
+  /** A call that ran runs again: the client resent it (a Redisson timeout, say). */
+  static GateModel runAgain(GateModel world, int k) {
+    Flight f = world.flights().get(k);
+    Budget b = world.budget().resend();
+    if (f.runs() != 1 || b == null) {
+      return null;
+    }
+    return run(world.withBudget(b), k);
+  }
+
+  /** The answer of a call that ran reaches its agent. */
+  static GateModel answer(GateModel world, int k) {
+    Flight f = world.flights().get(k);
+    if (f.runs() == 0 || f.abandoned() || !world.agents().get(f.agent()).free()) {
+      return null;
+    }
     List<Flight> fl = new ArrayList<>(world.flights());
     fl.remove(k);
-    return new GateModel(
-        world.now(),
-        world.agents(),
-        world.pods(),
-        world.termCounter(),
-        r.after(),
-        world.remember(r.after()),
-        world.incarnations(),
-        world.maxOpened(),
-        List.copyOf(fl),
-        world.reads(),
-        world.budget());
+    return GateModelAgents.feed(
+        world.withFlights(fl),
+        f.agent(),
+        new Input.Answered(f.call(), f.sentAt(), world.clock(f.agent()), f.answer()));
+  }
+
+  /** The agent gives up on a call (its timeout): it may still run later, unanswered. */
+  static GateModel giveUp(GateModel world, int k) {
+    Flight f = world.flights().get(k);
+    Budget b = world.budget().lose();
+    if (f.abandoned() || b == null || !world.agents().get(f.agent()).free()) {
+      return null;
+    }
+    List<Flight> fl = new ArrayList<>(world.flights());
+    if (f.runs() == 0 || mayRunAgain(world, f.runs() + 1)) {
+      fl.set(k, new Flight(f.agent(), f.call(), f.sentAt(), f.retake(), f.runs(), null, true));
+    } else {
+      fl.remove(k);
+    }
+    return GateModelAgents.feed(
+        world.withFlights(fl).withBudget(b),
+        f.agent(),
+        new Input.Answered(f.call(), f.sentAt(), world.clock(f.agent()), null));
   }
 
   /** A let-go that never runs (its connection broke): gone from the flights. */
   static GateModel letGoLost(GateModel world, int k) {
     Flight f = world.flights().get(k);
     Budget b = world.budget().lose();
-    if (!(f.call() instanceof GateMachine.LetGo) || b == null) {
-      return null;
-    }
-    return world.withoutFlight(k).withBudget(b);
-  }
-
-  /** A call runs and its answer reaches its agent at once: the usual case. */
-  static GateModel complete(GateModel world, int k) {
-    Flight f = world.flights().get(k);
-    if (f.ran() || f.abandoned() || world.agents().get(f.agent()).paused()) {
-      return null;
-    }
-    GateModel ran = run(world, k);
-    return answer(ran, k);
-  }
-
-  /** A call runs now and its answer comes later, after anything else. */
-  static GateModel runLate(GateModel world, int k) {
-    Flight f = world.flights().get(k);
-    Budget b = world.budget().lose();
-    if (f.abandoned() || b == null) {
-      return f.abandoned() ? run(world, k) : null;
-    }
-    GateModel ran = run(world, k);
-    return ran == null ? null : ran.withBudget(b);
-  }
-
-  /** The answer of a call that ran reaches its agent. */
-  static GateModel answer(GateModel world, int k) {
-    Flight f = world.flights().get(k);
-    if (!f.ran() || f.abandoned() || world.agents().get(f.agent()).paused()) {
-      return null;
-    }
-    GateModel w = boundHold(world.withoutFlight(k), f);
-    return GateModelAgents.feed(
-        w, f.agent(), new GateMachine.Answered(f.call(), f.sentAt(), world.now(), f.answer()));
-  }
-
-  /** The agent gives up on a call (its timeout): it may still run later, unanswered. */
-  static GateModel lose(GateModel world, int k) {
-    Flight f = world.flights().get(k);
-    Budget b = world.budget().lose();
-    if (f.abandoned() || b == null || world.agents().get(f.agent()).paused()) {
+    if (!(f.call() instanceof HoldCall.LetGo) || f.runs() > 0 || b == null) {
       return null;
     }
     List<Flight> fl = new ArrayList<>(world.flights());
-    if (f.ran()) {
-      fl.remove(k);
-    } else {
-      fl.set(k, new Flight(f.agent(), f.call(), f.sentAt(), f.retake(), false, null, true));
-    }
-    return GateModelAgents.feed(
-        world.withFlights(fl).withBudget(b),
-        f.agent(),
-        new GateMachine.Answered(f.call(), f.sentAt(), world.now(), null));
+    fl.remove(k);
+    return world.withFlights(fl).withBudget(b);
   }
 
-  /** What a successful script lets its agent believe of its hold, for the deadline invariant. */
-  private static GateModel boundHold(GateModel world, Flight f) {
-    int code = f.answer().code();
+  /**
+   * What a successful script lets its agent believe of the hold it wrote: its sending plus the ttl
+   * less the margin, the deadline invariant's bound (by the agent's clock).
+   */
+  private static GateModel bound(GateModel world, Flight f, HoldScriptsModel.Result r) {
+    int code = r.answer().code();
     String hold;
-    if (f.call() instanceof GateMachine.Take t && (code == 1 || code == 2)) {
+    if (f.call() instanceof HoldCall.Take t && (code == 1 || code == 2)) {
       hold = t.hold();
-    } else if (f.call() instanceof GateMachine.Renew n && code == 1) {
+    } else if (f.call() instanceof HoldCall.Renew n && code == 1) {
       hold = n.hold().value();
-    } else if (f.call() instanceof GateMachine.Renew n && code == 3) {
+    } else if (f.call() instanceof HoldCall.Renew n && code == 3) {
       hold = n.retakeAs();
     } else {
       return world;
@@ -150,16 +162,7 @@ final class GateModelRedis {
     Agent a = world.agents().get(f.agent());
     Map<String, Long> bounds = new HashMap<>(a.holdBounds());
     bounds.merge(hold, f.sentAt() + TTL - GateModel.config(f.agent()).marginNanos(), Math::max);
-    return world.withAgent(
-        f.agent(),
-        new Agent(
-            a.state(),
-            a.paused(),
-            a.hung(),
-            a.lastAsked(),
-            a.newestTold(),
-            a.confirmBound(),
-            Map.copyOf(bounds)));
+    return world.withAgent(f.agent(), a.bounds(bounds));
   }
 
   static GateModel deleteKey(GateModel world) {
@@ -193,7 +196,7 @@ final class GateModelRedis {
         : world.withRedis(world.redis().clockStepped(millis), world.incarnations()).withBudget(b);
   }
 
-  private static GateModel restarted(GateModel world, GateScriptsModel saved) {
+  private static GateModel restarted(GateModel world, HoldScriptsModel saved) {
     return world.withRedis(
         world.redis().restarted("r" + (world.incarnations() + 1), saved), world.incarnations() + 1);
   }

@@ -20,7 +20,7 @@ class LeadershipLoopTest {
 
   private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long TTL = 2000 * MS;
-  private static final String KEY = GateKey.name("shop", "g");
+  private static final String KEY = HoldKey.name("shop", "g");
 
   private final AtomicLong clock = new AtomicLong(1_000_000 * MS);
 
@@ -28,10 +28,10 @@ class LeadershipLoopTest {
   private long redisAhead = 7_000;
 
   private final List<String> told = new ArrayList<>();
-  private final List<GateMachine.Call> sent = new ArrayList<>();
-  private final GateSwitch gates = new GateSwitch();
+  private final List<HoldCall> sent = new ArrayList<>();
+  private final Exclusives gates = new Exclusives();
   private final ViewBoard board =
-      new ViewBoard(new LeadershipView(false, null, "p", null, null, null, null, null), clock::get);
+      new ViewBoard(AgentView.initial("p"), clock::get);
   private final RedisHealth health = new RedisHealth(TTL);
   private final LeadershipLoop loop;
 
@@ -50,7 +50,7 @@ class LeadershipLoopTest {
         });
     loop =
         new LeadershipLoop(
-            new GateMachine.Config(
+            new LeadershipConfig(
                 "shop",
                 "p",
                 "baton.dev/role",
@@ -78,7 +78,7 @@ class LeadershipLoopTest {
 
   private void leaderSeen(long term) {
     loop.feed(
-        new GateMachine.PodSeen(
+        new Input.PodSeen(
             new PodFacts(
                 true,
                 "u",
@@ -86,13 +86,13 @@ class LeadershipLoopTest {
                 Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "" + term),
                 true)));
     // Seen before it was believed leader: a follower's read of who holds the key, answered.
-    assertThat(sent).contains(new GateMachine.ReadHolder(KEY));
+    assertThat(sent).contains(new HoldCall.ReadHolder(KEY));
     answerLast(0, 1);
-    loop.feed(new GateMachine.Belief(true, term, now() + TTL - 100 * MS));
+    loop.feed(new Input.Belief(true, term, now() + TTL - 100 * MS));
   }
 
-  private GateKey.Answer answer(int code, String found, long redisMillis) {
-    return new GateKey.Answer(code, found, "run.repl", redisMillis);
+  private HoldKey.Answer answer(int code, String found, long redisMillis) {
+    return new HoldKey.Answer(code, found, "run.repl", redisMillis);
   }
 
   /** The last call sent, answered {@code code} after {@code ms}, Redis's clock read halfway. */
@@ -100,25 +100,25 @@ class LeadershipLoopTest {
     long sentAt = now();
     long redisMillis = (sentAt + ms * MS / 2) / MS + redisAhead;
     clock.addAndGet(ms * MS);
-    GateMachine.Call last =
-        sent.stream().filter(c -> !(c instanceof GateMachine.ReadFacts)).reduce((a, b) -> b).get();
-    loop.feed(new GateMachine.Answered(last, sentAt, now(), answer(code, "", redisMillis)));
+    HoldCall last =
+        sent.stream().filter(c -> !(c instanceof HoldCall.ReadFacts)).reduce((a, b) -> b).get();
+    loop.feed(new Input.Answered(last, sentAt, now(), answer(code, "", redisMillis)));
   }
 
   @Test
   void aTakeAnsweredAtOnceOpensTheGatesUntilItsDeadlineAndTheAnswerSaysLeader() {
     leaderSeen(3);
-    assertThat(sent).last().isInstanceOf(GateMachine.Take.class);
-    GateMachine.Take take = (GateMachine.Take) sent.get(sent.size() - 1);
+    assertThat(sent).last().isInstanceOf(HoldCall.Take.class);
+    HoldCall.Take take = (HoldCall.Take) sent.get(sent.size() - 1);
     assertThat(take.expected()).as("nothing watched yet").isEmpty();
     assertThat(take.key()).isEqualTo(KEY);
     assertThat(take.term()).isEqualTo(3);
     answerLast(1, 2);
 
     assertThat(told).containsSubsequence("sent Take", "opened 3");
-    assertThat(loop.state().open()).isTrue();
+    assertThat(loop.state().gates().open()).isTrue();
     // The deadline: the take's sending plus the ttl less the margin, sooner than the belief's.
-    assertThat(loop.state().openUntil()).isEqualTo(now() - 2 * MS + TTL - 100 * MS);
+    assertThat(loop.state().gates().untilNanos()).isEqualTo(now() - 2 * MS + TTL - 100 * MS);
     assertThat(board.now().leader()).isTrue();
     assertThat(board.now().term()).isEqualTo(3);
   }
@@ -128,7 +128,7 @@ class LeadershipLoopTest {
     leaderSeen(3);
     answerLast(1, 1);
     told.clear();
-    loop.feed(new GateMachine.Belief(false, 3, now()));
+    loop.feed(new Input.Belief(false, 3, now()));
     assertThat(told)
         .filteredOn(t -> !t.equals("sent ReadFacts"))
         .containsExactly("closed: no longer confirmed leader", "sent LetGo");
@@ -152,7 +152,7 @@ class LeadershipLoopTest {
         });
     leaderSeen(3);
     answerLast(1, 1);
-    loop.feed(new GateMachine.Belief(false, 3, now()));
+    loop.feed(new Input.Belief(false, 3, now()));
     assertThat(told).contains("opened 3", "closed: no longer confirmed leader");
     assertThat(answeredLeader).as("as each gate opened, then closed").containsExactly(false, false);
     assertThat(board.now().leader()).isFalse();
@@ -162,13 +162,13 @@ class LeadershipLoopTest {
   void withoutARenewalTheTimerClosesTheGatesAtTheDeadline() {
     leaderSeen(3);
     answerLast(1, 1);
-    long deadline = loop.state().openUntil();
+    long deadline = loop.state().gates().untilNanos();
     clock.set(deadline - 1);
-    loop.feed(new GateMachine.Tick()); // a renewal is sent; its answer never comes
-    assertThat(loop.state().open()).isTrue();
+    loop.feed(new Input.Tick()); // a renewal is sent; its answer never comes
+    assertThat(loop.state().gates().open()).isTrue();
     clock.set(deadline);
-    loop.feed(new GateMachine.Tick());
-    assertThat(loop.state().open()).isFalse();
+    loop.feed(new Input.Tick());
+    assertThat(loop.state().gates().open()).isFalse();
     assertThat(told).last().asString().startsWith("closed: ");
     assertThat(board.now().leader()).isFalse();
   }
@@ -176,13 +176,13 @@ class LeadershipLoopTest {
   @Test
   void aBeliefInATermOlderThanOneThePodWasShownOpensNothing() {
     leaderSeen(5);
-    loop.feed(new GateMachine.Belief(false, 5, now()));
+    loop.feed(new Input.Belief(false, 5, now()));
     sent.clear();
     // A read that was on its way from before the term moved on: leader, term 3.
-    loop.feed(new GateMachine.Belief(true, 3, now() + TTL - 100 * MS));
-    loop.feed(new GateMachine.Tick());
-    assertThat(sent).noneMatch(c -> c instanceof GateMachine.Take);
-    assertThat(loop.state().open()).isFalse();
+    loop.feed(new Input.Belief(true, 3, now() + TTL - 100 * MS));
+    loop.feed(new Input.Tick());
+    assertThat(sent).noneMatch(c -> c instanceof HoldCall.Take);
+    assertThat(loop.state().gates().open()).isFalse();
   }
 
   @Test
@@ -190,9 +190,9 @@ class LeadershipLoopTest {
     leaderSeen(3);
     answerLast(3, 1); // the key records a newer term
     clock.addAndGet(50 * MS);
-    loop.feed(new GateMachine.Tick());
-    assertThat(loop.state().open()).isFalse();
-    assertThat(loop.state().hold()).isNull();
+    loop.feed(new Input.Tick());
+    assertThat(loop.state().gates().open()).isFalse();
+    assertThat(loop.state().key().hold()).isNull();
     assertThat(told).noneMatch(t -> t.startsWith("opened"));
   }
 
@@ -201,29 +201,29 @@ class LeadershipLoopTest {
     leaderSeen(3);
     answerLast(1, 1);
     clock.addAndGet(500 * MS);
-    loop.feed(new GateMachine.Tick());
+    loop.feed(new Input.Tick());
     answerLast(1, 1); // in step with this clock
     assertThat(health.clockSteps()).isZero();
     clock.addAndGet(500 * MS);
-    loop.feed(new GateMachine.Tick());
+    loop.feed(new Input.Tick());
     redisAhead += 2_500; // an NTP step of Redis's wall clock
     answerLast(1, 1);
     assertThat(health.clockSteps()).isEqualTo(1);
     assertThat(health.lastClockStepMillis()).isBetween(2_400L, 2_600L);
 
     clock.addAndGet(500 * MS);
-    loop.feed(new GateMachine.Tick());
+    loop.feed(new Input.Tick());
     long sentAt = now();
     loop.feed(
-        new GateMachine.Answered(
-            sent.get(sent.size() - 1), sentAt, now(), new GateKey.Answer(2, "", "other.repl", 0)));
+        new Input.Answered(
+            sent.get(sent.size() - 1), sentAt, now(), new HoldKey.Answer(2, "", "other.repl", 0)));
     assertThat(health.incarnationsSeen()).isEqualTo(1);
   }
 
   @Test
   void aHandOverToldWhileAReadIsOutIsReadAgainAtOnceAndNamesTheNewHolderAndItsAddress() {
     loop.feed(
-        new GateMachine.PodSeen(
+        new Input.PodSeen(
             new PodFacts(
                 true,
                 "u",
@@ -231,25 +231,25 @@ class LeadershipLoopTest {
                 Map.of(BatonNames.GROUP_ANNOTATION, "g"),
                 true,
                 "10.0.0.2")));
-    assertThat(sent).last().isEqualTo(new GateMachine.ReadHolder(KEY));
-    GateMachine.Call outstanding = sent.get(sent.size() - 1);
+    assertThat(sent).last().isEqualTo(new HoldCall.ReadHolder(KEY));
+    HoldCall outstanding = sent.get(sent.size() - 1);
     long sentAt = now();
     sent.clear();
     // The old holder let go, and the new one took: told while the read is out.
-    loop.feed(new GateMachine.KeyMessage(KEY));
-    assertThat(sent).noneMatch(c -> c instanceof GateMachine.ReadHolder);
+    loop.feed(new Input.KeyMessage(KEY));
+    assertThat(sent).noneMatch(c -> c instanceof HoldCall.ReadHolder);
     clock.addAndGet(MS);
     String released = "R 6 9 run.repl agent:shop/p0:6:x-1@10.0.0.1";
-    loop.feed(new GateMachine.Answered(outstanding, sentAt, now(), answer(1, released, 0)));
+    loop.feed(new Input.Answered(outstanding, sentAt, now(), answer(1, released, 0)));
     assertThat(board.now().leaderPod()).isNull();
     assertThat(sent)
         .as("read again at once, not 2 s later")
         .last()
-        .isInstanceOf(GateMachine.ReadHolder.class);
+        .isInstanceOf(HoldCall.ReadHolder.class);
 
     String held = "H 7 0 run.repl agent:shop/p1:7:y-1@10.0.0.3";
     loop.feed(
-        new GateMachine.Answered(sent.get(sent.size() - 1), now(), now(), answer(1, held, 0)));
+        new Input.Answered(sent.get(sent.size() - 1), now(), now(), answer(1, held, 0)));
     assertThat(board.now().leaderPod()).isEqualTo("p1");
     assertThat(board.now().leaderTerm()).isEqualTo(7);
     assertThat(board.now().leaderIp()).isEqualTo("10.0.0.3");

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.KubernetesApi;
@@ -105,7 +106,8 @@ public final class AgentSandbox implements AutoCloseable {
         new BatonAgent(
             AgentConfig.fromEnvironment(env(pod, confirmWithin, redis)),
             KubernetesApi.withoutCredentials(api()),
-            List.of(recorder.forPod(pod)));
+            List.of(recorder.forPod(pod)),
+            new AgentThreads());
     agents.put(pod, agent);
     await().atMost(Duration.ofSeconds(10)).until(agent.leadership()::ready);
     return agent;

@@ -1,8 +1,7 @@
 -- The key as it is, for the followers' answers (who leads, where) and for a taker's watch.
--- KEYS[1] the gate key
+--#include hold-value
 -- Returns {code, the value ('' when absent), this incarnation, Redis's time in ms}: 1 when this
 -- incarnation wrote it, 0 when absent or another incarnation's.
---#include gate-value
 local inc = incarnation()
 local now = millis()
 local cur, raw = current(KEYS[1], inc)

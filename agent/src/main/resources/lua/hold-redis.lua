@@ -1,10 +1,10 @@
--- What the Redis node that keeps a gate key does with it, read by every agent that holds, takes or
+-- What the Redis node that keeps a hold key does with it, read by every agent that holds, takes or
 -- follows the key, at its start and then every 5 s, through INFO (no CONFIG permission needed).
--- KEYS[1] the gate key (only to reach its node on Redis Cluster)
+-- KEYS[1] the hold key (only to reach its node on Redis Cluster)
 -- Returns {maxmemory, maxmemory-policy, aof_enabled, rdb_saves, role, connected_slaves,
 -- min_slaves_good_slaves, incarnation, Redis's time in ms}; a field INFO did not give is ''
 -- (INFO refused by an ACL: every field '').
---#include gate-value
+--#include hold-value
 local function info(section)
   local text = redis.pcall('INFO', section)
   if type(text) ~= 'string' then

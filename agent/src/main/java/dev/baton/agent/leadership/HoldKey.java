@@ -10,29 +10,34 @@ import java.util.function.Consumer;
 import org.redisson.api.RScript;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
+import org.redisson.api.options.OptionalOptions;
 import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A group's gate key in Redis, {@code baton:{gate:<namespace>/<group>}}: which hold's gate may be
- * open, for which term, renewed how many times, written by which incarnation of Redis ({@code
- * <state> <term> <seq> <incarnation> <hold>}; gate-value.lua). Every change is one script
- * (docs/design.md, "The agent: leadership, locks and a gate for any container"); this class only
- * runs them and reads their answers, which the leadership's decision (GateDecision) interprets.
+ * A group's hold key in Redis, {@code baton:{gate:<namespace>/<group>}}: which hold's gates may be
+ * open, for which term, by which write, written by which incarnation of Redis ({@code <state>
+ * <term> <seq> <incarnation> <hold>}; hold-value.lua). Every change is one script (docs/design.md,
+ * "The agent: leadership, locks and a gate for any container"); this class only runs them and
+ * reads their answers, which the leadership's decision interprets ({@link HoldAnswers}).
+ *
+ * <p>Each script is sent once: the client library is told not to resend one after its response
+ * timeout, as it otherwise does. A resent take could run twice; a call given up on is recognised
+ * by its hold name instead, when the key is read next.
  */
-final class GateKey {
+final class HoldKey {
 
   static final String CHANNEL = "baton:gates";
 
   /** No gate's key: a group's is {@code baton:{gate:<namespace>/<group>}}. */
   static final String WARM_UP_KEY = "baton:{gate:warm-up}";
 
-  private static final LuaScript TAKE = LuaScript.load("gate-take");
-  private static final LuaScript RENEW = LuaScript.load("gate-renew");
-  private static final LuaScript LET_GO = LuaScript.load("gate-let-go");
-  private static final LuaScript HOLDER = LuaScript.load("gate-holder");
-  private static final LuaScript REDIS = LuaScript.load("gate-redis");
+  private static final LuaScript TAKE = LuaScript.load("hold-take");
+  private static final LuaScript RENEW = LuaScript.load("hold-renew");
+  private static final LuaScript LET_GO = LuaScript.load("hold-let-go");
+  private static final LuaScript HOLDER = LuaScript.load("hold-read");
+  private static final LuaScript REDIS = LuaScript.load("hold-redis");
 
   /**
    * How long a key outlives its last write: only so that a group gone for a day leaves nothing.
@@ -41,7 +46,7 @@ final class GateKey {
    */
   static final long KEY_LIFETIME_MILLIS = TimeUnit.DAYS.toMillis(1);
 
-  private static final Logger log = LoggerFactory.getLogger(GateKey.class);
+  private static final Logger log = LoggerFactory.getLogger(HoldKey.class);
 
   /**
    * A script's answer.
@@ -82,9 +87,10 @@ final class GateKey {
   private final long timeoutMillis;
   private volatile RTopic topic;
 
-  GateKey(RedissonClient redisson, Duration timeout) {
+  HoldKey(RedissonClient redisson, Duration timeout) {
     this.redisson = redisson;
-    this.script = redisson.getScript(StringCodec.INSTANCE);
+    this.script =
+        redisson.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE).retryAttempts(0));
     this.timeoutMillis = timeout.toMillis();
   }
 
@@ -125,14 +131,14 @@ final class GateKey {
           RScript.Mode.READ_WRITE,
           RENEW.source(),
           RScript.ReturnType.LIST,
-          List.of(WARM_UP_KEY, termKey(WARM_UP_KEY)),
+          keys(WARM_UP_KEY),
           "warm-up",
           "0",
           "",
           "0",
           Long.toString(KEY_LIFETIME_MILLIS));
     } catch (RuntimeException e) {
-      log.debug("gate key warm-up not sent: {}", e.toString());
+      log.debug("hold key warm-up not sent: {}", e.toString());
     }
   }
 
@@ -157,9 +163,19 @@ final class GateKey {
     return "baton:{gate:" + namespace + "/" + group + "}";
   }
 
-  /** Beside a gate key, the highest term a take wrote to it (one hash tag: one slot). */
+  /** Beside a hold key, the highest term a take wrote to it (one hash tag: one slot). */
   static String termKey(String key) {
     return key + ":term";
+  }
+
+  /** Beside a hold key, the number of the last write to it. */
+  static String writesKey(String key) {
+    return key + ":writes";
+  }
+
+  /** The keys every script is given: the hold key, its term mark, its write counter. */
+  static List<Object> keys(String key) {
+    return List.of(key, termKey(key), writesKey(key));
   }
 
   Answer take(String key, String hold, long term, String expected) {
@@ -216,7 +232,7 @@ final class GateKey {
               RScript.Mode.READ_WRITE,
               s.source(),
               RScript.ReturnType.LIST,
-              List.of(key, termKey(key)),
+              keys(key),
               (Object[]) args)
           .toCompletableFuture()
           .get(timeoutMillis, TimeUnit.MILLISECONDS);

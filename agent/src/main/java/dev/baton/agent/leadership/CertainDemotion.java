@@ -5,17 +5,17 @@ import dev.baton.client.GoDuration;
 import dev.baton.client.PodFacts;
 
 /**
- * Whether the operator is certain to demote this pod, so that the agent may cut its gates before
- * the demotion reaches its watch (docs/design.md, "The agent: leadership, locks and a gate for any
- * container", *Not ready*). The operator writes the annotation on the leader with the role label
- * and the term: the group's {@code spec.failoverDelay}, or {@code paused}. Only a delay of zero
- * makes a not-ready leader's demotion certain; anything else, an absent annotation (an operator
- * from before it) or a value this agent does not know, leaves the decision to the operator, as
- * before.
+ * Whether the operator is certain to demote this pod, so that the agent may shut its gates and let
+ * its hold go before the demotion reaches its watch (docs/design.md, "The agent acts on its own
+ * pod"). A terminating pod (its deletion timestamp set) is never a candidate again. A pod that is
+ * not ready is demoted at once only under a failover delay of zero: the operator writes the
+ * annotation on the leader with the role label and the term (the group's {@code
+ * spec.failoverDelay}, or {@code paused}); anything else, an absent annotation or a value this
+ * agent does not know, leaves the decision to the operator.
  */
-public final class NotReadyCut {
+public final class CertainDemotion {
 
-  private NotReadyCut() {}
+  private CertainDemotion() {}
 
   /**
    * Whether the gates stay cut once {@code facts} were seen, {@code cut} telling whether they were
@@ -30,9 +30,15 @@ public final class NotReadyCut {
     return cut && !BatonNames.LEADER.equals(facts == null ? null : facts.labels().get(roleLabel));
   }
 
-  /** True when {@code facts} show the pod not ready under a failover delay of zero. */
+  /** True when {@code facts} show the pod terminating, or not ready under a delay of zero. */
   public static boolean applies(PodFacts facts) {
-    if (facts == null || !facts.exists() || facts.ready()) {
+    if (facts == null || !facts.exists()) {
+      return false;
+    }
+    if (facts.terminating()) {
+      return true;
+    }
+    if (facts.ready()) {
       return false;
     }
     String delay = facts.annotations().get(BatonNames.FAILOVER_DELAY_ANNOTATION);

@@ -1,19 +1,17 @@
--- A hold renews itself: its seq goes up, so a taker watching it starts its wait over.
--- KEYS[1] the gate key   KEYS[2] the highest term any take wrote (gate-take.lua)
+-- A hold renews itself: the value takes a new write number, so a taker watching it starts its
+-- wait over.
+--#include hold-value
 -- ARGV[1] this hold   ARGV[2] its term
 -- ARGV[3] the hold name an absent key is taken again under, or '' when it may not be: the agent's
---         gate is open and this renewal was sent before its deadline. The name is fresh for every
---         renewal, so a re-take never writes a value some taker watched before (the same value
---         back would look unrenewed to it); the agent opens on the answer only if it comes back
---         before that deadline, since a renewal that ran late may find a key lost after another
---         gate opened
+--         gates are open and this renewal was sent before their deadline. The name is this
+--         renewal's own; the agent opens on the answer only if it comes back before that
+--         deadline, since a renewal that ran late may find a key lost after another gate opened
 -- ARGV[4] '1' when this renewal proves a hold taken from an absent key (sent a whole
 --         confirmWithin after the take's answer): the value then says so, for the followers
 -- ARGV[5] the key's own lifetime in ms
 -- Returns {code, the value found, this incarnation, Redis's time in ms}: 1 renewed, 3 taken
 -- again, 2 absent (lost) and not taken again, 0 another's, released, or absent with a newer term
--- recorded beside it (the gate must close).
---#include gate-value
+-- recorded beside it (the gates must close).
 local inc = incarnation()
 local now = millis()
 local cur, raw = current(KEYS[1], inc)
@@ -22,7 +20,7 @@ if cur and cur.hold == ARGV[1] and cur.state ~= 'R' then
   if ARGV[4] == '1' then
     state = 'H'
   end
-  write(KEYS[1], state, cur.term, cur.seq + 1, inc, ARGV[1], ARGV[5])
+  write(cur, state, cur.term, inc, ARGV[1], ARGV[5])
   if state ~= cur.state then
     tell(KEYS[1])
   end
@@ -34,7 +32,7 @@ if not cur then
     return {0, raw or '', inc, now}
   end
   if ARGV[3] ~= '' then
-    write(KEYS[1], 'H', term, 0, inc, ARGV[3], ARGV[5])
+    write(cur, 'H', term, inc, ARGV[3], ARGV[5])
     redis.call('SET', KEYS[2], term, 'PX', ARGV[5])
     tell(KEYS[1])
     return {3, raw or '', inc, now}

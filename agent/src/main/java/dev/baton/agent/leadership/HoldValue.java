@@ -1,21 +1,23 @@
 package dev.baton.agent.leadership;
 
 /**
- * A gate key's value as the scripts write it (gate-value.lua): {@code <state> <term> <seq>
- * <incarnation> <hold>}, where the hold is {@code agent:<namespace>/<pod>:<term>:<n>[@<pod IP>]}:
- * the scripts compare it whole, and followers read from it who leads and where to reach it.
+ * A hold key's value as the scripts write it (hold-value.lua): {@code <state> <term> <seq>
+ * <incarnation> <hold>}, where {@code seq} is the write's own number (no two writes leave the same
+ * value) and the hold is {@code agent:<namespace>/<pod>:<term>:<nonce>-<n>[@<pod IP>]}, named by
+ * the one call that took it: the scripts compare it whole, and followers read from it who leads
+ * and where to reach it.
  *
  * @param state {@code A} taken while the key was absent (not yet proven: its gate is shut), {@code
  *     H} held and proven (its gate may be open), {@code R} released (its gate closed)
  */
-record GateValue(char state, long term, long seq, String incarnation, String hold) {
+record HoldValue(char state, long term, long seq, String incarnation, String hold) {
 
   static final char UNPROVEN = 'A';
   static final char HELD = 'H';
   static final char RELEASED = 'R';
 
   /** The value, or null when {@code raw} is empty or not of this format. */
-  static GateValue parse(String raw) {
+  static HoldValue parse(String raw) {
     if (raw == null) {
       return null;
     }
@@ -24,7 +26,7 @@ record GateValue(char state, long term, long seq, String incarnation, String hol
       return null;
     }
     try {
-      return new GateValue(f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4]);
+      return new HoldValue(f[0].charAt(0), Long.parseLong(f[1]), Long.parseLong(f[2]), f[3], f[4]);
     } catch (NumberFormatException e) {
       return null;
     }
@@ -49,8 +51,8 @@ record GateValue(char state, long term, long seq, String incarnation, String hol
   }
 
   /**
-   * A hold's name: fresh for every take of this process ({@code nonce} is its own), with the pod's
-   * IP when known.
+   * A hold's name: {@code n} is given to one call of this process only ({@code nonce} is its own),
+   * with the pod's IP when known.
    */
   static String hold(String namespace, String pod, long term, String nonce, long n, String ip) {
     String name = "agent:" + namespace + "/" + pod + ":" + term + ":" + nonce + "-" + n;

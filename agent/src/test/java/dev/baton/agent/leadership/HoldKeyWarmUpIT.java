@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  * An agent with Redis makes its first gate-key script call at start, not in its first failover, and
  * that call changes nothing in Redis.
  */
-class GateKeyWarmUpIT {
+class HoldKeyWarmUpIT {
 
   @Test
   void anAgentThatNeverLedHasRunTheRenewScriptAndWroteNoKey() throws Exception {
@@ -33,7 +33,7 @@ class GateKeyWarmUpIT {
       await()
           .atMost(Duration.ofSeconds(10))
           .until(() -> List.of(1L).equals(redis.call("SCRIPT", "EXISTS", renew)));
-      assertThat(redis.call("EXISTS", GateKey.WARM_UP_KEY)).isEqualTo(0L);
+      assertThat(redis.call("EXISTS", HoldKey.WARM_UP_KEY)).isEqualTo(0L);
       assertThat(redis.call("KEYS", "*")).isEqualTo(List.of());
       assertThat(sandbox.agent("worker-0").leadership().view().leader()).isFalse();
     }
