@@ -3,6 +3,7 @@ package dev.baton.operator;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.injection.AgentWebhook;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -71,6 +72,8 @@ public final class BatonOperator implements AutoCloseable {
   private KubernetesClient leaseClient;
   private Operator operator;
   private HttpEndpoints http;
+  private AgentWebhook webhook;
+  private KubernetesClient webhookClient;
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
@@ -188,7 +191,8 @@ public final class BatonOperator implements AutoCloseable {
             clock,
             role,
             activation,
-            pods);
+            pods,
+            config.webhook().agentImage());
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
@@ -202,6 +206,18 @@ public final class BatonOperator implements AutoCloseable {
     operator.start();
     informersStarted = true;
     redisConnected.join();
+    if (config.webhook().enabled()) {
+      // Every replica answers the webhook from its warm LeaderGroup cache, standby or active.
+      webhook =
+          AgentWebhook.start(
+              config.webhook(),
+              config.webhook().namespace() != null
+                  ? config.webhook().namespace()
+                  : leaseNamespace(),
+              webhookClient = ReplicaClients.named(client, identity),
+              leaderGroups::groupFor,
+              clock);
+    }
     role.start(this::becomeActive, this::noLongerActive);
     // Ready means able to take over: the endpoints answer once the role is in play.
     http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
@@ -291,6 +307,10 @@ public final class BatonOperator implements AutoCloseable {
     if (!unhealthy.isEmpty()) {
       return new HttpEndpoints.Check(false, "informers unhealthy: " + unhealthy);
     }
+    if (webhook != null && !webhook.serving()) {
+      // Out of the webhook Service's endpoints until it has a certificate to answer with.
+      return new HttpEndpoints.Check(false, "webhook has no serving certificate yet");
+    }
     if (!role.mayAct()) {
       // A standby is ready to take over: it counts for PodDisruptionBudgets and the metrics
       // Service, so it answers 200.
@@ -329,6 +349,11 @@ public final class BatonOperator implements AutoCloseable {
     return v == null ? "(unknown: not run from the built jar)" : v;
   }
 
+  /** The webhook's HTTPS port, or -1 when it is off. */
+  public int webhookPort() {
+    return webhook == null ? -1 : webhook.port();
+  }
+
   public int httpPort() {
     return http.port();
   }
@@ -357,6 +382,12 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (http != null) {
       http.close();
+    }
+    if (webhook != null) {
+      webhook.close();
+    }
+    if (webhookClient != null) {
+      webhookClient.close();
     }
     if (operator != null) {
       operator.stop();

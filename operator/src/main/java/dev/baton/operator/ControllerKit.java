@@ -16,7 +16,8 @@ import java.time.Clock;
 /**
  * What both controllers are built from, the same for each: the fenced API client, the cluster id in
  * holder records, the default Redis and the connections to every Redis, metrics and liveness, the
- * clock, the replica's role and what it does when it becomes active, and the one pod informer.
+ * clock, the replica's role and what it does when it becomes active, the one pod informer, and the
+ * agent image the webhook injects (null when it is off): what pods' agents are held against.
  */
 public record ControllerKit(
     KubernetesClient client,
@@ -28,7 +29,8 @@ public record ControllerKit(
     Clock clock,
     ReplicaRole role,
     Activation activation,
-    PodCatalog pods) {
+    PodCatalog pods,
+    String agentImage) {
 
   /** A controller's Event recorder; each keeps its own aggregation. */
   public EventRecorder events() {

@@ -26,7 +26,8 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     Duration redisTimeout,
     String leaderElectionIdentity,
-    Duration leaderElectionLease) {
+    Duration leaderElectionLease,
+    WebhookConfig webhook) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -111,7 +112,8 @@ public record OperatorConfig(
         get.apply(LEADER_ELECTION_NAMESPACE),
         timeout,
         identity,
-        lease);
+        lease,
+        WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE)));
   }
 
   /** All namespaces are watched when the set is empty. */

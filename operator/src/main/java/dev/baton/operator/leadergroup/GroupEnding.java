@@ -11,6 +11,11 @@ import java.time.Duration;
  */
 sealed interface GroupEnding {
 
+  /** What the reconcile looked at first; null when the spec was invalid and nothing was. */
+  default Looked looked() {
+    return null;
+  }
+
   /** The spec cannot be used: nothing else was looked at. */
   record Invalid(String message) implements GroupEnding {}
 

@@ -6,6 +6,9 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
+import dev.baton.operator.injection.AgentInjector;
+import dev.baton.operator.injection.AgentPermissions;
+import dev.baton.operator.injection.AgentPods;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
@@ -34,6 +37,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,9 +87,13 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
+  private final AgentPermissions permissions;
+  private final String agentImage;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
+    this.permissions = new AgentPermissions(client, kit.clock());
+    this.agentImage = kit.agentImage();
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
@@ -242,9 +250,22 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    */
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
-    GroupReporter.Reported r = reporter.report(group, state, ending, started);
+    GroupReporter.Reported r =
+        reporter.report(group, state, ending, started, agentsKept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     return r.control();
+  }
+
+  /**
+   * The agents of the group's pods that ask for one: what they need written (after the election, so
+   * that it never waits for these writes), and what the report tells of them.
+   */
+  private AgentsReport.Found agentsKept(LeaderGroup group, GroupEnding.Looked looked) {
+    if (looked == null) {
+      return null;
+    }
+    AgentPods pods = AgentPods.of(looked.pods().membership().members(), agentImage);
+    return new AgentsReport.Found(pods, pods.any() ? permissions.keep(group, pods) : null);
   }
 
   /** The one place the state that outlives a reconcile is written. */
@@ -298,6 +319,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
           e.getMessage());
     }
     reporter.forget(group);
+    permissions.forget(group);
     removeLegacyFinalizer(group);
   }
 
@@ -363,6 +385,26 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /**
+   * The group a new pod with these labels would join, as the agent injection webhook asks: its
+   * name, role label and Redis Secret, from the cache.
+   */
+  public Optional<AgentInjector.Group> groupFor(String namespace, Map<String, String> labels) {
+    return sources
+        .owner(namespace, labels)
+        .map(
+            g ->
+                new AgentInjector.Group(
+                    g.getMetadata().getName(),
+                    g.getSpec().getRoleLabel() == null
+                            || LeaderGroupSpec.DEFAULT_ROLE_LABEL.equals(g.getSpec().getRoleLabel())
+                        ? null
+                        : g.getSpec().getRoleLabel(),
+                    g.getSpec().getRedis() == null || g.getSpec().getRedis().getSecretRef() == null
+                        ? null
+                        : g.getSpec().getRedis().getSecretRef().getName()));
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */

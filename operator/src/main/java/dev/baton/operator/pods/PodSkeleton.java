@@ -28,7 +28,17 @@ import java.util.Map;
  */
 public final class PodSkeleton {
 
+  /** The label a pod asks for the agent with (injection's AgentNames, which depends on this). */
+  public static final String AGENT_LABEL = "baton.dev/agent";
+
+  /** The injected agent's container name. */
+  public static final String AGENT_CONTAINER = "baton-agent";
+
   private PodSkeleton() {}
+
+  private static boolean isAgent(Container c) {
+    return AGENT_CONTAINER.equals(c.getName());
+  }
 
   /** A copy with only what the operator reads; the original is left as it is. */
   public static Pod of(Pod pod) {
@@ -57,11 +67,34 @@ public final class PodSkeleton {
           if (c.getPorts() == null || c.getPorts().isEmpty()) {
             continue;
           }
-          // Names and ports only: a one-write Service resolves its named target ports here.
+          // Names and ports only: a one-write Service resolves its named target ports here. The
+          // agent's image too, which tells a pod whose agent is not this operator's.
           containers.add(
-              new ContainerBuilder().withName(c.getName()).withPorts(c.getPorts()).build());
+              new ContainerBuilder()
+                  .withName(c.getName())
+                  .withImage(isAgent(c) ? c.getImage() : null)
+                  .withPorts(c.getPorts())
+                  .build());
         }
         s.setContainers(containers);
+      }
+      if (spec.getInitContainers() != null) {
+        // Of the init containers, only the agent as a native sidecar: its name and image.
+        for (Container c : spec.getInitContainers()) {
+          if (isAgent(c)) {
+            s.setInitContainers(
+                new ArrayList<>(
+                    List.of(
+                        new ContainerBuilder()
+                            .withName(c.getName())
+                            .withImage(c.getImage())
+                            .build())));
+          }
+        }
+      }
+      if (m.getLabels() != null && m.getLabels().containsKey(AGENT_LABEL)) {
+        // Whom the agent's Role is bound to.
+        s.setServiceAccountName(shared(spec.getServiceAccountName()));
       }
       out.setSpec(s);
     }
@@ -87,6 +120,9 @@ public final class PodSkeleton {
     shrink(out.getStatus());
     if (out.getSpec() != null && out.getSpec().getContainers() != null) {
       out.getSpec().getContainers().forEach(PodSkeleton::shrink);
+    }
+    if (out.getSpec() != null && out.getSpec().getInitContainers() != null) {
+      out.getSpec().getInitContainers().forEach(PodSkeleton::shrink);
     }
     return out;
   }
