@@ -48,6 +48,9 @@ public final class ServingCertificates {
   private final Clock clock;
   private final ServingIdentity identity;
 
+  /** The CA the caBundle held at the last check, or null. */
+  private X509Certificate trustedAtLastCheck;
+
   /**
    * @param webhookConfiguration the MutatingWebhookConfiguration whose caBundle is kept, or null
    * @param dnsNames the Service's names, first the one the API server dials
@@ -72,7 +75,7 @@ public final class ServingCertificates {
   /**
    * One pass: the CA read (made if there is none, rotated if it ends soon), the caBundle made to
    * hold it, and the serving certificate issued if there is none, if it ends soon, or if the CA
-   * changed and the caBundle already trusts the new one.
+   * changed and the caBundle has trusted the new one since the check before.
    */
   public synchronized void check() {
     Instant now = clock.instant();
@@ -92,13 +95,22 @@ public final class ServingCertificates {
       }
       ca = rotated;
     }
-    boolean trusted = bundle.holds(ca, now);
+    boolean trustedNow = bundle.holds(ca, now);
+    // The API server reads the caBundle through its own cache: a certificate of a new CA is served
+    // only once this replica saw that CA in the caBundle at an earlier check too (a minute before).
+    boolean trustedBefore =
+        trustedAtLastCheck != null
+            && Certificates.same(trustedAtLastCheck, ca.current().certificate());
+    trustedAtLastCheck = trustedNow ? ca.current().certificate() : null;
     Certificates.Issued serving = identity.current();
     boolean fromCurrentCa =
         serving != null && issuedBy(serving.certificate(), ca.current().certificate());
+    boolean due =
+        serving != null && endsWithin(serving.certificate(), now, lifetimes.servingRenewBefore());
+    boolean expired = serving != null && endsWithin(serving.certificate(), now, Duration.ZERO);
     if (serving == null
-        || endsWithin(serving.certificate(), now, lifetimes.servingRenewBefore())
-        || (!fromCurrentCa && trusted)) {
+        || (!fromCurrentCa && trustedBefore)
+        || (due && (fromCurrentCa || trustedBefore || expired))) {
       identity.serve(issue(ca.current(), now));
       log.info(
           "Webhook serving certificate issued for {}, valid until {}",

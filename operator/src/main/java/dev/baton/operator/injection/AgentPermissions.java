@@ -161,7 +161,7 @@ public final class AgentPermissions {
         .build();
   }
 
-  static Role role(LeaderGroup group) {
+  public static Role role(LeaderGroup group) {
     return new RoleBuilder()
         .withMetadata(meta(group, roleName(group.getMetadata().getName())))
         .addNewRule()
@@ -172,7 +172,7 @@ public final class AgentPermissions {
         .build();
   }
 
-  static RoleBinding binding(LeaderGroup group, AgentPods pods) {
+  public static RoleBinding binding(LeaderGroup group, AgentPods pods) {
     String role = roleName(group.getMetadata().getName());
     List<Subject> subjects = new ArrayList<>();
     for (String account : pods.serviceAccounts()) {
@@ -199,7 +199,7 @@ public final class AgentPermissions {
    * every other port from anywhere, as without the policy: the ranges around those ports, for TCP,
    * and UDP and SCTP whole.
    */
-  static NetworkPolicy policy(LeaderGroup group, AgentPods pods) {
+  public static NetworkPolicy policy(LeaderGroup group, AgentPods pods) {
     LabelSelector selector = group.getSpec().getSelector();
     List<NetworkPolicyPort> leaderOnly = new ArrayList<>();
     List<NetworkPolicyPort> others = new ArrayList<>();

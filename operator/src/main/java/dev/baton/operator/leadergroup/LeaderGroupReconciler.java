@@ -261,7 +261,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    * that it never waits for these writes), and what the report tells of them.
    */
   private AgentsReport.Found agentsKept(LeaderGroup group, GroupEnding.Looked looked) {
-    if (looked == null) {
+    if (looked == null || agentImage == null) {
+      // Injection off: the chart grants nothing for agents, and the label asks nothing of Baton.
       return null;
     }
     AgentPods pods = AgentPods.of(looked.pods().membership().members(), agentImage);

@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -115,7 +115,8 @@ public record Candidate(
     if (pod.getSpec() == null) {
       return null;
     }
-    for (var list : List.of(pod.getSpec().getInitContainers(), pod.getSpec().getContainers())) {
+    for (var list :
+        Arrays.asList(pod.getSpec().getInitContainers(), pod.getSpec().getContainers())) {
       if (list == null) {
         continue;
       }

@@ -1,0 +1,387 @@
+package dev.baton.operator.certificates;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.injection.AdmissionServer;
+import dev.baton.operator.injection.AgentInjector;
+import dev.baton.operator.replica.ReplicaClients;
+import dev.baton.testkit.ApiRequestLog;
+import dev.baton.testkit.EmbeddedKubernetes;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.ByteArrayInputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.cert.CertPathValidator;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.PKIXParameters;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two operator replicas keep one CA and their own serving certificates against the embedded API
+ * server while a client, trusting only the webhook configuration's caBundle as read at each call
+ * and checking the Service's DNS name, as kube-apiserver does, calls both throughout: they create
+ * the CA at once (one wins, the other adopts it), renew their certificates two months in, rotate
+ * the CA at once nine years in, and drop the old CA from the caBundle once it expired. The clock is
+ * the test's, moved by steps; the client judges validity by the same clock.
+ */
+class ServingCertificatesIT {
+
+  private static final String NS = "baton-system";
+  private static final String SECRET = "baton-baton-operator-webhook-ca";
+  private static final String CONFIGURATION = "baton-baton-operator-baton-system";
+  private static final String HOST = "baton-baton-operator-webhook." + NS + ".svc";
+
+  /** Shorter than the 30 days' renewal margin, so no certificate runs out between two checks. */
+  private static final int STEP_DAYS = 25;
+
+  /** A clock the test moves. */
+  static final class MovableClock extends Clock {
+    private final AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
+
+    void advance(Duration d) {
+      now.updateAndGet(i -> i.plus(d));
+    }
+
+    @Override
+    public Instant instant() {
+      return now.get();
+    }
+
+    @Override
+    public ZoneOffset getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+
+  /** One replica: its client (named as the operator's), certificate keeper and server. */
+  private record Replica(
+      KubernetesClient client,
+      ServingIdentity identity,
+      ServingCertificates keeper,
+      AdmissionServer server) {}
+
+  private EmbeddedKubernetes kube;
+  private final MovableClock clock = new MovableClock();
+  private final List<Replica> replicas = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws Exception {
+    kube = EmbeddedKubernetes.start();
+    kube.client().genericKubernetesResources(CaBundle.WEBHOOKS).resource(configuration()).create();
+    for (String id : List.of("replica-a", "replica-b")) {
+      Map<String, String> env = new HashMap<>();
+      env.put(ApiRequestLog.IDENTITY, id);
+      env.put("BATON_WEBHOOK_ENABLED", "true");
+      ApiRequestLog.operatorStarting(env);
+      KubernetesClient client = ReplicaClients.named(kube.newClient(), id);
+      ServingIdentity identity = new ServingIdentity();
+      replicas.add(
+          new Replica(
+              client,
+              identity,
+              new ServingCertificates(
+                  client,
+                  NS,
+                  SECRET,
+                  CONFIGURATION,
+                  List.of(HOST, "baton-baton-operator-webhook"),
+                  ServingCertificates.Lifetimes.defaults(),
+                  clock,
+                  identity),
+              AdmissionServer.start(
+                  0,
+                  identity,
+                  new AgentInjector(
+                      (ns, labels) -> Optional.empty(),
+                      new AgentInjector.Settings("image", null, true)))));
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    replicas.forEach(
+        r -> {
+          r.server().close();
+          r.client().close();
+        });
+    kube.close();
+  }
+
+  @Test
+  void bothReplicasServeThroughTenYearsOfRenewalsAndARotationOfTheirOneCa() throws Exception {
+    checkAtOnce();
+    X509Certificate firstCa = storedCa();
+    assertThat(bundle()).as("one CA, the Secret's").singleElement().isEqualTo(firstCa);
+    assertThat(replicas)
+        .allSatisfy(r -> assertIssuedBy(r.identity().current().certificate(), firstCa));
+
+    AtomicBoolean probing = new AtomicBoolean(true);
+    AtomicLong calls = new AtomicLong();
+    ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    CompletableFuture<Void> prober =
+        CompletableFuture.runAsync(
+            () -> {
+              while (probing.get()) {
+                for (Replica r : replicas) {
+                  try {
+                    call(r.server().port());
+                    calls.incrementAndGet();
+                  } catch (Exception e) {
+                    failures.add(clock.instant() + " replica on " + r.server().port() + ": " + e);
+                  }
+                }
+              }
+            });
+    List<X509Certificate> cas = new ArrayList<>(List.of(firstCa));
+    Set<String> servedSerials = new java.util.HashSet<>();
+    boolean oldCaDropped = false;
+    int rotatedAt = -1;
+    try {
+      // Ten years and a month, in steps shorter than the renewal margin, the replicas checking
+      // after each as their timer would (every minute in a cluster), both at once.
+      for (int day = 0; day < 3700; day += STEP_DAYS) {
+        clock.advance(Duration.ofDays(STEP_DAYS));
+        checkAtOnce();
+        serving().forEach(c -> servedSerials.add(c.getSerialNumber().toString(16)));
+        X509Certificate ca = storedCa();
+        if (!cas.get(cas.size() - 1).equals(ca)) {
+          cas.add(ca);
+          rotatedAt = day;
+          assertThat(bundle()).as("new CA first, the old one kept").containsExactly(ca, firstCa);
+        }
+        X509Certificate current = ca;
+        if (cas.size() == 1 || rotatedAt < day) {
+          assertThat(serving()).allSatisfy(c -> assertIssuedBy(c, current));
+        } else {
+          assertThat(serving())
+              .as("a new CA's certificates only a check after the caBundle held it")
+              .allSatisfy(c -> assertIssuedBy(c, firstCa));
+        }
+        if (cas.size() == 2 && bundle().size() == 1) {
+          oldCaDropped = true;
+        }
+        awaitCalls(calls, 4);
+      }
+    } finally {
+      probing.set(false);
+      prober.join();
+    }
+    assertThat(cas).as("the CA was rotated once, by one replica, and both adopted it").hasSize(2);
+    assertThat(oldCaDropped).as("the expired CA left the caBundle").isTrue();
+    assertThat(bundle()).containsExactly(cas.get(1));
+    assertThat(servedSerials.size())
+        .as("serving certificates renewed every two months or so, by each replica")
+        .isGreaterThan(2 * 3700 / 90);
+    assertThat(calls.get()).isGreaterThan(300);
+    assertThat(failures).as("calls refused while the certificates changed").isEmpty();
+  }
+
+  /** Both replicas check at the same moment: the API server decides who writes the Secret. */
+  private void checkAtOnce() throws Exception {
+    CountDownLatch go = new CountDownLatch(1);
+    List<CompletableFuture<Void>> runs = new ArrayList<>();
+    for (Replica r : replicas) {
+      runs.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                r.keeper().check();
+              }));
+    }
+    go.countDown();
+    CompletableFuture.allOf(runs.toArray(new CompletableFuture[0])).get();
+  }
+
+  private static void awaitCalls(AtomicLong calls, int more) {
+    long from = calls.get();
+    await()
+        .pollInterval(Duration.ofMillis(5))
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> calls.get() >= from + more);
+  }
+
+  private List<X509Certificate> serving() {
+    return replicas.stream().map(r -> r.identity().current().certificate()).toList();
+  }
+
+  private X509Certificate storedCa() {
+    Secret s = kube.client().secrets().inNamespace(NS).withName(SECRET).get();
+    return Certificates.certificates(
+            new String(
+                Base64.getDecoder().decode(s.getData().get("ca.crt")), StandardCharsets.US_ASCII))
+        .get(0);
+  }
+
+  private List<X509Certificate> bundle() {
+    GenericKubernetesResource config =
+        kube.client().genericKubernetesResources(CaBundle.WEBHOOKS).withName(CONFIGURATION).get();
+    String caBundle =
+        Serialization.jsonMapper()
+            .valueToTree(config)
+            .path("webhooks")
+            .get(0)
+            .path("clientConfig")
+            .path("caBundle")
+            .asText("");
+    return caBundle.isEmpty()
+        ? List.of()
+        : Certificates.certificates(
+            new String(Base64.getDecoder().decode(caBundle), StandardCharsets.US_ASCII));
+  }
+
+  private static void assertIssuedBy(X509Certificate cert, X509Certificate ca) {
+    assertThat(ServingCertificates.issuedBy(cert, ca))
+        .as("%s issued by %s", cert.getSubjectX500Principal(), ca.getSubjectX500Principal())
+        .isTrue();
+  }
+
+  /**
+   * An AdmissionReview over TLS as the API server sends one: trusting the caBundle as it is now,
+   * the name checked, validity judged at the test's clock.
+   */
+  private void call(int port) throws Exception {
+    List<X509Certificate> trusted = bundle();
+    SSLContext tls = SSLContext.getInstance("TLS");
+    tls.init(null, new TrustManager[] {new AtClock(trusted, clock.instant())}, null);
+    Socket plain = new Socket();
+    plain.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+    plain.setSoTimeout(5000);
+    try (SSLSocket socket =
+        (SSLSocket) tls.getSocketFactory().createSocket(plain, HOST, port, true)) {
+      SSLParameters params = socket.getSSLParameters();
+      params.setServerNames(List.of(new SNIHostName(HOST)));
+      socket.setSSLParameters(params);
+      byte[] body =
+          ("{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u\","
+                  + "\"kind\":{\"kind\":\"Pod\"},\"operation\":\"UPDATE\",\"object\":{}}}")
+              .getBytes(StandardCharsets.UTF_8);
+      OutputStream out = socket.getOutputStream();
+      out.write(
+          ("POST /mutate-pods HTTP/1.1\r\nHost: "
+                  + HOST
+                  + "\r\nContent-Type: application/json\r\nContent-Length: "
+                  + body.length
+                  + "\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.write(body);
+      out.flush();
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!answer.startsWith("HTTP/1.1 200") || !answer.contains("\"allowed\":true")) {
+        throw new IllegalStateException("answered " + answer.lines().findFirst().orElse(""));
+      }
+    }
+  }
+
+  /** Trusts the given CAs at the given instant and the server's name only. */
+  private static final class AtClock implements X509TrustManager {
+    private final List<X509Certificate> anchors;
+    private final Instant at;
+
+    AtClock(List<X509Certificate> anchors, Instant at) {
+      this.anchors = anchors;
+      this.at = at;
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType)
+        throws CertificateException {
+      try {
+        PKIXParameters params =
+            new PKIXParameters(
+                anchors.stream().map(a -> new TrustAnchor(a, null)).collect(Collectors.toSet()));
+        params.setRevocationEnabled(false);
+        params.setDate(Date.from(at));
+        CertPathValidator.getInstance("PKIX")
+            .validate(
+                CertificateFactory.getInstance("X.509").generateCertPath(List.of(chain)), params);
+        var names = chain[0].getSubjectAlternativeNames();
+        if (names == null
+            || names.stream()
+                .noneMatch(n -> Integer.valueOf(2).equals(n.get(0)) && HOST.equals(n.get(1)))) {
+          throw new CertificateException("x509: certificate is not valid for " + HOST);
+        }
+      } catch (CertificateException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new CertificateException("x509: " + e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return anchors.toArray(new X509Certificate[0]);
+    }
+  }
+
+  private static GenericKubernetesResource configuration() {
+    String yaml =
+        """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: MutatingWebhookConfiguration
+        metadata:
+          name: %s
+        webhooks:
+          - name: agent.baton.dev
+            admissionReviewVersions: ["v1"]
+            sideEffects: None
+            clientConfig:
+              service: {name: baton-baton-operator-webhook, namespace: %s, path: /mutate-pods, port: 443}
+            rules:
+              - {operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["pods"]}
+        """
+            .formatted(CONFIGURATION, NS);
+    return Serialization.unmarshal(
+        new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)),
+        GenericKubernetesResource.class);
+  }
+}
