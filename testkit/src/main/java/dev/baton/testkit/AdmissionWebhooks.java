@@ -53,6 +53,12 @@ final class AdmissionWebhooks extends Dispatcher {
   private final Dispatcher next;
   private final Map<String, InetSocketAddress> routes = new ConcurrentHashMap<>();
 
+  /**
+   * Whether a webhook configuration was ever written here: until then a pod's create costs no list
+   * of them (the store would scan itself for it on every create).
+   */
+  private volatile boolean configured;
+
   AdmissionWebhooks(Dispatcher next) {
     this.next = next;
   }
@@ -67,8 +73,11 @@ final class AdmissionWebhooks extends Dispatcher {
     String path = request.getPath();
     int q = path.indexOf('?');
     String bare = q < 0 ? path : path.substring(0, q);
+    if (bare.startsWith(CONFIGURATIONS) && !"GET".equals(request.getMethod())) {
+      configured = true;
+    }
     Matcher m = CREATE_POD.matcher(bare);
-    if (!"POST".equals(request.getMethod()) || !m.matches()) {
+    if (!configured || !"POST".equals(request.getMethod()) || !m.matches()) {
       return next.dispatch(request);
     }
     boolean dryRun = q >= 0 && path.substring(q).contains("dryRun=All");

@@ -54,7 +54,7 @@ public class LeaderGroupStatus {
 
   @JsonPropertyDescription(
       "Ready (has a leader), RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected,"
-          + " Paused (metav1.Condition).")
+          + " Paused, AgentInjected (metav1.Condition).")
   private List<Condition> conditions = new ArrayList<>();
 
   public String getLeader() {
