@@ -3,6 +3,7 @@ package dev.baton.operator;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.injection.AgentInjector;
 import dev.baton.operator.injection.AgentWebhook;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
@@ -73,7 +74,6 @@ public final class BatonOperator implements AutoCloseable {
   private Operator operator;
   private HttpEndpoints http;
   private AgentWebhook webhook;
-  private KubernetesClient webhookClient;
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
@@ -211,11 +211,9 @@ public final class BatonOperator implements AutoCloseable {
       webhook =
           AgentWebhook.start(
               config.webhook(),
-              config.webhook().namespace() != null
-                  ? config.webhook().namespace()
-                  : leaseNamespace(),
-              webhookClient = ReplicaClients.named(client, identity),
-              leaderGroups::groupFor,
+              this::leaseNamespace,
+              ReplicaClients.named(client, identity),
+              (ns, labels) -> leaderGroups.groupFor(ns, labels).map(AgentInjector.Group::of),
               clock);
     }
     role.start(this::becomeActive, this::noLongerActive);
@@ -307,8 +305,7 @@ public final class BatonOperator implements AutoCloseable {
     if (!unhealthy.isEmpty()) {
       return new HttpEndpoints.Check(false, "informers unhealthy: " + unhealthy);
     }
-    if (webhook != null && !webhook.serving()) {
-      // Out of the webhook Service's endpoints until it has a certificate to answer with.
+    if (webhook != null && !webhook.serving()) { // out of its Service until it can answer
       return new HttpEndpoints.Check(false, "webhook has no serving certificate yet");
     }
     if (!role.mayAct()) {
@@ -349,7 +346,7 @@ public final class BatonOperator implements AutoCloseable {
     return v == null ? "(unknown: not run from the built jar)" : v;
   }
 
-  /** The webhook's HTTPS port, or -1 when it is off. */
+  /** -1 when the webhook is off. */
   public int webhookPort() {
     return webhook == null ? -1 : webhook.port();
   }
@@ -385,9 +382,6 @@ public final class BatonOperator implements AutoCloseable {
     }
     if (webhook != null) {
       webhook.close();
-    }
-    if (webhookClient != null) {
-      webhookClient.close();
     }
     if (operator != null) {
       operator.stop();

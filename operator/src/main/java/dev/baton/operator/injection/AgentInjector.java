@@ -3,6 +3,8 @@ package dev.baton.operator.injection;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -29,7 +31,21 @@ public final class AgentInjector {
    * @param roleLabel the group's spec.roleLabel, or null for the default
    * @param redisSecret the group's spec.redis Secret, or null when it uses the default Redis
    */
-  public record Group(String name, String roleLabel, String redisSecret) {}
+  public record Group(String name, String roleLabel, String redisSecret) {
+
+    public static Group of(LeaderGroup g) {
+      var spec = g.getSpec();
+      return new Group(
+          g.getMetadata().getName(),
+          spec.getRoleLabel() == null
+                  || LeaderGroupSpec.DEFAULT_ROLE_LABEL.equals(spec.getRoleLabel())
+              ? null
+              : spec.getRoleLabel(),
+          spec.getRedis() == null || spec.getRedis().getSecretRef() == null
+              ? null
+              : spec.getRedis().getSecretRef().getName());
+    }
+  }
 
   /** Finds the group that would own a pod with these labels in this namespace. */
   @FunctionalInterface

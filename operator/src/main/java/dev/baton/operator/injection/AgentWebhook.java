@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,23 +36,31 @@ public final class AgentWebhook implements AutoCloseable {
   private final AdmissionServer server;
   private final ScheduledExecutorService timer;
 
+  private final KubernetesClient client;
+
   private AgentWebhook(
-      ServingIdentity identity, AdmissionServer server, ScheduledExecutorService timer) {
+      ServingIdentity identity,
+      AdmissionServer server,
+      ScheduledExecutorService timer,
+      KubernetesClient client) {
     this.identity = identity;
     this.server = server;
     this.timer = timer;
+    this.client = client;
   }
 
   /**
-   * @param namespace the operator's namespace, when the configuration names none
+   * @param operatorNamespace the operator's namespace, when the configuration names none
+   * @param client this replica's own, which the webhook closes with itself
    */
   public static AgentWebhook start(
       WebhookConfig config,
-      String namespace,
+      Supplier<String> operatorNamespace,
       KubernetesClient client,
       AgentInjector.Groups groups,
       Clock clock)
       throws IOException {
+    String namespace = config.namespace() != null ? config.namespace() : operatorNamespace.get();
     ServingIdentity identity = new ServingIdentity();
     Runnable check;
     if (config.certDir() != null) {
@@ -96,7 +105,7 @@ public final class AgentWebhook implements AutoCloseable {
         config.certDir() != null ? "certificate from " + config.certDir() : "operator's own CA",
         config.agentImage(),
         nativeSidecar ? "a native sidecar" : "a second container (Kubernetes before 1.29)");
-    return new AgentWebhook(identity, server, timer);
+    return new AgentWebhook(identity, server, timer, client);
   }
 
   /**
@@ -134,5 +143,6 @@ public final class AgentWebhook implements AutoCloseable {
   public void close() {
     timer.shutdownNow();
     server.close();
+    client.close();
   }
 }

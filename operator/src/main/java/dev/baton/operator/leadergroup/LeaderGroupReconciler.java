@@ -6,7 +6,6 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.injection.AgentInjector;
 import dev.baton.operator.injection.AgentPermissions;
 import dev.baton.operator.injection.AgentPods;
 import dev.baton.operator.kube.Metadata;
@@ -388,24 +387,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     return b == null || a.compareTo(b) <= 0 ? a : b;
   }
 
-  /**
-   * The group a new pod with these labels would join, as the agent injection webhook asks: its
-   * name, role label and Redis Secret, from the cache.
-   */
-  public Optional<AgentInjector.Group> groupFor(String namespace, Map<String, String> labels) {
-    return sources
-        .owner(namespace, labels)
-        .map(
-            g ->
-                new AgentInjector.Group(
-                    g.getMetadata().getName(),
-                    g.getSpec().getRoleLabel() == null
-                            || LeaderGroupSpec.DEFAULT_ROLE_LABEL.equals(g.getSpec().getRoleLabel())
-                        ? null
-                        : g.getSpec().getRoleLabel(),
-                    g.getSpec().getRedis() == null || g.getSpec().getRedis().getSecretRef() == null
-                        ? null
-                        : g.getSpec().getRedis().getSecretRef().getName()));
+  /** The group a new pod with these labels would join (the injection webhook asks), cached. */
+  public Optional<LeaderGroup> groupFor(String namespace, Map<String, String> labels) {
+    return sources.owner(namespace, labels);
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */
