@@ -195,6 +195,47 @@ class AgentWebhookIT {
         .hasMessageContaining("admission webhook \"agent.baton.dev\" denied the request")
         .hasMessageContaining("baton.dev/app-port: 'eighty' is not a port");
 
+    // A pod injected by an earlier operator: left as it is, and reported as outdated.
+    Pod earlier = template();
+    earlier
+        .getSpec()
+        .getInitContainers()
+        .add(0, agentOf(injectedPod(), "ghcr.io/baton-dev/baton-operator:0.1.0"));
+    earlier
+        .getSpec()
+        .getVolumes()
+        .addAll(
+            injectedPod().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals("baton-agent-token"))
+                .toList());
+    String old =
+        cluster
+            .client
+            .pods()
+            .inNamespace(Sandbox.NS)
+            .resource(earlier)
+            .create()
+            .getMetadata()
+            .getName();
+    assertThat(cluster.pod(old).getSpec().getInitContainers())
+        .singleElement()
+        .satisfies(c -> assertThat(c.getImage()).endsWith(":0.1.0"));
+    ready(old);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              Condition c = cluster.condition("orders", "AgentInjected").orElseThrow();
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo("AgentOutdated");
+              assertThat(c.getMessage())
+                  .contains(old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
+              assertThat(cluster.operator().registry().scrape())
+                  .containsPattern(
+                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
+                          + "state=\"outdated\",?\\} 1\\.0");
+            });
+
     cluster
         .client
         .admissionRegistration()
@@ -211,7 +252,20 @@ class AgentWebhookIT {
             () -> cluster.client.pods().inNamespace(Sandbox.NS).resource(template()).create())
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("failed calling webhook \"agent.baton.dev\"");
-    assertThat(cluster.pods()).isEmpty();
+    assertThat(cluster.pods()).as("nothing created under Fail").hasSize(1);
+  }
+
+  /** A pod of the template as this operator injects it. */
+  private Pod injectedPod() throws IOException {
+    Pod pod = cluster.client.pods().inNamespace(Sandbox.NS).resource(template()).dryRun().create();
+    assertThat(pod.getSpec().getInitContainers()).as("injected on a dry run too").hasSize(1);
+    return pod;
+  }
+
+  private static io.fabric8.kubernetes.api.model.Container agentOf(Pod pod, String image) {
+    var agent = Serialization.clone(pod.getSpec().getInitContainers().get(0));
+    agent.setImage(image);
+    return agent;
   }
 
   private boolean caBundleWritten() {
@@ -256,22 +310,34 @@ class AgentWebhookIT {
         .getName();
   }
 
-  /** What the kubelet would report once the pod runs. */
+  /**
+   * What the kubelet would report once the pod runs; written over the version read, and read again
+   * when the operator's label patch came in between (409), as a kubelet does.
+   */
   private void ready(String name) {
-    cluster
-        .client
-        .pods()
-        .inNamespace(Sandbox.NS)
-        .withName(name)
-        .editStatus(
-            p -> {
-              if (p.getStatus() == null) {
-                p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
-              }
-              p.getStatus().setPhase("Running");
-              p.getStatus().setPodIP("10.244.0." + (10 + Math.floorMod(name.hashCode(), 200)));
-              p.getStatus().setConditions(List.of(Sandbox.readyCondition(true)));
-              return p;
-            });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        cluster
+            .client
+            .pods()
+            .inNamespace(Sandbox.NS)
+            .withName(name)
+            .editStatus(
+                p -> {
+                  if (p.getStatus() == null) {
+                    p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+                  }
+                  p.getStatus().setPhase("Running");
+                  p.getStatus().setPodIP("10.244.0." + (10 + Math.floorMod(name.hashCode(), 200)));
+                  p.getStatus().setConditions(List.of(Sandbox.readyCondition(true)));
+                  return p;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 }
