@@ -29,8 +29,7 @@ class OperatorConfigTest {
                 .leaderElectionLeaseName())
         .isEqualTo("baton-team-a");
     assertThatThrownBy(
-            () ->
-                OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "Team_A"), true))
+            () -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "Team_A"), true))
         .hasMessageContaining("BATON_LEADER_ELECTION_LEASE_NAME 'Team_A'");
   }
 
