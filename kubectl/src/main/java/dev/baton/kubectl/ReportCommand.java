@@ -113,6 +113,34 @@ final class ReportCommand implements Callable<Integer> {
     learnSecrets(client, ns, secrets, secretNotes);
     pods.forEach(redactor::learnLiterals);
 
+    namespaced(client, g, pods);
+    operator(client, secretNotes);
+    agents(client, pods);
+    entries.put("secrets.txt", secretNotes.toString());
+    entries.put("errors.txt", errors.isEmpty() ? "none\n" : String.join("\n", errors) + "\n");
+    entries.put("README.txt", readme(ns));
+
+    Path target = file != null ? file : Path.of(defaultName(ns));
+    try (OutputStream os = Files.newOutputStream(target);
+        TarBundle tar = new TarBundle(os)) {
+      for (Map.Entry<String, String> e : entries.entrySet()) {
+        tar.add(dir + "/" + e.getKey(), redactor.scrub(e.getValue()));
+      }
+    }
+    session.out.println(
+        "Wrote "
+            + target
+            + ": "
+            + entries.size()
+            + " files, secret values replaced by "
+            + Redactor.MARK
+            + (errors.isEmpty() ? "." : "; " + errors.size() + " not readable (errors.txt)."));
+    return 0;
+  }
+
+  /** What the namespace shows of the group: status, the group, pods, routing, Events, locks. */
+  private void namespaced(KubernetesClient client, LeaderGroup g, List<Pod> pods) {
+    String ns = g.getMetadata().getNamespace();
     ByteArrayOutputStream summary = new ByteArrayOutputStream();
     read(
         "status",
@@ -148,28 +176,6 @@ final class ReportCommand implements Callable<Integer> {
                 .stream()
                 .map(Redactor::sanitized)
                 .toList()));
-    operator(client, secretNotes);
-    agents(client, pods);
-    entries.put("secrets.txt", secretNotes.toString());
-    entries.put("errors.txt", errors.isEmpty() ? "none\n" : String.join("\n", errors) + "\n");
-    entries.put("README.txt", readme(ns));
-
-    Path target = file != null ? file : Path.of(defaultName(ns));
-    try (OutputStream os = Files.newOutputStream(target);
-        TarBundle tar = new TarBundle(os)) {
-      for (Map.Entry<String, String> e : entries.entrySet()) {
-        tar.add(dir + "/" + e.getKey(), redactor.scrub(e.getValue()));
-      }
-    }
-    session.out.println(
-        "Wrote "
-            + target
-            + ": "
-            + entries.size()
-            + " files, secret values replaced by "
-            + Redactor.MARK
-            + (errors.isEmpty() ? "." : "; " + errors.size() + " not readable (errors.txt)."));
-    return 0;
   }
 
   /** The Secrets a pod's containers read: env, envFrom and volumes. */

@@ -56,6 +56,11 @@ final class StatusText {
       }
     }
 
+    views(out, g);
+  }
+
+  /** The pods, the Services routing to the leader, the last leadership changes. */
+  private static void views(PrintStream out, StatusView.Group g) {
     out.println("  Pods (" + g.roleLabel() + "):");
     Table pods = new Table("POD", "ROLE", "READY", "TERM", "NODE");
     for (StatusView.Pod p : g.pods()) {
