@@ -26,7 +26,8 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     Duration redisTimeout,
     String leaderElectionIdentity,
-    Duration leaderElectionLease) {
+    Duration leaderElectionLease,
+    String leaderElectionLeaseName) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -48,6 +49,18 @@ public record OperatorConfig(
 
   /** How long the operator Lease lasts without renewal: how fast a standby takes over. */
   public static final String LEADER_ELECTION_LEASE = "BATON_LEADER_ELECTION_LEASE";
+
+  /**
+   * The name of the operator Lease; default {@code baton-operator}. Two installs in one namespace
+   * need two names, or their replicas elect one active operator between them.
+   */
+  public static final String LEADER_ELECTION_LEASE_NAME = "BATON_LEADER_ELECTION_LEASE_NAME";
+
+  public static final String DEFAULT_LEASE_NAME = "baton-operator";
+
+  /** A Lease's name is a DNS subdomain: lower-case alphanumerics, '-' and '.', 253 at most. */
+  private static final String LEASE_NAME_PATTERN =
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
@@ -101,6 +114,14 @@ public record OperatorConfig(
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }
+    String leaseName = or(get.apply(LEADER_ELECTION_LEASE_NAME), DEFAULT_LEASE_NAME);
+    if (leaseName.length() > 253 || !leaseName.matches(LEASE_NAME_PATTERN)) {
+      throw new IllegalArgumentException(
+          LEADER_ELECTION_LEASE_NAME
+              + " '"
+              + leaseName
+              + "' is not a valid object name (lower-case letters, digits, '-' and '.')");
+    }
     String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
     return new OperatorConfig(
         redis,
@@ -111,7 +132,8 @@ public record OperatorConfig(
         get.apply(LEADER_ELECTION_NAMESPACE),
         timeout,
         identity,
-        lease);
+        lease,
+        leaseName);
   }
 
   /** All namespaces are watched when the set is empty. */
