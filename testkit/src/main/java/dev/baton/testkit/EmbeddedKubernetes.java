@@ -32,7 +32,8 @@ import java.util.function.UnaryOperator;
  * Secrets in protobuf ({@link ProtobufSecrets}) and strategic merge patches where they mean what a
  * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
  * uninstall a chart here. Pods are created through the mutating webhooks stored here, and validated
- * as the API server validates them ({@link AdmissionWebhooks}).
+ * as the API server validates them ({@link AdmissionWebhooks}). Pods' logs and proxy ({@link
+ * PodSubresources}) serve kubectl baton's logs and report.
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -51,12 +52,17 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
   private final KubernetesCrudDispatcher crud;
   private final AdmissionWebhooks admission;
   private final KubernetesClient client;
+  private final PodSubresources pods;
 
   private EmbeddedKubernetes(
-      KubernetesMockServer server, KubernetesCrudDispatcher crud, AdmissionWebhooks admission) {
+      KubernetesMockServer server,
+      KubernetesCrudDispatcher crud,
+      AdmissionWebhooks admission,
+      PodSubresources pods) {
     this.server = server;
     this.crud = crud;
     this.admission = admission;
+    this.pods = pods;
     this.client = server.createClient(new JdkHttpClientFactory());
   }
 
@@ -84,14 +90,15 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   private static EmbeddedKubernetes start(
       KubernetesCrudDispatcher crud, UnaryOperator<Dispatcher> wrap, boolean withCrds) {
-    AdmissionWebhooks admission =
-        new AdmissionWebhooks(
+    PodSubresources pods =
+        new PodSubresources(
             new ProtobufSecrets(
                 new StrategicMergePatches(
                     new StrictPatches(
                         new ApiDiscovery(
                             new CrdEstablisher(new ListPaging(crud)),
                             () -> body(crud.handleGet(CRD_LIST)))))));
+    AdmissionWebhooks admission = new AdmissionWebhooks(pods);
     Dispatcher api = admission;
     KubernetesMockServer server =
         new KubernetesMockServer(
@@ -101,7 +108,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
-    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, admission);
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, admission, pods);
     if (withCrds) {
       for (String file : CRD_FILES) {
         k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
@@ -163,6 +170,11 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
    */
   public void routeService(String namespace, String name, int port, java.net.InetSocketAddress to) {
     admission.route(namespace, name, port, to);
+  }
+
+  /** The pods' logs and proxy: a test writes a container's log here. */
+  public PodSubresources podSubresources() {
+    return pods;
   }
 
   /** A client of this API, as the operator would have from a kubeconfig. */

@@ -21,7 +21,7 @@ final class HelmChart {
 
   /** Kinds whose model is not on the classpath, read as GenericKubernetesResource. */
   static final Set<String> UNTYPED_KINDS =
-      Set.of("ServiceMonitor", "PrometheusRule", "Issuer", "Certificate");
+      Set.of("ServiceMonitor", "PodMonitor", "PrometheusRule", "Issuer", "Certificate");
 
   private HelmChart() {}
 

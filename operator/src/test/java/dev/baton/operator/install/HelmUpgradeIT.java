@@ -216,12 +216,6 @@ class HelmUpgradeIT {
   }
 
   /** helm upgrade baton-operator helm/baton-operator -n baton-system (default values). */
-  /**
-   * Without the webhook: its environment and port change the Deployment's container, which Helm
-   * sends as a strategic merge patch of lists merged by key, and the embedded API answers those 415
-   * rather than merge them the wrong way (StrategicMergePatches). This test is about the CRDs;
-   * HelmWebhookTest and AgentWebhookIT hold the webhook.
-   */
   private Release upgrade() {
     return new Helm(InstallFiles.CHART)
         .upgrade()
@@ -229,7 +223,6 @@ class HelmUpgradeIT {
         .withNamespace(NAMESPACE)
         .withKubeConfig(kubeconfig)
         .disableOpenApiValidation()
-        .set("webhook.enabled", "false")
         .call();
   }
 
