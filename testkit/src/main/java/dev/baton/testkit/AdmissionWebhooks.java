@@ -88,46 +88,11 @@ final class AdmissionWebhooks extends Dispatcher {
       return status(400, "BadRequest", "the body is not JSON: " + e.getMessage());
     }
     List<String> warnings = new ArrayList<>();
-    for (JsonNode webhook : matching(pod)) {
-      Called called = call(webhook, pod, m.group(1), dryRun);
-      if (called.failure() != null) {
-        if ("Ignore".equals(webhook.path("failurePolicy").asText("Fail"))) {
-          continue;
-        }
-        return status(
-            500,
-            "InternalError",
-            "Internal error occurred: failed calling webhook \""
-                + webhook.path("name").asText()
-                + "\": "
-                + called.failure());
-      }
-      JsonNode response = called.review().path("response");
-      response.path("warnings").forEach(w -> warnings.add(w.asText()));
-      if (!response.path("allowed").asBoolean(false)) {
-        int code = response.path("status").path("code").asInt(403);
-        return status(
-            code,
-            code == 400 ? "BadRequest" : "Forbidden",
-            "admission webhook \""
-                + webhook.path("name").asText()
-                + "\" denied the request: "
-                + response.path("status").path("message").asText());
-      }
-      if (response.hasNonNull("patch")) {
-        try {
-          pod = patched(pod, response);
-        } catch (RuntimeException e) {
-          return status(
-              500,
-              "InternalError",
-              "Internal error occurred: webhook \""
-                  + webhook.path("name").asText()
-                  + "\" sent a patch that does not apply: "
-                  + e.getMessage());
-        }
-      }
+    Admitted admitted = admit(pod, m.group(1), dryRun, warnings);
+    if (admitted.refusal() != null) {
+      return admitted.refusal();
     }
+    pod = admitted.pod();
     List<String> invalid = PodValidation.errors(pod);
     if (!invalid.isEmpty()) {
       return status(
@@ -154,6 +119,64 @@ final class AdmissionWebhooks extends Dispatcher {
       answer.addHeader("Warning", "299 - \"" + w.replace("\"", "'") + "\"");
     }
     return answer;
+  }
+
+  /** The pod as the webhooks left it, or the API server's refusal. */
+  private record Admitted(JsonNode pod, MockResponse refusal) {
+    static Admitted refused(MockResponse refusal) {
+      return new Admitted(null, refusal);
+    }
+  }
+
+  /**
+   * Calls each matching webhook in turn on the pod as the previous one patched it, as
+   * kube-apiserver does; a webhook that does not answer is skipped under failurePolicy Ignore.
+   */
+  private Admitted admit(JsonNode pod, String namespace, boolean dryRun, List<String> warnings) {
+    for (JsonNode webhook : matching(pod)) {
+      Called called = call(webhook, pod, namespace, dryRun);
+      if (called.failure() != null) {
+        if ("Ignore".equals(webhook.path("failurePolicy").asText("Fail"))) {
+          continue;
+        }
+        return Admitted.refused(
+            status(
+                500,
+                "InternalError",
+                "Internal error occurred: failed calling webhook \""
+                    + webhook.path("name").asText()
+                    + "\": "
+                    + called.failure()));
+      }
+      JsonNode response = called.review().path("response");
+      response.path("warnings").forEach(w -> warnings.add(w.asText()));
+      if (!response.path("allowed").asBoolean(false)) {
+        int code = response.path("status").path("code").asInt(403);
+        return Admitted.refused(
+            status(
+                code,
+                code == 400 ? "BadRequest" : "Forbidden",
+                "admission webhook \""
+                    + webhook.path("name").asText()
+                    + "\" denied the request: "
+                    + response.path("status").path("message").asText()));
+      }
+      if (response.hasNonNull("patch")) {
+        try {
+          pod = patched(pod, response);
+        } catch (RuntimeException e) {
+          return Admitted.refused(
+              status(
+                  500,
+                  "InternalError",
+                  "Internal error occurred: webhook \""
+                      + webhook.path("name").asText()
+                      + "\" sent a patch that does not apply: "
+                      + e.getMessage()));
+        }
+      }
+    }
+    return new Admitted(pod, null);
   }
 
   private List<JsonNode> matching(JsonNode pod) {

@@ -51,29 +51,7 @@ public final class PodValidation {
           errors.add(at + ".name: Duplicate value: \"" + name + "\"");
         }
         boolean sidecar = "Always".equals(c.path("restartPolicy").asText(null));
-        if (c.has("restartPolicy")) {
-          if (list.equals("containers")) {
-            errors.add(at + ".restartPolicy: Forbidden: may not be set for non-init containers");
-          } else if (!sidecar) {
-            errors.add(
-                at
-                    + ".restartPolicy: Unsupported value: \""
-                    + c.path("restartPolicy").asText()
-                    + "\": supported values: \"Always\"");
-          }
-        }
-        if (list.equals("initContainers") && !sidecar) {
-          for (String field :
-              new String[] {"readinessProbe", "livenessProbe", "startupProbe", "lifecycle"}) {
-            if (c.has(field)) {
-              errors.add(
-                  at
-                      + "."
-                      + field
-                      + ": Forbidden: may not be set for init containers without restartPolicy=Always");
-            }
-          }
-        }
+        sidecarRules(c, at, list.equals("initContainers"), sidecar, errors);
         ports(c, at, list.equals("containers") || sidecar, running, errors);
         int m = 0;
         for (JsonNode mount : c.path("volumeMounts")) {
@@ -86,6 +64,34 @@ public final class PodValidation {
       }
     }
     return errors;
+  }
+
+  /** restartPolicy only on init containers, Always; probes and lifecycle only on sidecars. */
+  private static void sidecarRules(
+      JsonNode c, String at, boolean init, boolean sidecar, List<String> errors) {
+    if (c.has("restartPolicy")) {
+      if (!init) {
+        errors.add(at + ".restartPolicy: Forbidden: may not be set for non-init containers");
+      } else if (!sidecar) {
+        errors.add(
+            at
+                + ".restartPolicy: Unsupported value: \""
+                + c.path("restartPolicy").asText()
+                + "\": supported values: \"Always\"");
+      }
+    }
+    if (init && !sidecar) {
+      for (String field :
+          new String[] {"readinessProbe", "livenessProbe", "startupProbe", "lifecycle"}) {
+        if (c.has(field)) {
+          errors.add(
+              at
+                  + "."
+                  + field
+                  + ": Forbidden: may not be set for init containers without restartPolicy=Always");
+        }
+      }
+    }
   }
 
   private static void ports(

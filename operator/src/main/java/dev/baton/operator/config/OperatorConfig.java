@@ -138,6 +138,24 @@ public record OperatorConfig(
         WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE)));
   }
 
+  /**
+   * The operator's Lease's namespace (and the webhook's): {@value #LEADER_ELECTION_NAMESPACE}, else
+   * the pod's own, read from {@code podNamespaceFile} (its service account's).
+   */
+  public String leaseNamespace(Path podNamespaceFile) {
+    if (leaderElectionNamespace != null) {
+      return leaderElectionNamespace;
+    }
+    try {
+      return Files.readString(podNamespaceFile).trim();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          LEADER_ELECTION_NAMESPACE
+              + " is not set and the pod's namespace is unknown; set it or"
+              + " BATON_LEADER_ELECTION=false");
+    }
+  }
+
   /** All namespaces are watched when the set is empty. */
   public boolean watchesAllNamespaces() {
     return namespaces.isEmpty();

@@ -138,9 +138,20 @@ public final class AgentInjector {
               + ": gate");
       return;
     }
+    inject(pod, options, group.get(), redis, response);
+    log.debug(
+        "Injected the agent ({}) into {} of LeaderGroup {}",
+        options.mode(),
+        what,
+        group.get().name());
+  }
+
+  /** The JSON patch that adds the agent, in the response. */
+  private void inject(
+      JsonNode pod, AgentOptions options, Group group, String redis, ObjectNode response) {
     AgentSidecar.Target target =
         new AgentSidecar.Target(
-            settings.image(), group.get().roleLabel(), redis, settings.nativeSidecar());
+            settings.image(), group.roleLabel(), redis, settings.nativeSidecar());
     var ops =
         PodPatch.of(
             pod,
@@ -151,11 +162,6 @@ public final class AgentInjector {
     response.put(
         "patch",
         Base64.getEncoder().encodeToString(ops.toString().getBytes(StandardCharsets.UTF_8)));
-    log.debug(
-        "Injected the agent ({}) into {} of LeaderGroup {}",
-        options.mode(),
-        what,
-        group.get().name());
   }
 
   private static void refuse(ObjectNode response, String what, String why) {

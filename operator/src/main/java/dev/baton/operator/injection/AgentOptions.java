@@ -71,34 +71,39 @@ public record AgentOptions(
             AgentNames.DEFAULT_LEADER_ONLY_PORT);
     int health =
         port(AgentNames.HEALTH_PORT, a.get(AgentNames.HEALTH_PORT), AgentNames.DEFAULT_HEALTH_PORT);
-    String confirm = blankToNull(a.get(AgentNames.CONFIRM_WITHIN));
-    if (confirm != null) {
-      Duration d;
-      try {
-        d = GoDuration.parse(confirm);
-      } catch (IllegalArgumentException e) {
-        d = null;
-      }
-      if (d == null || d.toMillis() < 100) {
-        throw new Refused(
-            "annotation "
-                + AgentNames.CONFIRM_WITHIN
-                + ": '"
-                + confirm
-                + "' is not a duration of at least 100ms; write it as 2s or 1500ms");
-      }
-    }
     return new AgentOptions(
         mode,
         appPort,
         gate,
         leaderOnly,
         health,
-        confirm,
+        confirmWithin(blankToNull(a.get(AgentNames.CONFIRM_WITHIN))),
         quantity(AgentNames.CPU_REQUEST, a, AgentNames.DEFAULT_CPU_REQUEST),
         quantity(AgentNames.MEMORY_REQUEST, a, AgentNames.DEFAULT_MEMORY_REQUEST),
         quantity(AgentNames.MEMORY_LIMIT, a, AgentNames.DEFAULT_MEMORY_LIMIT),
         quantity(AgentNames.CPU_LIMIT, a, null));
+  }
+
+  /** The annotation as given, null when absent; refused when not a duration of 100ms or more. */
+  private static String confirmWithin(String confirm) {
+    if (confirm == null) {
+      return null;
+    }
+    Duration d;
+    try {
+      d = GoDuration.parse(confirm);
+    } catch (IllegalArgumentException e) {
+      d = null;
+    }
+    if (d == null || d.toMillis() < 100) {
+      throw new Refused(
+          "annotation "
+              + AgentNames.CONFIRM_WITHIN
+              + ": '"
+              + confirm
+              + "' is not a duration of at least 100ms; write it as 2s or 1500ms");
+    }
+    return confirm;
   }
 
   /** The API server's quantity syntax (resource.Quantity). */

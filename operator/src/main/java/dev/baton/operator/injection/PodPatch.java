@@ -68,6 +68,21 @@ final class PodPatch {
   static String clash(JsonNode pod, AgentOptions o) {
     String[] names = {AgentNames.GATE_PORT, AgentNames.LEADER_ONLY_PORT, AgentNames.HEALTH_PORT};
     int[] ports = {o.gatePort(), o.relay() ? o.leaderOnlyPort() : -1, o.healthPort()};
+    String clash = ownClash(names, ports, o.appPort());
+    if (clash == null) {
+      clash = containersClash(pod, names, ports);
+    }
+    if (clash == null && hasVolume(pod, AgentNames.TOKEN_VOLUME)) {
+      clash =
+          "the pod already has a volume named "
+              + AgentNames.TOKEN_VOLUME
+              + ", which the agent's token uses; rename it";
+    }
+    return clash;
+  }
+
+  /** The agent's ports (-1: not used) among themselves, its API port and the app's. */
+  private static String ownClash(String[] names, int[] ports, int appPort) {
     for (int i = 0; i < ports.length; i++) {
       if (ports[i] < 0) {
         continue;
@@ -85,7 +100,7 @@ final class PodPatch {
       if (ports[i] == AgentNames.API_PORT) {
         return names[i] + ": " + ports[i] + " is the agent's local API port; choose another port";
       }
-      if (ports[i] == o.appPort()) {
+      if (ports[i] == appPort) {
         return names[i]
             + " and "
             + AgentNames.APP_PORT
@@ -95,14 +110,19 @@ final class PodPatch {
             + " numbers";
       }
     }
-    if (o.appPort() == AgentNames.API_PORT) {
+    if (appPort == AgentNames.API_PORT) {
       return AgentNames.APP_PORT + ": 4040 is the agent's local API port; move the app to another";
     }
+    return null;
+  }
+
+  /** A port the pod's containers declare that the agent would take too. */
+  private static String containersClash(JsonNode pod, String[] names, int[] ports) {
     for (JsonNode c : containers(pod)) {
       for (JsonNode p : c.path("ports")) {
         int declared = p.path("containerPort").asInt(-1);
         for (int i = 0; i < ports.length; i++) {
-          if (ports[i] == declared) {
+          if (ports[i] >= 0 && ports[i] == declared) {
             return names[i]
                 + ": port "
                 + declared
@@ -123,11 +143,6 @@ final class PodPatch {
               + " off this pod";
         }
       }
-    }
-    if (hasVolume(pod, AgentNames.TOKEN_VOLUME)) {
-      return "the pod already has a volume named "
-          + AgentNames.TOKEN_VOLUME
-          + ", which the agent's token uses; rename it";
     }
     return null;
   }

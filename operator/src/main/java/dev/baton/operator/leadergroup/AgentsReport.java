@@ -51,6 +51,13 @@ final class AgentsReport {
       return;
     }
     metrics.agentPods(r.ns(), r.name(), pods.missing().size(), pods.outdated().size());
+    tell(r, found);
+    condition(r, found);
+  }
+
+  /** An Event for each pod newly missing its agent, a changed set of outdated pods, a problem. */
+  private void tell(GroupReport r, Found found) {
+    AgentPods pods = found.pods();
     Set<String> before = told.computeIfAbsent(r.id, k -> ConcurrentHashMap.newKeySet());
     String outdatedKey = "outdated:" + pods.outdated();
     String problemKey = "problem:" + found.problem();
@@ -79,6 +86,10 @@ final class AgentsReport {
     if (found.problem() != null && before.add(problemKey)) {
       events.record(r.group, EventReason.AgentPermissionsNotWritten, found.problem());
     }
+  }
+
+  private static void condition(GroupReport r, Found found) {
+    AgentPods pods = found.pods();
     if (!pods.missing().isEmpty()) {
       r.conditions.set(
           ConditionType.AgentInjected,

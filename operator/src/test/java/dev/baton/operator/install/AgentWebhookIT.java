@@ -154,7 +154,10 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c = cluster.condition("orders", "AgentInjected").orElseThrow();
+              Condition c =
+                  cluster
+                      .condition("orders", "AgentInjected")
+                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
               assertThat(c.getStatus()).isEqualTo("False");
               assertThat(c.getReason()).isEqualTo("AgentMissing");
               assertThat(c.getMessage()).contains(bare);
@@ -225,7 +228,10 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c = cluster.condition("orders", "AgentInjected").orElseThrow();
+              Condition c =
+                  cluster
+                      .condition("orders", "AgentInjected")
+                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
               assertThat(c.getStatus()).isEqualTo("True");
               assertThat(c.getReason()).isEqualTo("AgentOutdated");
               assertThat(c.getMessage())
