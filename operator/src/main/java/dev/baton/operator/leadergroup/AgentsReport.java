@@ -24,9 +24,10 @@ final class AgentsReport {
   /**
    * What the reconcile found of the group's agents.
    *
+   * @param image the agent image this operator injects
    * @param problem what could not be written of their Role, RoleBinding and NetworkPolicy, or null
    */
-  record Found(AgentPods pods, String problem) {}
+  record Found(AgentPods pods, String image, String problem) {}
 
   private final EventRecorder events;
   private final BatonMetrics metrics;
@@ -46,11 +47,14 @@ final class AgentsReport {
     AgentPods pods = found.pods();
     if (!pods.any()) {
       r.conditions.drop(ConditionType.AgentInjected);
+      r.agentImage = null;
       metrics.agentPods(r.ns(), r.name(), null, null);
       told.remove(r.id);
       return;
     }
     metrics.agentPods(r.ns(), r.name(), pods.missing().size(), pods.outdated().size());
+    // What kubectl baton measures each pod's agent against.
+    r.agentImage = found.image();
     tell(r, found);
     condition(r, found);
   }

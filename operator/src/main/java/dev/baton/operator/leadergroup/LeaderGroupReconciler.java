@@ -265,7 +265,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return null;
     }
     AgentPods pods = AgentPods.of(looked.pods().membership().members(), agentImage);
-    return new AgentsReport.Found(pods, pods.any() ? permissions.keep(group, pods) : null);
+    return new AgentsReport.Found(
+        pods, agentImage, pods.any() ? permissions.keep(group, pods) : null);
   }
 
   /** The one place the state that outlives a reconcile is written. */
