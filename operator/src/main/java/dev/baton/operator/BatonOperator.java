@@ -17,6 +17,7 @@ import dev.baton.operator.replica.ReplicaClients;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import dev.baton.operator.tenancy.Tenancy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -188,7 +189,8 @@ public final class BatonOperator implements AutoCloseable {
             clock,
             role,
             activation,
-            pods);
+            pods,
+            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()));
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
