@@ -1,8 +1,10 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.client.BatonNames;
+import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.tenancy.RoleLabelScope;
@@ -64,6 +66,7 @@ public record Membership(
             .filter(o -> o.getMetadata().getDeletionTimestamp() == null)
             .filter(o -> o.getSpec() != null && o.getSpec().getSelector() != null)
             .filter(o -> SENIORITY.compare(o, group) < 0)
+            .filter(Membership::mayClaim)
             .toList();
     List<Pod> members = new ArrayList<>();
     Map<String, String> conflicts = new LinkedHashMap<>();
@@ -108,6 +111,24 @@ public record Membership(
         .min(SENIORITY)
         .map(o -> o.getMetadata().getName())
         .orElse(null);
+  }
+
+  /**
+   * A group the operator refuses (its spec, or its key) writes on no pod, so it claims none: an
+   * older group with an empty selector would otherwise keep every later group of the namespace from
+   * its pods. The marks it left while it was valid are still its own.
+   */
+  private static boolean mayClaim(LeaderGroup other) {
+    if (other.getStatus() != null
+        && Conditions.isTrue(other.getStatus().getConditions(), ConditionType.Invalid)) {
+      return false;
+    }
+    try {
+      GroupSettings.of(other);
+      return true;
+    } catch (IllegalArgumentException invalid) {
+      return false;
+    }
   }
 
   private static boolean matches(LeaderGroup group, Map<String, String> labels) {

@@ -6,6 +6,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.tenancy.RoleLabelScope;
 import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.util.List;
@@ -36,6 +37,25 @@ class MembershipTest {
     assertThat(
             Membership.of(
                     older, "baton.dev/role", List.of(p), List.of(older, younger), n -> true, SCOPE)
+                .members())
+        .containsExactly(p);
+  }
+
+  @Test
+  void anOlderGroupTheOperatorRefusesClaimsNoPod() {
+    LeaderGroup everything = group("everything", "2026-12-01T00:00:00Z", "baton.dev/role");
+    everything.getSpec().setSelector(new LabelSelector());
+    LeaderGroup younger = group("younger", "2026-12-01T00:00:01Z", "baton.dev/other-role");
+    Pod p = pod("p-0", Map.of());
+
+    assertThat(
+            Membership.of(
+                    younger,
+                    "baton.dev/other-role",
+                    List.of(p),
+                    List.of(everything, younger),
+                    n -> true,
+                    SCOPE)
                 .members())
         .containsExactly(p);
   }
