@@ -56,7 +56,6 @@ public final class BatonOperator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BatonOperator.class);
   private static final Path SERVICE_ACCOUNT_NAMESPACE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
-  private static final String LEASE_NAME = "baton-operator";
 
   private final OperatorConfig config;
   private final KubernetesClient client;
@@ -154,7 +153,7 @@ public final class BatonOperator implements AutoCloseable {
             ? new LeaseElection(
                 leaseClient = ReplicaClients.named(client, identity),
                 leaseNamespace(),
-                LEASE_NAME,
+                config.leaderElectionLeaseName(),
                 identity,
                 LeaseElection.Timing.of(config.leaderElectionLease()))
             : new SoleReplica(

@@ -31,6 +31,7 @@ public record OperatorConfig(
     Duration redisTimeout,
     String leaderElectionIdentity,
     Duration leaderElectionLease,
+    String leaderElectionLeaseName,
     List<String> sharedKeyPrefixes,
     List<String> roleLabelPrefixes) {
 
@@ -54,6 +55,18 @@ public record OperatorConfig(
 
   /** How long the operator Lease lasts without renewal: how fast a standby takes over. */
   public static final String LEADER_ELECTION_LEASE = "BATON_LEADER_ELECTION_LEASE";
+
+  /**
+   * The name of the operator Lease; default {@code baton-operator}. Two installs in one namespace
+   * need two names, or their replicas elect one active operator between them.
+   */
+  public static final String LEADER_ELECTION_LEASE_NAME = "BATON_LEADER_ELECTION_LEASE_NAME";
+
+  public static final String DEFAULT_LEASE_NAME = "baton-operator";
+
+  /** A Lease's name is a DNS subdomain: lower-case alphanumerics, '-' and '.', 253 at most. */
+  private static final String LEASE_NAME_PATTERN =
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 
   /**
    * Key prefixes any namespace may use for spec.electionKey and spec.key, besides its own {@code
@@ -117,6 +130,14 @@ public record OperatorConfig(
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }
+    String leaseName = or(get.apply(LEADER_ELECTION_LEASE_NAME), DEFAULT_LEASE_NAME);
+    if (leaseName.length() > 253 || !leaseName.matches(LEASE_NAME_PATTERN)) {
+      throw new IllegalArgumentException(
+          LEADER_ELECTION_LEASE_NAME
+              + " '"
+              + leaseName
+              + "' is not a valid object name (lower-case letters, digits, '-' and '.')");
+    }
     String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
     List<String> sharedKeys =
         parse(SHARED_KEY_PREFIXES, get.apply(SHARED_KEY_PREFIXES), OperatorConfig::keyPrefixes);
@@ -132,6 +153,7 @@ public record OperatorConfig(
         timeout,
         identity,
         lease,
+        leaseName,
         sharedKeys,
         roleLabels);
   }

@@ -19,6 +19,18 @@ class OperatorConfigTest {
     assertThat(c.leaderElection()).isFalse();
     assertThat(OperatorConfig.from(Map.of(), true).leaderElection()).isTrue();
     assertThat(c.redisTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.leaderElectionLeaseName()).isEqualTo("baton-operator");
+  }
+
+  @Test
+  void theOperatorLeaseIsNamedByItsVariable() {
+    assertThat(
+            OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "baton-team-a"), true)
+                .leaderElectionLeaseName())
+        .isEqualTo("baton-team-a");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "Team_A"), true))
+        .hasMessageContaining("BATON_LEADER_ELECTION_LEASE_NAME 'Team_A'");
   }
 
   @Test
