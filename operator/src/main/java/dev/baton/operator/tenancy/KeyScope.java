@@ -14,6 +14,9 @@ import java.util.List;
  */
 public final class KeyScope {
 
+  /** The lock keys' conventional prefix, {@code locks/<namespace>/...}. */
+  static final String LOCKS = "locks/";
+
   private final List<String> shared;
 
   /**
@@ -40,6 +43,8 @@ public final class KeyScope {
             + namespace
             + ": a key must start with '"
             + namespace
+            + "/' or 'locks/"
+            + namespace
             + "/'"
             + (shared.isEmpty()
                 ? " (the operator shares no prefix between namespaces)"
@@ -47,9 +52,17 @@ public final class KeyScope {
     return new Refusal(Refusal.OUTSIDE_NAMESPACE, EventReason.InvalidSpec, message);
   }
 
-  /** The key is the namespace's own, or under a shared prefix; its form is checked apart. */
+  /**
+   * The key is the namespace's own, or under a shared prefix; its form is checked apart. Under
+   * {@value #LOCKS}, the second segment is always a namespace ({@code locks/shop/migration} is
+   * shop's, as the documented RedisLock example has it), so the namespace named {@code locks} owns
+   * {@code locks/locks/...} there and no other key under it.
+   */
   boolean mayUse(String namespace, String key) {
-    if (within(key, namespace + "/")) {
+    if (within(key, LOCKS + namespace + "/")) {
+      return true;
+    }
+    if (within(key, namespace + "/") && !(namespace + "/").equals(LOCKS)) {
       return true;
     }
     return shared.stream().anyMatch(p -> within(key, p));

@@ -70,6 +70,7 @@ class TenantKeysIT {
                   lock("reports"),
                   "KeyOutsideNamespace",
                   "'shop/orders-report' is outside namespace dev: a key must start with 'dev/'"
+                      + " or 'locks/dev/'"
                       + " or a prefix the operator shares (global/)");
             });
     assertThat(eventMessages("steal", "InvalidSpec"))

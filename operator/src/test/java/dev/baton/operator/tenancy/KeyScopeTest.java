@@ -26,14 +26,26 @@ class KeyScopeTest {
     assertThat(foreign.message())
         .isEqualTo(
             "spec.electionKey 'shop/orders' is outside namespace dev: a key must start with"
-                + " 'dev/' (the operator shares no prefix between namespaces)");
+                + " 'dev/' or 'locks/dev/' (the operator shares no prefix between namespaces)");
     assertThat(shared.refusal("spec.key", "dev", "shop/orders").message())
-        .endsWith("must start with 'dev/' or a prefix the operator shares (global/)");
+        .endsWith(
+            "must start with 'dev/' or 'locks/dev/' or a prefix the operator shares (global/)");
     // A namespace's name alone, a longer namespace that starts alike, or a bare prefix: none.
     assertThat(closed.refusal("spec.key", "shop", "shop")).isNotNull();
     assertThat(closed.refusal("spec.key", "shop", "shop/")).isNotNull();
     assertThat(closed.refusal("spec.key", "shop", "shopping/orders")).isNotNull();
     assertThat(shared.refusal("spec.key", "dev", "global/")).isNotNull();
+  }
+
+  @Test
+  void underLocksTheSecondSegmentIsTheNamespace() {
+    assertThat(closed.refusal("spec.key", "shop", "locks/shop/migration")).isNull();
+    assertThat(closed.refusal("spec.key", "dev", "locks/shop/migration").reason())
+        .isEqualTo(Refusal.OUTSIDE_NAMESPACE);
+    // The namespace named locks cannot reach other namespaces' lock keys through its own prefix.
+    assertThat(closed.refusal("spec.key", "locks", "locks/shop/migration")).isNotNull();
+    assertThat(closed.refusal("spec.key", "locks", "locks/locks/migration")).isNull();
+    assertThat(closed.refusal("spec.key", "shop", "locks/shop/")).isNotNull();
   }
 
   @Test
