@@ -19,6 +19,7 @@ import dev.baton.operator.replica.ReplicaClients;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import dev.baton.operator.tenancy.Tenancy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -206,6 +207,7 @@ public final class BatonOperator implements AutoCloseable {
             role,
             activation,
             pods,
+            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()),
             config.webhook().agentImage());
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));

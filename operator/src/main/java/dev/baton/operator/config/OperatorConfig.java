@@ -1,5 +1,7 @@
 package dev.baton.operator.config;
 
+import dev.baton.api.v1alpha1.LabelKeys;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.client.GoDuration;
 import dev.baton.operator.lease.RedisSettings;
 import java.io.IOException;
@@ -7,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -28,6 +32,8 @@ public record OperatorConfig(
     String leaderElectionIdentity,
     Duration leaderElectionLease,
     String leaderElectionLeaseName,
+    List<String> sharedKeyPrefixes,
+    List<String> roleLabelPrefixes,
     WebhookConfig webhook) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
@@ -62,6 +68,16 @@ public record OperatorConfig(
   /** A Lease's name is a DNS subdomain: lower-case alphanumerics, '-' and '.', 253 at most. */
   private static final String LEASE_NAME_PATTERN =
       "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+  /**
+   * Key prefixes any namespace may use for spec.electionKey and spec.key, besides its own {@code
+   * <namespace>/}: for groups that span clusters sharing one Redis (docs/design.md, "Multi-tenant
+   * clusters").
+   */
+  public static final String SHARED_KEY_PREFIXES = "BATON_SHARED_KEY_PREFIXES";
+
+  /** Label-key prefixes a role label may use without the pods' consent, besides baton.dev/. */
+  public static final String ROLE_LABEL_PREFIXES = "BATON_ROLE_LABEL_PREFIXES";
 
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
@@ -124,6 +140,10 @@ public record OperatorConfig(
               + "' is not a valid object name (lower-case letters, digits, '-' and '.')");
     }
     String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
+    List<String> sharedKeys =
+        parse(SHARED_KEY_PREFIXES, get.apply(SHARED_KEY_PREFIXES), OperatorConfig::keyPrefixes);
+    List<String> roleLabels =
+        parse(ROLE_LABEL_PREFIXES, get.apply(ROLE_LABEL_PREFIXES), OperatorConfig::labelPrefixes);
     return new OperatorConfig(
         redis,
         namespaces,
@@ -135,6 +155,8 @@ public record OperatorConfig(
         identity,
         lease,
         leaseName,
+        sharedKeys,
+        roleLabels,
         WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE)));
   }
 
@@ -154,6 +176,41 @@ public record OperatorConfig(
               + " is not set and the pod's namespace is unknown; set it or"
               + " BATON_LEADER_ELECTION=false");
     }
+  }
+
+  /** Prefixes of keys, each ending with '/' and none of Baton's own. */
+  private static List<String> keyPrefixes(String value) {
+    List<String> out = new ArrayList<>();
+    for (String p : list(value)) {
+      if (!p.endsWith("/")) {
+        throw new IllegalArgumentException("a prefix must end with '/', as in global/");
+      }
+      String problem = RedisKeys.problem("a prefix", p + "x");
+      if (problem != null) {
+        throw new IllegalArgumentException(problem.replace(p + "x", p));
+      }
+      out.add(p);
+    }
+    return List.copyOf(out);
+  }
+
+  /** Prefixes of label keys: a DNS subdomain and '/', as in example.com/. */
+  private static List<String> labelPrefixes(String value) {
+    List<String> out = new ArrayList<>();
+    for (String p : list(value)) {
+      if (!p.endsWith("/") || !LabelKeys.isValid(p + "x")) {
+        throw new IllegalArgumentException(
+            "a prefix must be a DNS subdomain and a '/', as in example.com/");
+      }
+      out.add(p);
+    }
+    return List.copyOf(out);
+  }
+
+  private static List<String> list(String value) {
+    return value == null
+        ? List.of()
+        : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
   }
 
   /** All namespaces are watched when the set is empty. */

@@ -74,4 +74,40 @@ class OperatorConfigTest {
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION", "yes"), false))
         .hasMessageContaining("BATON_LEADER_ELECTION");
   }
+
+  @Test
+  void sharedKeyAndRoleLabelPrefixesAreReadAndChecked() {
+    OperatorConfig none = OperatorConfig.from(Map.of(), false);
+    assertThat(none.sharedKeyPrefixes()).isEmpty();
+    assertThat(none.roleLabelPrefixes()).isEmpty();
+    OperatorConfig c =
+        OperatorConfig.from(
+            Map.of(
+                "BATON_SHARED_KEY_PREFIXES", "global/, eu/jobs/",
+                "BATON_ROLE_LABEL_PREFIXES", "example.com/,db.example.org/"),
+            false);
+    assertThat(c.sharedKeyPrefixes()).containsExactly("global/", "eu/jobs/");
+    assertThat(c.roleLabelPrefixes()).containsExactly("example.com/", "db.example.org/");
+
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "global"), false))
+        .hasMessageContaining("BATON_SHARED_KEY_PREFIXES='global'")
+        .hasMessageContaining("must end with '/'");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "gate:x/"), false))
+        .hasMessageContaining("is reserved");
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "baton-operator/"), false))
+        .hasMessageContaining("is reserved");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "a b/"), false))
+        .hasMessageContaining("may hold only letters");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_ROLE_LABEL_PREFIXES", "Example.com/"), false))
+        .hasMessageContaining("BATON_ROLE_LABEL_PREFIXES");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_ROLE_LABEL_PREFIXES", "example.com"), false))
+        .hasMessageContaining("a DNS subdomain and a '/'");
+  }
 }
