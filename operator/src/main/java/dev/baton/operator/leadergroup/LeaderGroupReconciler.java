@@ -6,8 +6,6 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.injection.AgentPermissions;
-import dev.baton.operator.injection.AgentPods;
 import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
@@ -88,14 +86,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
-  private final AgentPermissions permissions;
-  private final String agentImage;
+  private final GroupAgents agents;
   private final KeyClaims keys;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
-    this.permissions = new AgentPermissions(client, kit.clock());
-    this.agentImage = kit.agentImage();
+    this.agents = new GroupAgents(client, kit.clock(), kit.agentImage());
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
@@ -264,23 +260,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
     GroupReporter.Reported r =
-        reporter.report(group, state, ending, started, agentsKept(group, ending.looked()));
+        reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     return r.control();
-  }
-
-  /**
-   * The agents of the group's pods that ask for one: what they need written (after the election, so
-   * that it never waits for these writes), and what the report tells of them.
-   */
-  private AgentsReport.Found agentsKept(LeaderGroup group, GroupEnding.Looked looked) {
-    if (looked == null || agentImage == null) {
-      // Injection off: the chart grants nothing for agents, and the label asks nothing of Baton.
-      return null;
-    }
-    AgentPods pods = AgentPods.of(looked.pods().membership().members(), agentImage);
-    return new AgentsReport.Found(
-        pods, agentImage, pods.any() ? permissions.keep(group, pods) : null);
   }
 
   /** The one place the state that outlives a reconcile is written. */
@@ -334,7 +316,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
           e.getMessage());
     }
     reporter.forget(group);
-    permissions.forget(group);
+    agents.forget(group);
     removeLegacyFinalizer(group);
     keys.released(group);
   }
