@@ -27,6 +27,12 @@ public final class BatonNames {
    */
   public static final String ROLE_LABEL_ANNOTATION = "baton.dev/role-label";
 
+  /**
+   * On a pod, set by whoever owns its template: the role-label keys (comma-separated) a LeaderGroup
+   * may write on it although they lie outside baton.dev/ and the operator's allowed prefixes.
+   */
+  public static final String ALLOW_ROLE_LABEL_ANNOTATION = "baton.dev/allow-role-label";
+
   public static final String DELETION_COST_ANNOTATION =
       "controller.kubernetes.io/pod-deletion-cost";
 
@@ -54,6 +60,15 @@ public final class BatonNames {
   public static final String LOCK_PREFIX = "locks.baton.dev/";
 
   public static final String HELD = "held";
+
+  /**
+   * The label by which a pod asks for the agent to be injected, its value the mode ({@code gate} or
+   * {@code relay}); the webhook's objectSelector matches it.
+   */
+  public static final String AGENT_LABEL = "baton.dev/agent";
+
+  /** The injected agent's container name. */
+  public static final String AGENT_CONTAINER = "baton-agent";
 
   /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
   public static final String FORCE_RELEASE_ANNOTATION = "baton.dev/force-release";

@@ -10,13 +10,16 @@ import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
+import dev.baton.operator.tenancy.Tenancy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 
 /**
  * What both controllers are built from, the same for each: the fenced API client, the cluster id in
  * holder records, the default Redis and the connections to every Redis, metrics and liveness, the
- * clock, the replica's role and what it does when it becomes active, and the one pod informer.
+ * clock, the replica's role and what it does when it becomes active, the one pod informer, what a
+ * namespace tenant may claim (keys, role labels), and the agent image the webhook injects (null
+ * when it is off): what pods' agents are held against.
  */
 public record ControllerKit(
     KubernetesClient client,
@@ -28,7 +31,9 @@ public record ControllerKit(
     Clock clock,
     ReplicaRole role,
     Activation activation,
-    PodCatalog pods) {
+    PodCatalog pods,
+    Tenancy tenancy,
+    String agentImage) {
 
   /** A controller's Event recorder; each keeps its own aggregation. */
   public EventRecorder events() {

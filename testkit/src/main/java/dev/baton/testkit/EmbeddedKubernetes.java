@@ -31,7 +31,9 @@ import java.util.function.UnaryOperator;
  * ({@link ApiDiscovery}), establishes the CRDs written to it ({@link CrdEstablisher}), takes
  * Secrets in protobuf ({@link ProtobufSecrets}) and strategic merge patches where they mean what a
  * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
- * uninstall a chart here.
+ * uninstall a chart here. Pods are created through the mutating webhooks stored here, and validated
+ * as the API server validates them ({@link AdmissionWebhooks}). Pods' logs and proxy ({@link
+ * PodSubresources}) serve kubectl baton's logs and report.
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -48,11 +50,19 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   private final KubernetesMockServer server;
   private final KubernetesCrudDispatcher crud;
+  private final AdmissionWebhooks admission;
   private final KubernetesClient client;
+  private final PodSubresources pods;
 
-  private EmbeddedKubernetes(KubernetesMockServer server, KubernetesCrudDispatcher crud) {
+  private EmbeddedKubernetes(
+      KubernetesMockServer server,
+      KubernetesCrudDispatcher crud,
+      AdmissionWebhooks admission,
+      PodSubresources pods) {
     this.server = server;
     this.crud = crud;
+    this.admission = admission;
+    this.pods = pods;
     this.client = server.createClient(new JdkHttpClientFactory());
   }
 
@@ -80,13 +90,16 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   private static EmbeddedKubernetes start(
       KubernetesCrudDispatcher crud, UnaryOperator<Dispatcher> wrap, boolean withCrds) {
-    Dispatcher api =
-        new ProtobufSecrets(
-            new StrategicMergePatches(
-                new StrictPatches(
-                    new ApiDiscovery(
-                        new CrdEstablisher(new ListPaging(crud)),
-                        () -> body(crud.handleGet(CRD_LIST))))));
+    PodSubresources pods =
+        new PodSubresources(
+            new ProtobufSecrets(
+                new StrategicMergePatches(
+                    new StrictPatches(
+                        new ApiDiscovery(
+                            new CrdEstablisher(new ListPaging(crud)),
+                            () -> body(crud.handleGet(CRD_LIST)))))));
+    AdmissionWebhooks admission = new AdmissionWebhooks(pods);
+    Dispatcher api = admission;
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
@@ -95,7 +108,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
-    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud);
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, admission, pods);
     if (withCrds) {
       for (String file : CRD_FILES) {
         k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
@@ -147,6 +160,21 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * Where the Service {@code namespace/name}, port {@code port}, that a
+   * MutatingWebhookConfiguration names is reached: this API calls mutating webhooks on pod creation
+   * as kube-apiserver does ({@link AdmissionWebhooks}), and has no cluster network to find a
+   * Service's pods by.
+   */
+  public void routeService(String namespace, String name, int port, java.net.InetSocketAddress to) {
+    admission.route(namespace, name, port, to);
+  }
+
+  /** The pods' logs and proxy: a test writes a container's log here. */
+  public PodSubresources podSubresources() {
+    return pods;
   }
 
   /** A client of this API, as the operator would have from a kubeconfig. */

@@ -14,7 +14,9 @@ public enum EventReason {
   NoCandidates(true),
   WaitingForCandidates(false),
   Conflict(true),
+  RoleLabelNotAllowed(true),
   InvalidSpec(true),
+  KeyInUse(true),
   RedisUnavailable(true),
   RedisRecovered(false),
   LeaderInOtherCluster(false),
@@ -29,7 +31,10 @@ public enum EventReason {
   LockLost(true),
   LockReaped(false),
   ForceReleased(false),
-  QuorumLost(true);
+  QuorumLost(true),
+  AgentMissing(true),
+  AgentOutdated(false),
+  AgentPermissionsNotWritten(true);
 
   private final boolean warning;
 

@@ -16,6 +16,8 @@ import dev.baton.operator.pods.PodLabeler;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
+import dev.baton.operator.tenancy.KeyClaims;
+import dev.baton.operator.tenancy.Refusal;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -34,6 +36,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,14 +86,18 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
+  private final GroupAgents agents;
+  private final KeyClaims keys;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
+    this.agents = new GroupAgents(client, kit.clock(), kit.agentImage());
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
     this.activation = kit.activation();
     this.clock = kit.clock();
+    this.keys = kit.tenancy().keys();
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
@@ -103,6 +110,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             kit.secrets(),
             renewer,
             sources,
+            kit.tenancy().roleLabels(),
             clock);
     // One helper for the act step's reservations and the report's writes, which keep them.
     Reservations<LeaderGroup, LeaderGroupStatus> terms = Reservations.terms(statusWriter);
@@ -120,6 +128,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       EventSourceContext<LeaderGroup> context) {
     List<EventSource<?, LeaderGroup>> all = new ArrayList<>(sources.prepare(context, leaseEvents));
     all.add(activation.eventSource(context));
+    all.add(keys.groups(context));
     return all;
   }
 
@@ -141,6 +150,14 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
       return reported(group, state, new GroupEnding.Invalid(e.getMessage()), started);
+    }
+    Refusal refused = keys.refusal(group, "spec.electionKey", settings.keys().electionKey());
+    if (refused != null) {
+      return reported(
+          group,
+          state,
+          new GroupEnding.Invalid(refused.reason(), refused.event(), refused.message()),
+          started);
     }
     PodView pods = observer.pods(group, settings, state.promotedPod());
     GroupEnding.Looked looked =
@@ -242,7 +259,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    */
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
-    GroupReporter.Reported r = reporter.report(group, state, ending, started);
+    GroupReporter.Reported r =
+        reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     return r.control();
   }
@@ -298,7 +316,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
           e.getMessage());
     }
     reporter.forget(group);
+    agents.forget(group);
     removeLegacyFinalizer(group);
+    keys.released(group);
   }
 
   /**
@@ -363,6 +383,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** The group a new pod with these labels would join (the injection webhook asks), cached. */
+  public Optional<LeaderGroup> groupFor(String namespace, Map<String, String> labels) {
+    return sources.owner(namespace, labels);
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */

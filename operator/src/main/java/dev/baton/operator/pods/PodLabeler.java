@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * Writes role labels and leader annotations on pods. Each change is one write, sent only when the
@@ -76,7 +77,14 @@ public class PodLabeler {
       want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, null);
       removeOurDeletionCost(pod, annotations);
     }
-    return patch(pod, labels, annotations);
+    // Read again after a conflict, a pod another group marked meanwhile is left alone: a group
+    // never overwrites another's marks (docs/design.md, "Multi-tenant clusters").
+    return patch(pod, labels, annotations, p -> markedByNoneOr(p, role.group()));
+  }
+
+  private static boolean markedByNoneOr(Pod pod, String group) {
+    String marked = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
+    return marked == null || marked.equals(group);
   }
 
   /**
@@ -145,6 +153,15 @@ public class PodLabeler {
    * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
+    return patch(seen, labels, annotations, p -> true);
+  }
+
+  /** The same, not written when the pod read again after a conflict fails {@code stillOurs}. */
+  private boolean patch(
+      Pod seen,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      Predicate<Pod> stillOurs) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
@@ -178,6 +195,9 @@ public class PodLabeler {
           throw e;
         }
         pod = resource.get();
+        if (pod != null && !stillOurs.test(pod)) {
+          return false;
+        }
       }
     }
     return true;
