@@ -4,6 +4,7 @@ import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.gate.Gate;
 import dev.baton.agent.gate.Relay;
+import dev.baton.agent.gate.RelayHandshake;
 import dev.baton.agent.http.AgentHttp;
 import dev.baton.agent.kube.KubeAccess;
 import dev.baton.agent.leadership.AgentLeadership;
@@ -18,6 +19,7 @@ import dev.baton.client.KubernetesApi;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.redisson.api.RedissonClient;
@@ -67,28 +69,31 @@ public final class BatonAgent implements AutoCloseable {
       // Bound first: a gate port in use stops the agent before it follows anything.
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
+      Map<Integer, RelayHandshake> handshakes = new HashMap<>();
       for (GateRoute route : config.gates()) {
         Gate gate = new Gate(route, bind, null, metrics, threads);
         publicGates.add(gate);
         gates.add(gate);
         Integer leaderOnly = config.relays().get(route.listenPort());
         if (leaderOnly != null) {
+          RelayHandshake handshake =
+              new RelayHandshake(
+                  config.podNamespace(), leaderOnly, config.relaySecret().orElse(null));
+          handshakes.put(leaderOnly, handshake);
           gates.add(
               new Gate(
                   new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
                   bind,
-                  Relay.preamble(config.podNamespace(), leaderOnly),
+                  handshake,
                   metrics,
                   threads));
         }
       }
       leadership =
           new AgentLeadership(
-              config.podNamespace(),
-              config.podName(),
-              config.confirmWithin(),
-              redisson,
-              threads);
+              config.podNamespace(), config.podName(), config.confirmWithin(), redisson, threads);
+      AgentLeadership led = leadership;
+      handshakes.values().forEach(h -> h.groupFrom(() -> led.view().group()));
       for (Gate gate : publicGates) {
         Integer leaderOnly = config.relays().get(gate.route().listenPort());
         if (leaderOnly != null) {
@@ -96,7 +101,7 @@ public final class BatonAgent implements AutoCloseable {
               new Relay(
                   gate.route().listenPort(),
                   leaderOnly,
-                  Relay.preamble(config.podNamespace(), leaderOnly),
+                  handshakes.get(leaderOnly),
                   leadership::view,
                   config.relayHold(),
                   metrics,

@@ -23,7 +23,8 @@ final class PodJson {
             c -> c.path("type").asText(null),
             c -> c.path("status").asText(null)),
         status.path("podIP").asText(null),
-        !meta.path("deletionTimestamp").isMissingNode() && !meta.path("deletionTimestamp").isNull());
+        !meta.path("deletionTimestamp").isMissingNode()
+            && !meta.path("deletionTimestamp").isNull());
   }
 
   /** The term the pod leads with by its labels ({@code metadata}), or -1. */

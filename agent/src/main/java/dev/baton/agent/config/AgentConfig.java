@@ -22,6 +22,8 @@ import java.util.function.Function;
  * @param gateBind the address the gates listen on; absent: every interface
  * @param relays relay mode: gate port to the leader-only port every agent of the group listens on
  * @param relayDrain in relay mode, how long a stopping agent goes on relaying after its gates shut
+ * @param relaySecret in relay mode, the group's secret a relay's preamble is signed with; absent:
+ *     unsigned (the leader-only port's NetworkPolicy alone keeps other pods out)
  */
 public record AgentConfig(
     String podName,
@@ -38,7 +40,8 @@ public record AgentConfig(
     Optional<String> kubeconfig,
     Optional<String> gateBind,
     Map<Integer, Integer> relays,
-    Duration relayDrain) {
+    Duration relayDrain,
+    Optional<String> relaySecret) {
 
   public static final String POD_NAME = "POD_NAME";
   public static final String POD_NAMESPACE = "POD_NAMESPACE";
@@ -55,6 +58,7 @@ public record AgentConfig(
   public static final String GATE_BIND = "BATON_AGENT_GATE_BIND";
   public static final String RELAY = "BATON_AGENT_RELAY";
   public static final String RELAY_DRAIN = "BATON_AGENT_RELAY_DRAIN";
+  public static final String RELAY_SECRET = "BATON_AGENT_RELAY_SECRET";
 
   /** One variable: its parser and its default (null: optional without a default). */
   private record Setting<T>(String name, Function<String, T> parser, String defaultValue) {
@@ -100,6 +104,7 @@ public record AgentConfig(
       new Setting<>(RELAY, AgentConfig::relays, "");
   private static final Setting<Duration> S_RELAY_DRAIN =
       new Setting<>(RELAY_DRAIN, GoDuration::parse, "2s");
+  private static final Setting<String> S_RELAY_SECRET = new Setting<>(RELAY_SECRET, s -> s, null);
 
   /**
    * Reads every setting and reports every problem at once.
@@ -137,7 +142,8 @@ public record AgentConfig(
             Optional.ofNullable(S_KUBECONFIG.read(env, problems)),
             Optional.ofNullable(S_GATE_BIND.read(env, problems)),
             S_RELAY.read(env, problems),
-            S_RELAY_DRAIN.read(env, problems));
+            S_RELAY_DRAIN.read(env, problems),
+            Optional.ofNullable(S_RELAY_SECRET.read(env, problems)));
     if (c.relays() != null && !c.relays().isEmpty() && c.redisUrl().isEmpty()) {
       problems.add(
           RELAY
@@ -252,7 +258,7 @@ public record AgentConfig(
     return d;
   }
 
-  /** Never shows the Redis password. */
+  /** Never shows the Redis password or the relay secret. */
   @Override
   public String toString() {
     return "pod "
@@ -266,6 +272,7 @@ public record AgentConfig(
         + gates
         + gateBind.map(b -> " on " + b).orElse("")
         + (relays.isEmpty() ? "" : ", relaying " + relays)
+        + (relaySecret.isPresent() ? " (signed)" : "")
         + ", role label "
         + roleLabel
         + ", confirmWithin "

@@ -11,9 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -48,10 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In relay mode (docs/design.md, "Relay"), a gate's shut answer is not a reset: a connection it
  * cannot take goes to its {@link Relay}, which carries it to the leader's agent. There it arrives
- * on the leader-only gate, one with a {@code preamble}: a connection must say it first, and is
- * answered one byte, {@link #ACCEPTED}, only when the gate takes it, under the same lock and check
- * as any other connection; a shut leader-only gate resets it before a client byte was passed on, so
- * the relay can try the next leader. The leader-only gate never relays again: no loops.
+ * on the leader-only gate, which judges the relay's preamble ({@link RelayHandshake}: this group, a
+ * term no older than the one the gate opened with) and answers one byte, {@link #ACCEPTED}, only
+ * when it takes the connection, under the same lock and check as any other connection; a shut
+ * leader-only gate resets it before a client byte was passed on, so the relay can try the next
+ * leader. The leader-only gate never relays again: no loops.
  */
 public final class Gate implements Exclusive, AutoCloseable {
 
@@ -61,18 +60,16 @@ public final class Gate implements Exclusive, AutoCloseable {
   /** The leader-only gate's answer to a relay it takes. */
   static final byte ACCEPTED = 'Y';
 
-  /** How long a relay may take to say its preamble: it sends it with the connect. */
-  private static final int PREAMBLE_TIMEOUT_MILLIS = 1000;
-
   private final GateRoute route;
   private final AgentMetrics metrics;
   private final ServerSocketChannel server;
-  private final byte[] preamble; // null: a public gate
+  private final RelayHandshake handshake; // null: a public gate
   private final ExecutorService handshakes;
   private volatile Consumer<SocketChannel> whenShut; // null: reset
   private final List<GateLoop> loops = new ArrayList<>();
   private int next; // the loop the next connection goes to; guarded by this
   private volatile GateWindow window = GateWindow.SHUT; // written under this
+  private long openTerm; // the term the gate last opened with; guarded by this
 
   /**
    * Binds the port at once, so that a port in use stops the agent before anything else starts.
@@ -85,18 +82,19 @@ public final class Gate implements Exclusive, AutoCloseable {
 
   /**
    * @param bindHost the address to listen on; null: every interface
-   * @param preamble for a leader-only gate, what a relay says first; null for a public gate
+   * @param handshake for a leader-only gate, how a relay's preamble is judged; null for a public
+   *     gate
    */
   public Gate(
       GateRoute route,
       String bindHost,
-      String preamble,
+      RelayHandshake handshake,
       AgentMetrics metrics,
       AgentThreads threads) {
     this(
         route,
         bindHost,
-        preamble,
+        handshake,
         metrics,
         threads,
         Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()));
@@ -109,15 +107,15 @@ public final class Gate implements Exclusive, AutoCloseable {
   private Gate(
       GateRoute route,
       String bindHost,
-      String preamble,
+      RelayHandshake handshake,
       AgentMetrics metrics,
       AgentThreads threads,
       int loopCount) {
     this.route = route;
     this.metrics = metrics;
-    this.preamble = preamble == null ? null : preamble.getBytes(StandardCharsets.US_ASCII);
+    this.handshake = handshake;
     this.handshakes =
-        preamble == null
+        handshake == null
             ? null
             : threads.bounded("baton-agent-relay-in-" + route.listenPort(), 64, 1L << 18);
     InetSocketAddress target = new InetSocketAddress(route.targetHost(), route.targetPort());
@@ -146,7 +144,7 @@ public final class Gate implements Exclusive, AutoCloseable {
     log.info(
         "gate {} listening{}, shut until this pod leads",
         route,
-        preamble == null ? "" : " (leader-only: relays from other pods' agents)");
+        handshake == null ? "" : " (leader-only: relays from other pods' agents)");
   }
 
   /** Relay mode: a connection this gate cannot take goes to {@code relay}, not reset. */
@@ -170,6 +168,7 @@ public final class Gate implements Exclusive, AutoCloseable {
   @Override
   public synchronized void opened(long term) {
     window = window.opened();
+    openTerm = term;
   }
 
   /**
@@ -210,7 +209,7 @@ public final class Gate implements Exclusive, AutoCloseable {
 
   /** On the first loop: a connection was accepted. */
   private void accepted(SocketChannel client) {
-    if (preamble != null) {
+    if (handshake != null) {
       try {
         handshakes.execute(() -> handshake(client));
       } catch (RejectedExecutionException e) {
@@ -218,7 +217,7 @@ public final class Gate implements Exclusive, AutoCloseable {
       }
       return;
     }
-    if (take(client, false)) {
+    if (take(client, null)) {
       return;
     }
     Consumer<SocketChannel> relay = whenShut;
@@ -229,12 +228,21 @@ public final class Gate implements Exclusive, AutoCloseable {
     refuse(client);
   }
 
-  /** Forwards {@code client} if the gate may relay now; with {@code answer}, says so first. */
-  private synchronized boolean take(SocketChannel client, boolean answer) {
+  /**
+   * Forwards {@code client} if the gate may relay now; for a relay's {@code preamble} (null: a
+   * direct connection), only if the handshake accepts it for the term the gate is open with, and
+   * says so first.
+   */
+  private synchronized boolean take(SocketChannel client, String preamble) {
     if (!mayRelay(System.nanoTime())) {
       return false;
     }
-    if (answer) {
+    if (handshake != null) {
+      String refusal = handshake.refusal(preamble, openTerm);
+      if (refusal != null) {
+        log.debug("gate {}: {}, reset", route, refusal);
+        return false;
+      }
       try {
         // One byte on a fresh connection: the socket's buffer takes it at once.
         if (client.write(ByteBuffer.wrap(new byte[] {ACCEPTED})) != 1) {
@@ -254,11 +262,7 @@ public final class Gate implements Exclusive, AutoCloseable {
   private void handshake(SocketChannel client) {
     try {
       client.configureBlocking(true);
-      client.socket().setSoTimeout(PREAMBLE_TIMEOUT_MILLIS);
-      byte[] said = client.socket().getInputStream().readNBytes(preamble.length);
-      if (!Arrays.equals(said, preamble)) {
-        log.debug("gate {}: a connection without the relay's preamble, reset", route);
-      } else if (take(client, true)) {
+      if (take(client, RelayHandshake.readLine(client.socket()))) {
         return;
       }
     } catch (IOException e) {

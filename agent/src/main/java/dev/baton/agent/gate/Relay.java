@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,7 +53,7 @@ public final class Relay {
 
   private final int publicPort;
   private final int leaderOnlyPort;
-  private final byte[] preamble;
+  private final RelayHandshake handshake;
   private final Supplier<LeadershipView> leadership;
   private final Duration holdFor;
   private final AgentMetrics metrics;
@@ -63,20 +62,20 @@ public final class Relay {
 
   /**
    * @param leaderOnlyPort the port of every agent's leader-only gate
-   * @param preamble what that gate expects first ({@link #preamble})
+   * @param handshake what that gate expects first
    * @param holdFor how long a connection may wait for a leader's gate before it is reset
    */
   public Relay(
       int publicPort,
       int leaderOnlyPort,
-      String preamble,
+      RelayHandshake handshake,
       Supplier<LeadershipView> leadership,
       Duration holdFor,
       AgentMetrics metrics,
       AgentThreads agentThreads) {
     this.publicPort = publicPort;
     this.leaderOnlyPort = leaderOnlyPort;
-    this.preamble = preamble.getBytes(StandardCharsets.US_ASCII);
+    this.handshake = handshake;
     this.leadership = leadership;
     this.holdFor = holdFor;
     this.metrics = metrics;
@@ -84,11 +83,6 @@ public final class Relay {
         agentThreads.bounded("baton-agent-relay-" + publicPort, MAX_RELAYED, STACK_BYTES);
     this.upstream =
         agentThreads.bounded("baton-agent-relay-" + publicPort + "-up", MAX_RELAYED, STACK_BYTES);
-  }
-
-  /** What a relay says first on a leader-only gate: the namespace, so that groups do not mix. */
-  public static String preamble(String namespace, int leaderOnlyPort) {
-    return "BATON-RELAY/1 " + namespace + " " + leaderOnlyPort + "\n";
   }
 
   /** From the gate's accepting thread: carries {@code client} on a thread of its own. */
@@ -115,7 +109,7 @@ public final class Relay {
         String who = ip == null ? null : ip + " " + v.leaderTerm();
         if (who != null
             && (!who.equals(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
-          Socket leader = reach(ip);
+          Socket leader = reach(ip, v.leaderTerm());
           if (leader != null) {
             metrics.relay(publicPort, "relayed");
             pipe(client, leader);
@@ -140,8 +134,15 @@ public final class Relay {
     Sockets.rst(channel);
   }
 
-  /** A connection to the leader's gate that it took, or null when it did not. */
-  private Socket reach(String ip) {
+  /**
+   * A connection to the leader's gate that it took for the holder of {@code term}, or null when it
+   * did not.
+   */
+  private Socket reach(String ip, long term) {
+    byte[] preamble = handshake.say(term);
+    if (preamble == null) {
+      return null; // the agent does not know its group yet
+    }
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);

@@ -49,6 +49,7 @@ public final class AgentHttp implements AutoCloseable {
 
   /** Requests served at once, long polls and event streams included; more wait to be accepted. */
   static final int MAX_THREADS = 256;
+
   private static final String LOCKS = "/v1/locks/";
 
   private final AgentLeadership leadership;

@@ -15,12 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Whether this pod may serve as its group's leader: one loop that owns every fact it decides on and
- * applies one pure decision to them ({@link LeadershipDecision}). Each source posts a value: the pod
- * watch and reads ({@code BatonLeadership}'s belief, the pod as last seen), the hold key's answers
- * ({@link HoldCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop carries out
- * what the decision returns (the gates opened or closed through {@link Exclusives}, the key's
- * calls), reports what Redis said of itself ({@link RedisHealth}), and publishes what the HTTP API
- * and the probes answer ({@link ViewBoard}): nothing here keeps a second copy of the pod.
+ * applies one pure decision to them ({@link LeadershipDecision}). Each source posts a value: the
+ * pod watch and reads ({@code BatonLeadership}'s belief, the pod as last seen), the hold key's
+ * answers ({@link HoldCalls}), the messages on {@code baton:gates}, and a 10 ms timer. The loop
+ * carries out what the decision returns (the gates opened or closed through {@link Exclusives}, the
+ * key's calls), reports what Redis said of itself ({@link RedisHealth}), and publishes what the
+ * HTTP API and the probes answer ({@link ViewBoard}): nothing here keeps a second copy of the pod.
  */
 public final class AgentLeadership implements AutoCloseable {
 

@@ -4,10 +4,10 @@ import dev.baton.client.BatonNames;
 import java.util.Map;
 
 /**
- * Everything the agent knows about its pod's leadership, as four facts each with one owner: the
- * pod as last read ({@link PodState}), the key as last answered ({@link KeyState}), the gates
- * ({@link GateState}) and the leader as this agent sees it ({@link LeaderState}); and whether the
- * agent is stopping. Only {@link LeadershipDecision} makes the next one.
+ * Everything the agent knows about its pod's leadership, as four facts each with one owner: the pod
+ * as last read ({@link PodState}), the key as last answered ({@link KeyState}), the gates ({@link
+ * GateState}) and the leader as this agent sees it ({@link LeaderState}); and whether the agent is
+ * stopping. Only {@link LeadershipDecision} makes the next one.
  */
 record AgentState(
     PodState pod, KeyState key, GateState gates, LeaderState leader, boolean closing) {

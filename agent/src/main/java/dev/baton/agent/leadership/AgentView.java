@@ -20,7 +20,10 @@ public record AgentView(
 
   static AgentView initial(String pod) {
     return new AgentView(
-        new LeadershipView(false, null, pod, null, null, null, null, null), false, false, null,
+        new LeadershipView(false, null, pod, null, null, null, null, null),
+        false,
+        false,
+        null,
         false);
   }
 

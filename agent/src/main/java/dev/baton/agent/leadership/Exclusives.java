@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An agent's gates and observers ({@link Exclusive}), told what the decision decided: opened, given
- * a later deadline, or closed. Keeps nothing of its own: the decision's {@link GateState} is the one
- * record of whether they are open. Used on the leadership loop alone.
+ * a later deadline, or closed. Keeps nothing of its own: the decision's {@link GateState} is the
+ * one record of whether they are open. Used on the leadership loop alone.
  */
 final class Exclusives {
 

@@ -5,8 +5,8 @@ package dev.baton.agent.leadership;
  *
  * @param value the hold's name, written by one take (or re-take) only
  * @param term the term it was taken for; a new term is a new hold
- * @param proven whether the gates may open on it: taken from a released or run-out key, or held
- *     for a whole ttl since it was taken from an absent one
+ * @param proven whether the gates may open on it: taken from a released or run-out key, or held for
+ *     a whole ttl since it was taken from an absent one
  * @param openAfterNanos while not proven, when a renewal sent from then on proves it
  * @param untilNanos the agent's deadline: the last successful script's sending plus the ttl less a
  *     margin, by this process's monotonic clock

@@ -78,8 +78,7 @@ final class HoldAnswers {
             a.answeredNanos() + ttl,
             a.sentNanos() + ttl - c.marginNanos(),
             a.sentNanos());
-    return s.withKey(
-        s.key().withHold(h).withWatched(null).withPresentOn(a.answer().incarnation()));
+    return s.withKey(s.key().withHold(h).withWatched(null).withPresentOn(a.answer().incarnation()));
   }
 
   /**
@@ -144,8 +143,7 @@ final class HoldAnswers {
     }
     HoldValue v = HoldValue.parse(x.found());
     return Next.of(
-        s.withKey(
-            s.key().withWatched(new KeyState.Watched(t.key(), x.found(), a.answeredNanos()))),
+        s.withKey(s.key().withWatched(new KeyState.Watched(t.key(), x.found(), a.answeredNanos()))),
         new Effect.Log(
             true,
             "the hold key "
@@ -174,7 +172,9 @@ final class HoldAnswers {
     if (x.incarnation().equals(s.key().presentOn())) {
       return new Effect.Log(
           true,
-          "the hold key " + key + " was lost from Redis (deleted, or evicted: see maxmemory-policy)"
+          "the hold key "
+              + key
+              + " was lost from Redis (deleted, or evicted: see maxmemory-policy)"
               + wait);
     }
     return new Effect.Log(

@@ -17,8 +17,8 @@ sealed interface HoldCall extends Effect
   record Take(String key, String hold, long term, String expected) implements HoldCall {}
 
   /**
-   * @param retakeAs the hold name an absent key is taken again under: this renewal's own, so that
-   *     a re-take never writes a value some taker may have watched before; null: never
+   * @param retakeAs the hold name an absent key is taken again under: this renewal's own, so that a
+   *     re-take never writes a value some taker may have watched before; null: never
    * @param retakeBeforeNanos an absent key may be taken again only by a renewal sent before this
    *     (the gates' deadline, while they are open); {@link Long#MIN_VALUE}: never
    * @param prove this renewal proves a hold taken from an absent key

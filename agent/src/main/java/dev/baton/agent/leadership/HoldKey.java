@@ -19,12 +19,12 @@ import org.slf4j.LoggerFactory;
  * A group's hold key in Redis, {@code baton:{gate:<namespace>/<group>}}: which hold's gates may be
  * open, for which term, by which write, written by which incarnation of Redis ({@code <state>
  * <term> <seq> <incarnation> <hold>}; hold-value.lua). Every change is one script (docs/design.md,
- * "The agent: leadership, locks and a gate for any container"); this class only runs them and
- * reads their answers, which the leadership's decision interprets ({@link HoldAnswers}).
+ * "The agent: leadership, locks and a gate for any container"); this class only runs them and reads
+ * their answers, which the leadership's decision interprets ({@link HoldAnswers}).
  *
  * <p>Each script is sent once: the client library is told not to resend one after its response
- * timeout, as it otherwise does. A resent take could run twice; a call given up on is recognised
- * by its hold name instead, when the key is read next.
+ * timeout, as it otherwise does. A resent take could run twice; a call given up on is recognised by
+ * its hold name instead, when the key is read next.
  */
 final class HoldKey {
 

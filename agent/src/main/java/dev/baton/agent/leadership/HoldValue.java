@@ -4,8 +4,8 @@ package dev.baton.agent.leadership;
  * A hold key's value as the scripts write it (hold-value.lua): {@code <state> <term> <seq>
  * <incarnation> <hold>}, where {@code seq} is the write's own number (no two writes leave the same
  * value) and the hold is {@code agent:<namespace>/<pod>:<term>:<nonce>-<n>[@<pod IP>]}, named by
- * the one call that took it: the scripts compare it whole, and followers read from it who leads
- * and where to reach it.
+ * the one call that took it: the scripts compare it whole, and followers read from it who leads and
+ * where to reach it.
  *
  * @param state {@code A} taken while the key was absent (not yet proven: its gate is shut), {@code
  *     H} held and proven (its gate may be open), {@code R} released (its gate closed)

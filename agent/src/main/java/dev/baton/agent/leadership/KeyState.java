@@ -6,8 +6,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The group's hold key as this agent's calls last found it: its hold (if it has one), the call in
- * flight, when each kind of call was last sent, a value it watches go stale, the takes whose answers
- * it gave up on, and the incarnation of Redis it last saw the key on.
+ * flight, when each kind of call was last sent, a value it watches go stale, the takes whose
+ * answers it gave up on, and the incarnation of Redis it last saw the key on.
  *
  * @param callPending a take, renewal or read of the holder is out: one at a time
  * @param names how many hold names this process has given out: the next one's number
@@ -56,7 +56,14 @@ record KeyState(
 
   KeyState withPresentOn(String incarnation) {
     return new KeyState(
-        hold, callPending, lastTake, lastHolderRead, lastFactsRead, names, watched, incarnation,
+        hold,
+        callPending,
+        lastTake,
+        lastHolderRead,
+        lastFactsRead,
+        names,
+        watched,
+        incarnation,
         lost);
   }
 
@@ -113,8 +120,7 @@ record KeyState(
     return now - lastFactsRead > c.redisFactsEveryNanos() ? readFacts(want, now) : Next.of(this);
   }
 
-  private Next<KeyState> take(
-      LeadershipConfig c, String key, long term, String ip, long now) {
+  private Next<KeyState> take(LeadershipConfig c, String key, long term, String ip, long now) {
     String expected =
         watched != null && watched.key().equals(key) && now - watched.sinceNanos() >= c.ttlNanos()
             ? watched.value()

@@ -17,7 +17,7 @@ final class LeadRule {
    * @param mayLead the pod is labeled leader, a read confirmed it, for the newest term it was shown
    * @param confirmedUntilNanos until when that confirmation holds
    * @param cut the pod, as last seen, is one the operator is certain to demote ({@link
-   *     NotReadyCut}), or is terminating
+   *     CertainDemotion}), or is terminating
    * @param withKey the agent has Redis, so the gates open only on a proven, live hold
    * @param hold null when the agent holds no key
    */

@@ -131,8 +131,8 @@ final class LeadershipDecision {
   /**
    * Drops the hold, closes the gates (no hold, no open gate) and only then lets the hold go: a
    * successor may open as soon as it is released. An unproven hold (taken from an absent key) is
-   * left to go stale: a release mark would let the next taker skip the wait that protects against
-   * a holder whose key was lost.
+   * left to go stale: a release mark would let the next taker skip the wait that protects against a
+   * holder whose key was lost.
    */
   private static Next<AgentState> release(
       LeadershipConfig c, AgentState s, long now, String reason) {

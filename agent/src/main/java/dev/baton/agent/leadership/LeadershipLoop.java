@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The leadership loop's one step, on whatever thread runs it: an input in, the decision applied
- * ({@link LeadershipDecision}), its effects carried out in order (the gates opened or closed,
- * calls sent), what Redis said of itself noted ({@link RedisHealth}), the answer published ({@link
+ * ({@link LeadershipDecision}), its effects carried out in order (the gates opened or closed, calls
+ * sent), what Redis said of itself noted ({@link RedisHealth}), the answer published ({@link
  * ViewBoard}). It alone holds the state. {@link AgentLeadership} runs it on a single thread and
  * gives it its sources; tests run it with a clock and calls of their own.
  */

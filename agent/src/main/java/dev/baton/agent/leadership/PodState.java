@@ -50,9 +50,8 @@ record PodState(
   }
 
   /**
-   * The pod as {@code seen}. A deleted pod's agent runs on for a while (a relay carries
-   * connections to the next leader as it stops): it keeps following the group it was in, never as
-   * a leader.
+   * The pod as {@code seen}. A deleted pod's agent runs on for a while (a relay carries connections
+   * to the next leader as it stops): it keeps following the group it was in, never as a leader.
    */
   PodState seen(PodFacts seen, String roleLabel) {
     PodFacts f =

@@ -9,9 +9,9 @@ import java.util.function.LongSupplier;
 
 /**
  * The leadership loop's last answer ({@link AgentView}), for the threads that ask (HTTP, probes,
- * metrics, relays): written by the loop alone, read by anyone. An answer of {@code leader: true} is good only until the gates' deadline,
- * so a reader past it gets {@code leader: false} even before the loop has run again, as a paused
- * process's first answer must be.
+ * metrics, relays): written by the loop alone, read by anyone. An answer of {@code leader: true} is
+ * good only until the gates' deadline, so a reader past it gets {@code leader: false} even before
+ * the loop has run again, as a paused process's first answer must be.
  */
 final class ViewBoard {
 

@@ -3,7 +3,6 @@ package dev.baton.agent.threads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -87,9 +86,9 @@ public final class AgentThreads implements AutoCloseable {
   }
 
   /**
-   * At most {@code max} threads with stacks of {@code stackBytes}, none kept idle for more than
-   * ten seconds; a task offered while all are busy is refused ({@link
-   * RejectedExecutionException}), never queued.
+   * At most {@code max} threads with stacks of {@code stackBytes}, none kept idle for more than ten
+   * seconds; a task offered while all are busy is refused ({@link RejectedExecutionException}),
+   * never queued.
    */
   public synchronized ExecutorService bounded(String name, int max, long stackBytes) {
     ThreadPoolExecutor e =

@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
-import dev.baton.agent.threads.AgentThreads;
 import dev.baton.agent.testing.AgentSandbox;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.KubernetesApi;
 import dev.baton.testkit.FreePorts;
 import java.io.IOException;

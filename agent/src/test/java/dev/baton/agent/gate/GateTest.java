@@ -13,6 +13,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
@@ -109,6 +110,37 @@ class GateTest {
   }
 
   @Test
+  void pastItsDeadlineAGateForwardsNoByteAndTakesNoConnectionThoughNobodyClosedIt()
+      throws Exception {
+    long deadline = System.nanoTime() + Duration.ofMillis(300).toNanos();
+    gate.openUntil(deadline);
+    gate.opened(1);
+    try (Socket client = connect();
+        Socket server = app.accept()) {
+      server.setSoTimeout(10_000);
+      client.getOutputStream().write(1);
+      assertThat(server.getInputStream().read()).isEqualTo(1);
+      // As a paused agent wakes: the deadline passed, and the leadership's timer has not run.
+      while (System.nanoTime() - deadline <= 0) {
+        Thread.sleep(20);
+      }
+      client.getOutputStream().write(2);
+      assertThat(readOrEnd(server)).as("the byte written past the deadline").isEqualTo(-1);
+    }
+    try (Socket late = connect()) {
+      assertThat(readOrEnd(late)).as("a connection accepted past the deadline").isEqualTo(-1);
+    }
+  }
+
+  private static int readOrEnd(Socket s) throws IOException {
+    try {
+      return s.getInputStream().read();
+    } catch (SocketException e) {
+      return -1;
+    }
+  }
+
+  @Test
   void aTargetThatIsNotThereResetsTheClient() throws Exception {
     app.close();
     gate.opened(1);
@@ -130,32 +162,26 @@ class GateTest {
 
   @Test
   void aLeaderOnlyGateTakesOnlyARelaysPreambleAndAnswersBeforeAnyClientByte() throws Exception {
-    String preamble = Relay.preamble("shop", 7001);
+    RelayHandshake handshake = new RelayHandshake("shop", 7001, "s3cret");
+    handshake.groupFrom(() -> "orders");
+    byte[] preamble = handshake.say(1);
     Gate leaderOnly =
         new Gate(
             new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
             "127.0.0.1",
-            preamble,
+            handshake,
             metrics,
             threads);
     try {
       // Shut: the preamble is read, and the connection reset without an answer.
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        s.setSoTimeout(10_000);
-        s.getOutputStream().write(preamble.getBytes());
-        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
-      }
+      assertReset(leaderOnly, preamble);
       leaderOnly.opened(1);
       // Open, but not a relay: reset.
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        s.setSoTimeout(10_000);
-        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
-        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
-      }
+      assertReset(leaderOnly, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
       // Open, and a relay: answered, then forwarded byte for byte.
       try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
         s.setSoTimeout(10_000);
-        s.getOutputStream().write(preamble.getBytes());
+        s.getOutputStream().write(preamble);
         assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
         Socket server = app.accept();
         s.getOutputStream().write(42);
@@ -166,6 +192,78 @@ class GateTest {
       }
     } finally {
       leaderOnly.close();
+    }
+  }
+
+  @Test
+  void aLeaderOnlyGateRefusesAnotherGroupsRelayAndAnOlderTerms() throws Exception {
+    RelayHandshake own = new RelayHandshake("shop", 7001, null);
+    own.groupFrom(() -> "orders");
+    RelayHandshake other = new RelayHandshake("shop", 7001, null);
+    other.groupFrom(() -> "payments");
+    Gate leaderOnly =
+        new Gate(
+            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+            "127.0.0.1",
+            own,
+            metrics,
+            threads);
+    try {
+      leaderOnly.opened(5);
+      assertReset(leaderOnly, other.say(5));
+      assertReset(leaderOnly, own.say(4));
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(own.say(5));
+        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+        app.accept().close();
+      }
+    } finally {
+      leaderOnly.close();
+    }
+  }
+
+  @Test
+  void aTrickledPreambleHoldsAHandshakeThreadForOneDeadlineOnly() throws Exception {
+    RelayHandshake own = new RelayHandshake("shop", 7001, null);
+    own.groupFrom(() -> "orders");
+    Gate leaderOnly =
+        new Gate(
+            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+            "127.0.0.1",
+            own,
+            metrics,
+            threads);
+    try {
+      leaderOnly.opened(1);
+      byte[] preamble = own.say(1);
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        s.setSoTimeout(10_000);
+        long start = System.nanoTime();
+        // One byte every 300 ms: each read returns in time, the whole line does not.
+        assertThatThrownBy(
+                () -> {
+                  for (byte b : preamble) {
+                    s.getOutputStream().write(b);
+                    Thread.sleep(300);
+                  }
+                  s.getInputStream().read();
+                })
+            .isInstanceOf(SocketException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+            .as("reset after the deadline, long before the line ended")
+            .isLessThan(Duration.ofSeconds(8));
+      }
+    } finally {
+      leaderOnly.close();
+    }
+  }
+
+  private static void assertReset(Gate leaderOnly, byte[] said) throws IOException {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(said);
+      assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
     }
   }
 

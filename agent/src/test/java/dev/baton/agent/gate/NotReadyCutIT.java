@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.testing.AgentSandbox;
-import dev.baton.agent.testing.GateKeys;
+import dev.baton.agent.testing.HoldKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.testkit.Sandbox;
@@ -71,7 +71,7 @@ class NotReadyCutIT {
         .atMost(Duration.ofSeconds(2))
         .untilAsserted(
             () ->
-                assertThat(GateKeys.state(sandbox.cluster.redis))
+                assertThat(HoldKeys.state(sandbox.cluster.redis))
                     .as("the gate key let go: released")
                     .isEqualTo('R'));
     try (Socket s = sandbox.connectThroughGate(leader)) {

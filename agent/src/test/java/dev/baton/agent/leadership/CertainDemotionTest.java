@@ -39,7 +39,9 @@ class CertainDemotionTest {
     assertThat(CertainDemotion.applies(pod("leader", "10s", false))).isFalse();
     assertThat(CertainDemotion.applies(pod("leader", "1ms", false))).isFalse();
     assertThat(CertainDemotion.applies(pod("leader", "paused", false))).isFalse();
-    assertThat(CertainDemotion.applies(pod("leader", null, false))).as("an older operator").isFalse();
+    assertThat(CertainDemotion.applies(pod("leader", null, false)))
+        .as("an older operator")
+        .isFalse();
     assertThat(CertainDemotion.applies(pod("leader", "-1s", false))).isFalse();
     assertThat(CertainDemotion.applies(pod("leader", "", false))).isFalse();
   }

@@ -68,31 +68,26 @@ record GateModel(
       Map<String, Long> holdBounds) {
 
     Agent with(AgentState s, GateWindow w) {
-      return new Agent(
-          s, w, offset, paused, hung, lastAsked, newestTold, confirmBound, holdBounds);
+      return new Agent(s, w, offset, paused, hung, lastAsked, newestTold, confirmBound, holdBounds);
     }
 
     Agent paused(boolean p) {
       return new Agent(
-          state, window, offset, p, hung, lastAsked, newestTold, confirmBound,
-          holdBounds);
+          state, window, offset, p, hung, lastAsked, newestTold, confirmBound, holdBounds);
     }
 
     Agent hung(boolean h) {
       return new Agent(
-          state, window, offset, paused, h, lastAsked, newestTold, confirmBound,
-          holdBounds);
+          state, window, offset, paused, h, lastAsked, newestTold, confirmBound, holdBounds);
     }
 
     Agent told(long asked, long newest, long bound) {
-      return new Agent(
-          state, window, offset, paused, hung, asked, newest, bound, holdBounds);
+      return new Agent(state, window, offset, paused, hung, asked, newest, bound, holdBounds);
     }
 
     Agent bounds(Map<String, Long> b) {
       return new Agent(
-          state, window, offset, paused, hung, lastAsked, newestTold, confirmBound,
-          Map.copyOf(b));
+          state, window, offset, paused, hung, lastAsked, newestTold, confirmBound, Map.copyOf(b));
     }
 
     /** Whether it can take an input now. */
@@ -306,46 +301,123 @@ record GateModel(
     List<Agent> l = new ArrayList<>(agents);
     l.set(i, a);
     return new GateModel(
-        now, List.copyOf(l), pods, termCounter, redis, history, incarnations, maxOpened, flights,
-        reads, notes, budget, broke);
+        now,
+        List.copyOf(l),
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withPod(int i, Pod p, long terms) {
     List<Pod> l = new ArrayList<>(pods);
     l.set(i, p);
     return new GateModel(
-        now, agents, List.copyOf(l), terms, redis, history, incarnations, maxOpened, flights,
-        reads, notes, budget, broke);
+        now,
+        agents,
+        List.copyOf(l),
+        terms,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withFlights(List<Flight> f) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, List.copyOf(f),
-        reads, notes, budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        List.copyOf(f),
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withReads(List<Read> r) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights,
-        List.copyOf(r), notes, budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        List.copyOf(r),
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withNotes(List<Integer> n) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
-        List.copyOf(n), budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        List.copyOf(n),
+        budget,
+        broke);
   }
 
   GateModel withNow(long t) {
     return new GateModel(
-        t, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
-        notes, budget, broke);
+        t,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withRedis(HoldScriptsModel r, int inc) {
     return new GateModel(
-        now, agents, pods, termCounter, r, remember(r), inc, maxOpened, flights, reads, notes,
-        budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        r,
+        remember(r),
+        inc,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   /** The key as it was, for a later restore: the last three states that held a value. */
@@ -364,27 +436,71 @@ record GateModel(
 
   GateModel opened(long term) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, Math.max(maxOpened, term),
-        flights, reads, notes, budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        Math.max(maxOpened, term),
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 
   GateModel withBudget(Budget b) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
-        notes, b, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        b,
+        broke);
   }
 
   /** With the history of what was written replaced (the canonical form renames it). */
   /** This world, broken: {@code why} is the invariant an action broke on its way. */
   GateModel broken(String why) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, history, incarnations, maxOpened, flights, reads,
-        notes, budget, why);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        history,
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        why);
   }
 
   GateModel withHistory(List<HoldScriptsModel> h) {
     return new GateModel(
-        now, agents, pods, termCounter, redis, List.copyOf(h), incarnations, maxOpened, flights,
-        reads, notes, budget, broke);
+        now,
+        agents,
+        pods,
+        termCounter,
+        redis,
+        List.copyOf(h),
+        incarnations,
+        maxOpened,
+        flights,
+        reads,
+        notes,
+        budget,
+        broke);
   }
 }

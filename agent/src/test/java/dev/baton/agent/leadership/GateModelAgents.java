@@ -198,9 +198,9 @@ final class GateModelAgents {
   }
 
   /**
-   * Time passes to {@code to}; every agent that is running reads its pod (unless its API hangs)
-   * and runs its timer: its loop ticks every 10 ms and reads every confirmWithin/4, so one that was
-   * not starved (that is {@link #pause}) has done both by then.
+   * Time passes to {@code to}; every agent that is running reads its pod (unless its API hangs) and
+   * runs its timer: its loop ticks every 10 ms and reads every confirmWithin/4, so one that was not
+   * starved (that is {@link #pause}) has done both by then.
    */
   static GateModel advance(GateModel world, long to) {
     Budget b = world.budget().advance();

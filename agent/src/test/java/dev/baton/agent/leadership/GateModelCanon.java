@@ -178,8 +178,7 @@ final class GateModelCanon {
     }
     List<Read> reads = new ArrayList<>();
     for (Read x : w.reads()) {
-      reads.add(
-          new Read(x.agent(), r.time(x.agent(), x.sentAt()), x.leader(), x.term(), x.seen()));
+      reads.add(new Read(x.agent(), r.time(x.agent(), x.sentAt()), x.leader(), x.term(), x.seen()));
     }
     List<HoldScriptsModel> history = new ArrayList<>();
     for (HoldScriptsModel h : w.history()) {
@@ -232,7 +231,9 @@ final class GateModelCanon {
             k.watched() == null
                 ? null
                 : new KeyState.Watched(
-                    k.watched().key(), r.text(k.watched().value()), t.apply(k.watched().sinceNanos())),
+                    k.watched().key(),
+                    r.text(k.watched().value()),
+                    t.apply(k.watched().sinceNanos())),
             k.presentOn(),
             lost);
     AgentState state =
@@ -250,7 +251,8 @@ final class GateModelCanon {
             s.leader(),
             s.closing());
     GateWindow w = a.window();
-    GateWindow window = new GateWindow(w.open(), w.bounded(), w.bounded() ? t.apply(w.untilNanos()) : 0);
+    GateWindow window =
+        new GateWindow(w.open(), w.bounded(), w.bounded() ? t.apply(w.untilNanos()) : 0);
     Map<String, Long> bounds = new HashMap<>();
     a.holdBounds().forEach((h, b) -> bounds.put(r.text(h), t.apply(b)));
     return new Agent(

@@ -5,8 +5,8 @@ import dev.baton.agent.leadership.GateModel.Pod;
 
 /**
  * What the operator does in a {@link GateModel} world: relabel pods, break before make, terms only
- * grow. The relabeled pod's agent hears of it at once through its watch, unless its API hangs or
- * it is busy (then at its next read). Each action returns the next world, or null when it cannot
+ * grow. The relabeled pod's agent hears of it at once through its watch, unless its API hangs or it
+ * is busy (then at its next read). Each action returns the next world, or null when it cannot
  * happen.
  */
 final class GateModelOperator {
@@ -41,7 +41,8 @@ final class GateModelOperator {
       return null;
     }
     long term = world.termCounter() + 1;
-    return watched(world.withPod(leader, new Pod("p" + leader, true, term), term).withBudget(b), leader);
+    return watched(
+        world.withPod(leader, new Pod("p" + leader, true, term), term).withBudget(b), leader);
   }
 
   private static GateModel watched(GateModel world, int i) {

@@ -32,7 +32,13 @@ final class GateModelRedis {
       fl.set(
           k,
           new Flight(
-              f.agent(), f.call(), f.sentAt(), f.retake(), f.runs() + 1, r.answer(), f.abandoned()));
+              f.agent(),
+              f.call(),
+              f.sentAt(),
+              f.retake(),
+              f.runs() + 1,
+              r.answer(),
+              f.abandoned()));
     } else {
       fl.remove(k);
     }

@@ -22,9 +22,9 @@ final class GateModelSearch {
   private GateModelSearch() {}
 
   /**
-   * What a scenario lets happen besides time, calls and their faults: which agents' API may hang
-   * or be paused, which may be promoted, whether the leader may get a new term, whether reads may
-   * come late, which Redis faults.
+   * What a scenario lets happen besides time, calls and their faults: which agents' API may hang or
+   * be paused, which may be promoted, whether the leader may get a new term, whether reads may come
+   * late, which Redis faults.
    */
   record Moves(
       Set<Integer> hang,
@@ -54,8 +54,7 @@ final class GateModelSearch {
     List<String> path = new ArrayList<>();
     long[] actions = {0};
     String found = dfs(first, depth, moves, seen, path, actions);
-    return new Result(
-        seen.size(), actions[0], depth, found, (System.nanoTime() - t0) / 1_000_000);
+    return new Result(seen.size(), actions[0], depth, found, (System.nanoTime() - t0) / 1_000_000);
   }
 
   private static String dfs(
@@ -71,7 +70,12 @@ final class GateModelSearch {
       path.add(a.name());
       String broken = after.violation(w);
       if (broken != null) {
-        return "trace of " + path.size() + " actions: " + String.join(", ", path) + "\n  => " + broken;
+        return "trace of "
+            + path.size()
+            + " actions: "
+            + String.join(", ", path)
+            + "\n  => "
+            + broken;
       }
       if (left > 1) {
         GateModel c = GateModelCanon.of(after);
@@ -119,7 +123,8 @@ final class GateModelSearch {
         out.add(new Action("belief of a read to " + to, () -> GateModelAgents.believe(w, r)));
       } else {
         out.add(
-            new Action("late read answered to " + to, () -> GateModelAgents.answerRead(w, r, true)));
+            new Action(
+                "late read answered to " + to, () -> GateModelAgents.answerRead(w, r, true)));
         out.add(
             new Action(
                 "late read's pod to " + to + ", its belief later",
@@ -212,11 +217,11 @@ final class GateModelSearch {
   }
 
   /**
-   * The instants time may advance to: each deadline or due time that some agent's decision or
-   * gates compare now with (a hold's deadline, its proof, its renewal, a watch's ttl, a
-   * confirmation's end, a poll), the instant itself and the one just before, up to two ttl ahead.
-   * The search takes the earliest two: a running agent's timer fires at every deadline (it ticks
-   * every 10 ms), so time skipping one is a starved agent, which is what {@code pause} is for.
+   * The instants time may advance to: each deadline or due time that some agent's decision or gates
+   * compare now with (a hold's deadline, its proof, its renewal, a watch's ttl, a confirmation's
+   * end, a poll), the instant itself and the one just before, up to two ttl ahead. The search takes
+   * the earliest two: a running agent's timer fires at every deadline (it ticks every 10 ms), so
+   * time skipping one is a starved agent, which is what {@code pause} is for.
    */
   static TreeSet<Long> instants(GateModel w) {
     TreeSet<Long> out = new TreeSet<>();

@@ -25,7 +25,7 @@ class HoldKeyWarmUpIT {
     // No operator and no group: nobody leads, so no agent has a reason to call a script.
     try (AgentSandbox sandbox = new AgentSandbox().pods(1);
         RespClient redis = RespClient.connect(sandbox.cluster.redis.port())) {
-      String renew = sha1(LuaScript.load("gate-renew").source());
+      String renew = sha1(LuaScript.load("hold-renew").source());
       assertThat(redis.call("SCRIPT", "EXISTS", renew)).isEqualTo(List.of(0L));
 
       sandbox.startAgent("worker-0", Duration.ofSeconds(2), true);

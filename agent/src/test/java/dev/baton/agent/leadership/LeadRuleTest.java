@@ -3,7 +3,6 @@ package dev.baton.agent.leadership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.agent.leadership.LeadRule.Facts;
-import dev.baton.agent.leadership.Hold;
 import org.junit.jupiter.api.Test;
 
 /** The rule alone: every condition that shuts a gate, and the deadline an open one gets. */
@@ -33,8 +32,7 @@ class LeadRuleTest {
     var renew = new HoldCall.Renew(proven(NOW + 900), "again", NOW + 500, false);
     assertThat(renew.mayRetakeIfSentAt(NOW + 499)).isTrue();
     assertThat(renew.mayRetakeIfSentAt(NOW + 500)).as("sent at the deadline").isFalse();
-    assertThat(
-            new HoldCall.Renew(proven(NOW + 900), null, NOW + 500, false).mayRetakeIfSentAt(NOW))
+    assertThat(new HoldCall.Renew(proven(NOW + 900), null, NOW + 500, false).mayRetakeIfSentAt(NOW))
         .as("no name to take it under")
         .isFalse();
     assertThat(

@@ -30,8 +30,7 @@ class LeadershipLoopTest {
   private final List<String> told = new ArrayList<>();
   private final List<HoldCall> sent = new ArrayList<>();
   private final Exclusives gates = new Exclusives();
-  private final ViewBoard board =
-      new ViewBoard(AgentView.initial("p"), clock::get);
+  private final ViewBoard board = new ViewBoard(AgentView.initial("p"), clock::get);
   private final RedisHealth health = new RedisHealth(TTL);
   private final LeadershipLoop loop;
 
@@ -186,6 +185,32 @@ class LeadershipLoopTest {
   }
 
   @Test
+  void aTakeWhoseAnswerWasLostIsRecognisedWhenTheKeyNamesItsHold() {
+    leaderSeen(3);
+    HoldCall.Take lost = (HoldCall.Take) sent.get(sent.size() - 1);
+    long lostAt = now();
+    clock.addAndGet(1000 * MS);
+    loop.feed(new Input.Answered(lost, lostAt, now(), null)); // given up on: it may still run
+    clock.addAndGet(50 * MS);
+    loop.feed(new Input.Tick());
+    HoldCall.Take next = (HoldCall.Take) sent.get(sent.size() - 1);
+    assertThat(next.hold()).as("a fresh name for every take").isNotEqualTo(lost.hold());
+
+    // The lost take ran after all: the key is absent-taken (A) under its name.
+    String value = new HoldValue(HoldValue.UNPROVEN, 3, 1, "run.repl", lost.hold()).raw();
+    long sentAt = now();
+    clock.addAndGet(MS);
+    loop.feed(new Input.Answered(next, sentAt, now(), answer(0, value, now() / MS)));
+
+    Hold h = loop.state().key().hold();
+    assertThat(h).as("the lost take's hold, kept").isNotNull();
+    assertThat(h.value()).isEqualTo(lost.hold());
+    assertThat(h.proven()).isFalse();
+    assertThat(loop.state().key().watched()).as("not watched as another's").isNull();
+    assertThat(loop.state().gates().open()).isFalse();
+  }
+
+  @Test
   void aTakeRefusedForANewerTermKeepsTheGateShut() {
     leaderSeen(3);
     answerLast(3, 1); // the key records a newer term
@@ -248,8 +273,7 @@ class LeadershipLoopTest {
         .isInstanceOf(HoldCall.ReadHolder.class);
 
     String held = "H 7 0 run.repl agent:shop/p1:7:y-1@10.0.0.3";
-    loop.feed(
-        new Input.Answered(sent.get(sent.size() - 1), now(), now(), answer(1, held, 0)));
+    loop.feed(new Input.Answered(sent.get(sent.size() - 1), now(), now(), answer(1, held, 0)));
     assertThat(board.now().leaderPod()).isEqualTo("p1");
     assertThat(board.now().leaderTerm()).isEqualTo(7);
     assertThat(board.now().leaderIp()).isEqualTo("10.0.0.3");

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
-import dev.baton.agent.testing.GateKeys;
+import dev.baton.agent.testing.HoldKeys;
 import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.FreePorts;
 import java.io.IOException;
@@ -82,20 +82,20 @@ class AgentJarIT {
       assertThat(echoes(s)).isTrue();
     }
 
-    String before = GateKeys.value(sandbox.cluster.redis);
+    String before = HoldKeys.value(sandbox.cluster.redis);
     long lastRenewalNoSooner = System.nanoTime();
     long giveUp = lastRenewalNoSooner + CONFIRM_WITHIN.toNanos();
     while (true) {
       long sent = System.nanoTime();
-      if (!before.equals(GateKeys.value(sandbox.cluster.redis))) {
+      if (!before.equals(HoldKeys.value(sandbox.cluster.redis))) {
         break;
       }
       assertThat(sent - giveUp).as("the leader's agent renews its hold").isNegative();
       lastRenewalNoSooner = sent;
     }
     old.kill();
-    assertThat(GateKeys.state(sandbox.cluster.redis)).as("the dead agent's hold").isEqualTo('H');
-    assertThat(GateKeys.holderPod(sandbox.cluster.redis)).isEqualTo(leader);
+    assertThat(HoldKeys.state(sandbox.cluster.redis)).as("the dead agent's hold").isEqualTo('H');
+    assertThat(HoldKeys.holderPod(sandbox.cluster.redis)).isEqualTo(leader);
     sandbox.cluster.deletePod(leader);
     assertThat(sandbox.awaitLeaderOtherThan(leader)).isEqualTo(next);
 
@@ -117,7 +117,7 @@ class AgentJarIT {
     assertThat(opened[0] - lastRenewalNoSooner)
         .as("opened a whole confirmWithin after the dead hold's last renewal, at the earliest")
         .isGreaterThanOrEqualTo(CONFIRM_WITHIN.toNanos());
-    assertThat(GateKeys.holderPod(sandbox.cluster.redis)).isEqualTo(next);
+    assertThat(HoldKeys.holderPod(sandbox.cluster.redis)).isEqualTo(next);
   }
 
   /**

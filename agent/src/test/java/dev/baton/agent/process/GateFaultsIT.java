@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.testing.AgentProcess;
 import dev.baton.agent.testing.AgentSandbox;
-import dev.baton.agent.testing.GateKeys;
+import dev.baton.agent.testing.HoldKeys;
 import dev.baton.agent.testing.ProcessAgents;
 import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.PausableProxy;
@@ -92,13 +92,13 @@ class GateFaultsIT {
     assertThat(agents.get(moved.get(1)).log() + agents.get(moved.get(0)).log())
         .as("the key's loss was met: a take that waits, or a re-take within the deadline")
         .containsAnyOf(
-            "this gate opens only after holding the key", "was lost from Redis while this gate");
+            "the gates open only after holding the key", "was lost from Redis while the gates");
   }
 
   @Test
   void theKeyDeletedWhileTheOldLeadersApiReadsHangOpensNoSecondGate() throws Exception {
     handOverWhileTheOldReadsHang(
-        () -> sandbox.cluster.redis.command("DEL", GateKeys.KEY), CONFIRM_WITHIN.multipliedBy(3));
+        () -> sandbox.cluster.redis.command("DEL", HoldKeys.KEY), CONFIRM_WITHIN.multipliedBy(3));
   }
 
   @Test
@@ -209,12 +209,12 @@ class GateFaultsIT {
     String leader = awaitLeadingAgent();
     StampedWriter w = writerThrough(leader);
 
-    sandbox.cluster.redis.command("DEL", GateKeys.KEY);
+    sandbox.cluster.redis.command("DEL", HoldKeys.KEY);
     await()
         .atMost(CONFIRM_WITHIN.multipliedBy(2))
-        .until(() -> agents.get(leader).log().contains("was lost from Redis while this gate"));
-    assertThat(GateKeys.holderPod(sandbox.cluster.redis)).isEqualTo(leader);
-    assertThat(GateKeys.state(sandbox.cluster.redis)).as("held and proven").isEqualTo('H');
+        .until(() -> agents.get(leader).log().contains("was lost from Redis while the gates"));
+    assertThat(HoldKeys.holderPod(sandbox.cluster.redis)).isEqualTo(leader);
+    assertThat(HoldKeys.state(sandbox.cluster.redis)).as("held and proven").isEqualTo('H');
     long frames = sandbox.bytes.frames(leader);
     await().atMost(Duration.ofSeconds(5)).until(() -> sandbox.bytes.frames(leader) > frames + 10);
     assertThat(w.broken()).as("the leader's connection kept").isFalse();

@@ -115,7 +115,7 @@ class GateRedisFaultsIT {
       run.apiProxies.get(old).resume();
       assertThat(run.agents.get(old).log())
           .as("the old agent never opened again")
-          .containsOnlyOnce("gates open");
+          .containsOnlyOnce(": gates open");
     }
   }
 

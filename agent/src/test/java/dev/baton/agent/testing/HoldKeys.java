@@ -2,12 +2,12 @@ package dev.baton.agent.testing;
 
 import dev.baton.testkit.LocalRedis;
 
-/** The sandbox group's gate key, read as it is in Redis (gate-value.lua's format). */
-public final class GateKeys {
+/** The sandbox group's hold key, read as it is in Redis (hold-value.lua's format). */
+public final class HoldKeys {
 
   public static final String KEY = "baton:{gate:" + "shop/" + AgentSandbox.GROUP + "}";
 
-  private GateKeys() {}
+  private HoldKeys() {}
 
   /** The key's raw value, or null when it is absent. */
   public static String value(LocalRedis redis) {
