@@ -211,6 +211,63 @@ class LeadershipLoopTest {
   }
 
   @Test
+  void anotherHoldsValueIsWatchedFromTheAnswerNotFromTheSending() {
+    // A follower of the group: it reads who holds the key.
+    loop.feed(
+        new Input.PodSeen(
+            new PodFacts(
+                true,
+                "u",
+                Map.of("baton.dev/role", "follower"),
+                Map.of(BatonNames.GROUP_ANNOTATION, "g"),
+                true)));
+    HoldCall read = sent.get(sent.size() - 1);
+    assertThat(read).isEqualTo(new HoldCall.ReadHolder(KEY));
+    String other = HoldValue.hold("shop", "q", 2, "n", 0, "10.0.0.2");
+    String value = new HoldValue(HoldValue.HELD, 2, 7, "run.repl", other).raw();
+    long sentAt = now();
+    clock.addAndGet(400 * MS); // a slow answer: the value was there when it ran, not when sent
+    loop.feed(new Input.Answered(read, sentAt, now(), answer(1, value, now() / MS)));
+    assertThat(loop.state().key().watched().sinceNanos()).isEqualTo(now());
+
+    // Promoted: a take answered 0 with the same value keeps the watch's date.
+    long answeredAt = now();
+    clock.addAndGet(100 * MS);
+    loop.feed(new Input.Belief(true, 3, now() + TTL - 100 * MS));
+    loop.feed(
+        new Input.PodSeen(
+            new PodFacts(
+                true,
+                "u",
+                Map.of("baton.dev/role", BatonNames.LEADER),
+                Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "3"),
+                true)));
+    HoldCall.Take take = (HoldCall.Take) sent.get(sent.size() - 1);
+    assertThat(take.expected()).as("not yet a whole ttl since the answer").isEmpty();
+    long takeSent = now();
+    clock.addAndGet(300 * MS);
+    loop.feed(new Input.Answered(take, takeSent, now(), answer(0, value, now() / MS)));
+    assertThat(loop.state().key().watched().sinceNanos()).isEqualTo(answeredAt);
+
+    // Past a ttl from the read's sending, not yet from its answer: not named as stale.
+    assertThat(takeAt(answeredAt + TTL - 50 * MS, value).expected()).isEmpty();
+    assertThat(takeAt(answeredAt + TTL + 50 * MS, value).expected())
+        .as("unchanged for a whole ttl since it was found")
+        .isEqualTo(value);
+  }
+
+  /** The take sent at {@code at} (the one pending before answered 0 with {@code found}). */
+  private HoldCall.Take takeAt(long at, String found) {
+    HoldCall last = sent.get(sent.size() - 1);
+    if (last instanceof HoldCall.Take pending && loop.state().key().callPending()) {
+      loop.feed(new Input.Answered(pending, now(), now(), answer(0, found, now() / MS)));
+    }
+    clock.set(at);
+    loop.feed(new Input.Tick());
+    return (HoldCall.Take) sent.get(sent.size() - 1);
+  }
+
+  @Test
   void aTakeRefusedForANewerTermKeepsTheGateShut() {
     leaderSeen(3);
     answerLast(3, 1); // the key records a newer term
