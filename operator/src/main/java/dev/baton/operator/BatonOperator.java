@@ -11,6 +11,8 @@ import dev.baton.operator.metrics.JvmMeters;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.redislock.RedisLockReconciler;
+import dev.baton.operator.redisusers.GroupRedisUsers;
+import dev.baton.operator.redisusers.LockRedisUsers;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaClients;
@@ -193,6 +195,14 @@ public final class BatonOperator implements AutoCloseable {
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
+    if (config.redisAclPerGroup()) {
+      controllers.add(
+          operator.register(
+              new GroupRedisUsers(kit, config.redisTimeout()), this::controllerSettings));
+      controllers.add(
+          operator.register(
+              new LockRedisUsers(kit, config.redisTimeout()), this::controllerSettings));
+    }
     // Redis connects while both controllers' informers list: a cold start waits for the slowest
     // of the three, not the sum.
     CompletableFuture<Void> redisConnected =

@@ -33,7 +33,8 @@ public record OperatorConfig(
     Duration leaderElectionLease,
     String leaderElectionLeaseName,
     List<String> sharedKeyPrefixes,
-    List<String> roleLabelPrefixes) {
+    List<String> roleLabelPrefixes,
+    boolean redisAclPerGroup) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -77,6 +78,13 @@ public record OperatorConfig(
 
   /** Label-key prefixes a role label may use without the pods' consent, besides baton.dev/. */
   public static final String ROLE_LABEL_PREFIXES = "BATON_ROLE_LABEL_PREFIXES";
+
+  /**
+   * "true": every LeaderGroup and RedisLock gets a Redis user of its own, limited to its keys, in a
+   * Secret of its namespace (docs/redis-acl.md); the operator's own user must be allowed ACL
+   * SETUSER and ACL DELUSER.
+   */
+  public static final String REDIS_ACL_PER_GROUP = "BATON_REDIS_ACL_PER_GROUP";
 
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
@@ -155,7 +163,11 @@ public record OperatorConfig(
         lease,
         leaseName,
         sharedKeys,
-        roleLabels);
+        roleLabels,
+        parse(
+            REDIS_ACL_PER_GROUP,
+            or(get.apply(REDIS_ACL_PER_GROUP), "false"),
+            OperatorConfig::parseBoolean));
   }
 
   /** Prefixes of keys, each ending with '/' and none of Baton's own. */

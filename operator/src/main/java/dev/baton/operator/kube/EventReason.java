@@ -31,7 +31,9 @@ public enum EventReason {
   LockLost(true),
   LockReaped(false),
   ForceReleased(false),
-  QuorumLost(true);
+  QuorumLost(true),
+  RedisUserRefused(true),
+  RedisUserRotated(false);
 
   private final boolean warning;
 
