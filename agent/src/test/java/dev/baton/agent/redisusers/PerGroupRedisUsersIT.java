@@ -190,11 +190,27 @@ class PerGroupRedisUsersIT {
 
       // An operator whose own user may not set users says so in an Event, naming no password.
       s.cluster.redis.command("ACL", "SETUSER", "default", "-acl|setuser");
+      LeaderGroup stray = Sandbox.group("stray", "other");
+      stray.getSpec().setElectionKey("elsewhere/orders");
+      s.cluster.create(stray);
       s.cluster.create(Sandbox.group("late", "other"));
       await()
           .atMost(Duration.ofSeconds(20))
           .until(() -> events(s).contains("RedisUserRefused") && events(s).contains("NOPERM"));
       passwords.add(value(awaitSecret(s, BatonNames.redisUserSecret("late")), "password"));
+      // A key the operator refused (another namespace's) never gets a user: none is made before
+      // the operator accepts the key.
+      assertThat(s.cluster.get("stray").getStatus().getConditions())
+          .anySatisfy(c -> assertThat(c.getType() + c.getStatus()).isEqualTo("InvalidTrue"));
+      assertThat(
+              s.cluster
+                  .client
+                  .secrets()
+                  .inNamespace(Sandbox.NS)
+                  .withName(BatonNames.redisUserSecret("stray"))
+                  .get())
+          .isNull();
+      assertThat(acl(s, "baton-group:shop/stray")).matches("[$*]-1");
 
       String shown =
           events(s)
