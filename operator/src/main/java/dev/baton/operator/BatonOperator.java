@@ -3,6 +3,8 @@ package dev.baton.operator;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.injection.AgentInjector;
+import dev.baton.operator.injection.AgentWebhook;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -73,6 +75,7 @@ public final class BatonOperator implements AutoCloseable {
   private KubernetesClient leaseClient;
   private Operator operator;
   private HttpEndpoints http;
+  private AgentWebhook webhook;
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
@@ -150,20 +153,7 @@ public final class BatonOperator implements AutoCloseable {
         config.leaderElection()
             ? identity()
             : identity() + "/" + UUID.randomUUID().toString().substring(0, 8);
-    role =
-        config.leaderElection()
-            ? new LeaseElection(
-                leaseClient = ReplicaClients.named(client, identity),
-                leaseNamespace(),
-                config.leaderElectionLeaseName(),
-                identity,
-                LeaseElection.Timing.of(config.leaderElectionLease()))
-            : new SoleReplica(
-                connections,
-                config.redis(),
-                config.clusterId(),
-                identity,
-                metrics::otherActiveReplica);
+    role = replicaRole(identity);
     fencedClient = ReplicaClients.fenced(client, role, identity);
     operator =
         new Operator(
@@ -176,6 +166,34 @@ public final class BatonOperator implements AutoCloseable {
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
                     .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
     Clock clock = Clock.systemUTC();
+    registerControllers(clock);
+    // Redis connects while both controllers' informers list: a cold start waits for the slowest
+    // of the three, not the sum.
+    CompletableFuture<Void> redisConnected =
+        CompletableFuture.runAsync(() -> connections.warmUp(config.redis()), startThread("redis"));
+    // JOSDK starts the controllers side by side and returns once their informers have synced. Every
+    // replica processes events; a standby's are dropped before they reach a reconcile, and
+    // becoming active hands every cached resource to its controller (Activation).
+    operator.start();
+    informersStarted = true;
+    redisConnected.join();
+    if (config.webhook().enabled()) {
+      startWebhook(identity, clock);
+    }
+    role.start(this::becomeActive, this::noLongerActive);
+    // Ready means able to take over: the endpoints answer once the role is in play.
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    log.info(
+        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
+        config.clusterId(),
+        config.watchesAllNamespaces() ? "all" : config.namespaces(),
+        config.redis().describe(),
+        http.port(),
+        role.describe());
+    return this;
+  }
+
+  private void registerControllers(Clock clock) {
     // One pod informer for both controllers: two would hold every pod twice.
     pods = new PodCatalog(fencedClient, config.namespaces());
     metrics.cachedPods(pods::wholeCount, pods::compactCount);
@@ -191,7 +209,8 @@ public final class BatonOperator implements AutoCloseable {
             role,
             activation,
             pods,
-            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()));
+            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()),
+            config.webhook().agentImage());
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
@@ -203,40 +222,30 @@ public final class BatonOperator implements AutoCloseable {
           operator.register(
               new LockRedisUsers(kit, config.redisTimeout()), this::controllerSettings));
     }
-    // Redis connects while both controllers' informers list: a cold start waits for the slowest
-    // of the three, not the sum.
-    CompletableFuture<Void> redisConnected =
-        CompletableFuture.runAsync(this::warmUp, startThread("redis"));
-    // JOSDK starts the controllers side by side and returns once their informers have synced. Every
-    // replica processes events; a standby's are dropped before they reach a reconcile, and
-    // becoming active hands every cached resource to its controller (Activation).
-    operator.start();
-    informersStarted = true;
-    redisConnected.join();
-    role.start(this::becomeActive, this::noLongerActive);
-    // Ready means able to take over: the endpoints answer once the role is in play.
-    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
-    log.info(
-        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
-        config.clusterId(),
-        config.watchesAllNamespaces() ? "all" : config.namespaces(),
-        config.redis().describe(),
-        http.port(),
-        role.describe());
-    return this;
   }
 
-  /**
-   * Connects to the default Redis before this replica may become active, so that a standby taking
-   * over does not spend its first reconciles opening connections. A Redis that does not answer yet
-   * is connected to later, when first used.
-   */
-  private void warmUp() {
-    try {
-      connections.leaseStore(config.redis());
-    } catch (RuntimeException e) {
-      log.info("Redis {} does not answer yet: {}", config.redis().describe(), e.getMessage());
-    }
+  /** The Lease's election, or without it the sole replica that Redis keeps alone. */
+  private ReplicaRole replicaRole(String identity) {
+    return config.leaderElection()
+        ? new LeaseElection(
+            leaseClient = ReplicaClients.named(client, identity),
+            leaseNamespace(),
+            config.leaderElectionLeaseName(),
+            identity,
+            LeaseElection.Timing.of(config.leaderElectionLease()))
+        : new SoleReplica(
+            connections, config.redis(), config.clusterId(), identity, metrics::otherActiveReplica);
+  }
+
+  /** Every replica answers the webhook from its warm LeaderGroup cache, standby or active. */
+  private void startWebhook(String identity, Clock clock) throws IOException {
+    webhook =
+        AgentWebhook.start(
+            config.webhook(),
+            this::leaseNamespace,
+            ReplicaClients.named(client, identity),
+            (ns, labels) -> leaderGroups.groupFor(ns, labels).map(AgentInjector.Group::of),
+            clock);
   }
 
   /**
@@ -302,6 +311,9 @@ public final class BatonOperator implements AutoCloseable {
     if (!unhealthy.isEmpty()) {
       return new HttpEndpoints.Check(false, "informers unhealthy: " + unhealthy);
     }
+    if (webhook != null && !webhook.serving()) { // out of its Service until it can answer
+      return new HttpEndpoints.Check(false, "webhook has no serving certificate yet");
+    }
     if (!role.mayAct()) {
       // A standby is ready to take over: it counts for PodDisruptionBudgets and the metrics
       // Service, so it answers 200.
@@ -321,23 +333,18 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   private String leaseNamespace() {
-    if (config.leaderElectionNamespace() != null) {
-      return config.leaderElectionNamespace();
-    }
-    try {
-      return Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim();
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          OperatorConfig.LEADER_ELECTION_NAMESPACE
-              + " is not set and the pod's namespace is unknown; set it or"
-              + " BATON_LEADER_ELECTION=false");
-    }
+    return config.leaseNamespace(SERVICE_ACCOUNT_NAMESPACE);
   }
 
   /** The version the jar was built as, from its manifest. */
   static String version() {
     String v = BatonOperator.class.getPackage().getImplementationVersion();
     return v == null ? "(unknown: not run from the built jar)" : v;
+  }
+
+  /** -1 when the webhook is off. */
+  public int webhookPort() {
+    return webhook == null ? -1 : webhook.port();
   }
 
   public int httpPort() {
@@ -363,32 +370,27 @@ public final class BatonOperator implements AutoCloseable {
       return;
     }
     closed = true;
-    if (role != null) {
-      role.close();
+    closeStarted(role);
+    closeStarted(http);
+    closeStarted(webhook);
+    closeStarted(operator == null ? null : operator::stop);
+    closeStarted(leaderGroups == null ? null : leaderGroups::close);
+    closeStarted(pods);
+    closeStarted(fencedClient);
+    closeStarted(leaseClient);
+    closeStarted(connections);
+    closeStarted(jvmMeters);
+  }
+
+  /** Null: not started. One part that fails to close leaves the others to close. */
+  private static void closeStarted(AutoCloseable part) {
+    if (part == null) {
+      return;
     }
-    if (http != null) {
-      http.close();
-    }
-    if (operator != null) {
-      operator.stop();
-    }
-    if (leaderGroups != null) {
-      leaderGroups.close();
-    }
-    if (pods != null) {
-      pods.close();
-    }
-    if (fencedClient != null) {
-      fencedClient.close();
-    }
-    if (leaseClient != null) {
-      leaseClient.close();
-    }
-    if (connections != null) {
-      connections.close();
-    }
-    if (jvmMeters != null) {
-      jvmMeters.close();
+    try {
+      part.close();
+    } catch (Exception e) {
+      log.warn("Could not close {}: {}", part.getClass().getSimpleName(), e.toString());
     }
   }
 }

@@ -33,7 +33,10 @@ public enum EventReason {
   ForceReleased(false),
   QuorumLost(true),
   RedisUserRefused(true),
-  RedisUserRotated(false);
+  RedisUserRotated(false),
+  AgentMissing(true),
+  AgentOutdated(false),
+  AgentPermissionsNotWritten(true);
 
   private final boolean warning;
 

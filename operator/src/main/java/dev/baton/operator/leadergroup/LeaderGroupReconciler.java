@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,10 +86,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
+  private final GroupAgents agents;
   private final KeyClaims keys;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
+    this.agents = new GroupAgents(client, kit.clock(), kit.agentImage());
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
@@ -256,7 +259,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    */
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
-    GroupReporter.Reported r = reporter.report(group, state, ending, started);
+    GroupReporter.Reported r =
+        reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     return r.control();
   }
@@ -312,6 +316,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
           e.getMessage());
     }
     reporter.forget(group);
+    agents.forget(group);
     removeLegacyFinalizer(group);
     keys.released(group);
   }
@@ -378,6 +383,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** The group a new pod with these labels would join (the injection webhook asks), cached. */
+  public Optional<LeaderGroup> groupFor(String namespace, Map<String, String> labels) {
+    return sources.owner(namespace, labels);
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */
