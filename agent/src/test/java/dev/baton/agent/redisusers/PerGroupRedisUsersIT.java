@@ -5,10 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.redis.RedisConnection;
 import dev.baton.agent.testing.AgentSandbox;
-import dev.baton.agent.testing.GateKeys;
+import dev.baton.agent.testing.HoldKeys;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.client.KubernetesApi;
@@ -82,14 +83,15 @@ class PerGroupRedisUsersIT {
             new BatonAgent(
                 AgentConfig.fromEnvironment(env),
                 KubernetesApi.withoutCredentials(s.api()),
-                List.of(s.recorder.forPod(pod)));
+                List.of(s.recorder.forPod(pod)),
+                new AgentThreads());
         agents.add(a);
       }
       await()
           .atMost(Duration.ofSeconds(20))
           .untilAsserted(
               () ->
-                  assertThat(GateKeys.state(s.cluster.redis))
+                  assertThat(HoldKeys.state(s.cluster.redis))
                       .as(() -> "refused: " + refusals(s))
                       .isEqualTo('H'));
 
@@ -139,8 +141,9 @@ class PerGroupRedisUsersIT {
               s.cluster.redis.port(), null, value(theirs, "username"), value(theirs, "password"))) {
         for (String key :
             List.of(
-                GateKeys.KEY,
-                GateKeys.KEY + ":term",
+                HoldKeys.KEY,
+                HoldKeys.KEY + ":term",
+                HoldKeys.KEY + ":writes",
                 "baton:{shop/workers}:leader",
                 "baton:{shop/workers}:term")) {
           assertThat(other.call("GET", key)).asString().startsWith("Error[message=NOPERM");

@@ -84,10 +84,12 @@ public final class AclRules {
             List.of(
                 gate,
                 gate + ":term",
+                gate + ":writes",
                 election.holder(),
                 election.handover(),
                 WARM_UP,
-                WARM_UP + ":term"));
+                WARM_UP + ":term",
+                WARM_UP + ":writes"));
     lockKeys.stream().sorted().forEach(k -> keys.addAll(lockKeyNames(k)));
     return rules(keys);
   }

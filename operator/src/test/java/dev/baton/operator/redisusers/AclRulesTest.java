@@ -37,6 +37,7 @@ class AclRulesTest {
         .contains(
             "~baton:{gate:shop/payments}",
             "~baton:{gate:shop/payments}:term",
+            "~baton:{gate:shop/payments}:writes",
             "~baton:{shop/payments}:leader",
             "~baton:{shop/payments}:handover",
             "~baton:{shop/x}:lock",
