@@ -67,6 +67,26 @@ class GateModelProgressTest {
   }
 
   @Test
+  void aSuccessorOnAKeyLostUnderAStalledLeaderOpensOnlyAfterHoldingItAWholeConfirmWithin() {
+    GateModel w = GateModelTest.leading(2, ENOUGH);
+    w = GateModelAgents.pause(w, 0); // open, and stalled: its hold runs out by its own clock
+    w = GateModelTest.settle(GateModelRedis.deleteKey(w));
+    w = GateModelTest.settle(GateModelOperator.demote(w));
+    w = GateModelTest.settle(GateModelOperator.promote(w, 1));
+    assertThat(w.redis().value()).as("taken while absent").startsWith("A ");
+    long taken = w.now();
+    long opened = -1;
+    for (int i = 0; i < 60 && opened < 0; i++) {
+      w = step(w);
+      if (w.forwarding().contains(1)) {
+        opened = w.now();
+      }
+    }
+    assertThat(opened).as("the successor opened").isPositive();
+    assertThat(opened - taken).as("held a whole confirmWithin first").isGreaterThanOrEqualTo(TTL);
+  }
+
+  @Test
   void aKeyLostUnderItsLeaderIsTakenAgainWithoutABreak() {
     GateModel w = GateModelTest.leading(2, ENOUGH);
     w = GateModelTest.settle(GateModelRedis.deleteKey(w));

@@ -175,7 +175,11 @@ class LeadershipLoopTest {
   @Test
   void aBeliefInATermOlderThanOneThePodWasShownOpensNothing() {
     leaderSeen(5);
+    answerLast(1, 1);
+    assertThat(told).contains("opened 5");
     loop.feed(new Input.Belief(false, 5, now()));
+    answerLast(1, 1); // the let-go: no call pending that could hold a take back
+    assertThat(loop.state().key().callPending()).isFalse();
     sent.clear();
     // A read that was on its way from before the term moved on: leader, term 3.
     loop.feed(new Input.Belief(true, 3, now() + TTL - 100 * MS));
