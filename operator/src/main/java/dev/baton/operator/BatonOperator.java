@@ -3,6 +3,7 @@ package dev.baton.operator;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.kube.ReadRetry;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -74,7 +75,9 @@ public final class BatonOperator implements AutoCloseable {
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
-  private volatile boolean informersStarted;
+  private final ReadRetry reads = new ReadRetry();
+  /** What the start is waiting for, for /readyz; null once started. */
+  private volatile String starting = "the informers are listing";
   private boolean closed;
 
   /**
@@ -162,7 +165,7 @@ public final class BatonOperator implements AutoCloseable {
                 config.clusterId(),
                 identity,
                 metrics::otherActiveReplica);
-    fencedClient = ReplicaClients.fenced(client, role, identity);
+    fencedClient = ReplicaClients.fenced(client, role, identity, reads);
     operator =
         new Operator(
             o ->
@@ -172,7 +175,12 @@ public final class BatonOperator implements AutoCloseable {
                     .withUseSSAToPatchPrimaryResource(false)
                     // Per controller, not per resource: a label per group would grow without bound.
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
-                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5))
+                    // A refused list (429 while the server's storage initializes, a 5xx) is
+                    // listed again as long as it takes; /readyz says 503 until every informer
+                    // has listed (docs/design.md, "Starting against a server that refuses").
+                    .withStopOnInformerErrorDuringStartup(false)
+                    .withCacheSyncTimeout(Duration.ofDays(365)));
     Clock clock = Clock.systemUTC();
     // One pod informer for both controllers: two would hold every pod twice.
     pods = new PodCatalog(fencedClient, config.namespaces());
@@ -192,6 +200,8 @@ public final class BatonOperator implements AutoCloseable {
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
+    // The probes answer from the start: alive, and not ready until the informers have listed.
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
     // Redis connects while both controllers' informers list: a cold start waits for the slowest
     // of the three, not the sum.
     CompletableFuture<Void> redisConnected =
@@ -200,11 +210,11 @@ public final class BatonOperator implements AutoCloseable {
     // replica processes events; a standby's are dropped before they reach a reconcile, and
     // becoming active hands every cached resource to its controller (Activation).
     operator.start();
-    informersStarted = true;
+    starting = "informers synced; the replica's role is starting";
     redisConnected.join();
     role.start(this::becomeActive, this::noLongerActive);
-    // Ready means able to take over: the endpoints answer once the role is in play.
-    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    // Ready means able to take over: once the role is in play.
+    starting = null;
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
         config.clusterId(),
@@ -280,8 +290,14 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   private HttpEndpoints.Check readiness() {
-    if (!informersStarted) {
-      return new HttpEndpoints.Check(false, "controllers not started");
+    String waitingFor = starting;
+    if (waitingFor != null) {
+      String refused = reads.lastRefusal();
+      return new HttpEndpoints.Check(
+          false,
+          "starting: "
+              + waitingFor
+              + (refused == null ? "" : "; the API server refused a read: " + refused));
     }
     List<String> unhealthy =
         controllers.stream()

@@ -8,12 +8,9 @@ import io.javaoperatorsdk.operator.health.Status;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -34,18 +31,18 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
     catalog.addListener(this);
   }
 
-  /** As long as JOSDK waits for an informer's first listing by default. */
-  static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
-
+  /**
+   * Waits for the catalog's first listing for as long as it takes, as JOSDK's informers do in this
+   * operator: a list the server refuses is listed again (the catalog's informers retry every
+   * failure but a pod they cannot decode), and a group must never be reconciled against pods not
+   * listed yet, which would look like a group without candidates.
+   */
   @Override
   public void start() throws OperatorException {
     try {
-      catalog.start().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      catalog.start().get();
     } catch (ExecutionException e) {
       throw new OperatorException("could not list pods: " + e.getCause().getMessage(), e);
-    } catch (TimeoutException e) {
-      throw new OperatorException(
-          "pods not listed within " + SYNC_TIMEOUT.toSeconds() + " s; the log says why", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new OperatorException("interrupted while listing pods", e);
