@@ -76,7 +76,7 @@ public final class BatonOperator implements AutoCloseable {
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
   private final ReadRetry reads = new ReadRetry();
-  /** What the start is waiting for, for /readyz; null once started. */
+  // What the start waits for, told by /readyz; null once started.
   private volatile String starting = "the informers are listing";
   private boolean closed;
 

@@ -6,6 +6,7 @@ import dev.baton.client.HolderRecord;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -181,12 +182,20 @@ final class ElectionActuator {
     }
 
     private LeaseStore.Acquisition acquire(ElectionPlan.Effect.AcquireLease a) {
-      return store.acquire(
-          settings.keys(),
-          a.expected(),
-          a.prefix(),
-          settings.ttl().toMillis(),
-          reservations.known(seen.group(), reserved()));
+      trace(FailoverTrace.Step.LEASE_ACQUIRE_SENT);
+      LeaseStore.Acquisition got =
+          store.acquire(
+              settings.keys(),
+              a.expected(),
+              a.prefix(),
+              settings.ttl().toMillis(),
+              reservations.known(seen.group(), reserved()));
+      trace(FailoverTrace.Step.LEASE_ACQUIRE_ANSWERED);
+      return got;
+    }
+
+    private void trace(FailoverTrace.Step step) {
+      FailoverTrace.stamp(step, seen.namespace(), seen.group().getMetadata().getName(), "");
     }
 
     private void reserve(long counter) {

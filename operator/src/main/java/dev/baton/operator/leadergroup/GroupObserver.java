@@ -10,6 +10,7 @@ import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -110,7 +111,11 @@ final class GroupObserver {
         return new LeaseView(classify(record), true, -1);
       }
     }
+    String ns = group.getMetadata().getNamespace();
+    String name = group.getMetadata().getName();
+    FailoverTrace.stamp(FailoverTrace.Step.LEASE_READ_SENT, ns, name, "");
     LeaseStore.Observation seen = store.observe(settings.keys());
+    FailoverTrace.stamp(FailoverTrace.Step.LEASE_READ_ANSWERED, ns, name, "");
     return new LeaseView(classify(seen.holder()), false, seen.term());
   }
 

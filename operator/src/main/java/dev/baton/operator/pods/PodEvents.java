@@ -1,5 +1,6 @@
 package dev.baton.operator.pods;
 
+import dev.baton.operator.metrics.FailoverTrace;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -62,7 +63,7 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
       // Both: a pod relabeled out of a group concerns the group it left.
       Set<ResourceID> ids = new HashSet<>(primaries.apply(before));
       ids.addAll(primaries.apply(now));
-      ids.forEach(id -> getEventHandler().handleEvent(new Event(id)));
+      ids.forEach(id -> handle(id, now));
     }
   }
 
@@ -76,8 +77,17 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
       return;
     }
     for (ResourceID id : primaries.apply(pod)) {
-      getEventHandler().handleEvent(new Event(id));
+      handle(id, pod);
     }
+  }
+
+  private void handle(ResourceID id, Pod pod) {
+    FailoverTrace.stamp(
+        FailoverTrace.Step.POD_EVENT,
+        id.getNamespace().orElse(""),
+        id.getName(),
+        pod.getMetadata().getName());
+    getEventHandler().handleEvent(new Event(id));
   }
 
   @Override

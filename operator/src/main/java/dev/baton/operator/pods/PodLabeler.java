@@ -47,6 +47,11 @@ public class PodLabeler {
 
   /** Returns true when a patch was sent. */
   public boolean apply(Pod pod, Role role) {
+    return apply(pod, role, () -> {});
+  }
+
+  /** The same; {@code sending} runs right before each patch is sent. */
+  public boolean apply(Pod pod, Role role, Runnable sending) {
     Map<String, String> labels = new LinkedHashMap<>();
     Map<String, String> annotations = new LinkedHashMap<>();
     String value = role.leader() ? BatonNames.LEADER : BatonNames.FOLLOWER;
@@ -76,7 +81,7 @@ public class PodLabeler {
       want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, null);
       removeOurDeletionCost(pod, annotations);
     }
-    return patch(pod, labels, annotations);
+    return patch(pod, labels, annotations, sending);
   }
 
   /**
@@ -145,6 +150,11 @@ public class PodLabeler {
    * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
+    return patch(seen, labels, annotations, () -> {});
+  }
+
+  private boolean patch(
+      Pod seen, Map<String, String> labels, Map<String, String> annotations, Runnable sending) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
@@ -163,6 +173,7 @@ public class PodLabeler {
         return false;
       }
       try {
+        sending.run();
         // Through the pod in hand: by name alone, the client would GET the pod before patching.
         client
             .pods()
