@@ -53,6 +53,14 @@ final class PeriodicReads {
 
   private void run() {
     read.run();
+    synchronized (this) {
+      // The read that just ran is still the pending one, unless a later call brought one forward:
+      // a due one is this read (or one about to run), and the next is scheduled afresh below.
+      if (next != null && nextAt - System.nanoTime() <= 0) {
+        next.cancel(false);
+        next = null;
+      }
+    }
     within(everyNanos.getAsLong());
   }
 
