@@ -75,6 +75,7 @@ public final class FailoverPathBench {
   private final BenchConfig config;
   private final Map<Server, Map<Kind, List<FailoverPath>>> paths = new EnumMap<>(Server.class);
   private final Map<Server, Map<Kind, Integer>> timeouts = new EnumMap<>(Server.class);
+  private final Map<Server, List<Double>> anchor = new EnumMap<>(Server.class);
   private final Queue<FailoverTrace.Stamp> stamps = new ConcurrentLinkedQueue<>();
 
   public FailoverPathBench(BenchConfig config) {
@@ -120,6 +121,7 @@ public final class FailoverPathBench {
       sandbox.create(group);
       try (RoleWatcher watcher = new RoleWatcher(watchClient, Sandbox.NS, ROLE)) {
         Waits.require(() -> settled(sandbox, watcher), SETTLE_TIMEOUT, "the first election");
+        anchor.put(server, twoPatches(sandbox));
         int total = config.failoverWarmup() + Kind.values().length * config.processTrials();
         for (int i = 0; i < total; i++) {
           Kind kind = Kind.values()[i % Kind.values().length];
@@ -195,6 +197,30 @@ public final class FailoverPathBench {
     return moved ? path[0] : null;
   }
 
+  /**
+   * The anchor: two PATCHes of a pod's labels back to back from the benchmark's client, answered
+   * one after the other, on the same server: the floor of two writes in order.
+   */
+  private List<Double> twoPatches(Sandbox sandbox) {
+    List<Double> ms = new ArrayList<>();
+    String pod = APP + "-0";
+    for (int i = 0; i < config.processTrials(); i++) {
+      long start = System.nanoTime();
+      for (String n : List.of(i + "a", i + "b")) {
+        sandbox
+            .client
+            .pods()
+            .inNamespace(Sandbox.NS)
+            .withName(pod)
+            .patch(
+                PatchContext.of(PatchType.JSON_MERGE),
+                "{\"metadata\":{\"labels\":{\"bench.baton.dev/anchor\":\"" + n + "\"}}}");
+      }
+      ms.add((System.nanoTime() - start) / 1e6);
+    }
+    return ms;
+  }
+
   /** Waits until the operator took no step for the group for 100 ms, so a trial starts idle. */
   private void quiet() {
     Waits.require(
@@ -253,6 +279,15 @@ public final class FailoverPathBench {
             "status writes before the labels (max)",
             "timeouts");
     for (Server server : Server.values()) {
+      Percentiles a = Percentiles.of(anchor.get(server));
+      s.row(
+          server.description,
+          "anchor: two pod PATCHes back to back from the benchmark's client",
+          a.count(),
+          null,
+          null,
+          null,
+          Report.format(a.p50()) + " / " + Report.format(a.p99()));
       for (Kind kind : Kind.values()) {
         List<FailoverPath> p = paths.get(server).get(kind);
         s.row(

@@ -34,7 +34,10 @@ final class ElectionActuator {
     /** Gives the pod the marks of its role, when it does not carry them already. */
     void label(Pod pod, PodLabeler.Role role);
 
-    /** Demotes a pod by name, whatever the cache says about it. */
+    /**
+     * Demotes a pod by name, whatever the cache says about it, in one write no resourceVersion
+     * guards ({@link PodLabeler#demote}).
+     */
     void demote(String namespace, String pod, PodLabeler.Role follower);
 
     /** Removes every mark of the group from a pod that left it. */
@@ -133,7 +136,7 @@ final class ElectionActuator {
       if (effect instanceof ElectionPlan.Effect.ClearStray c) {
         writes.clear(c.pod(), settings.roleLabel());
       } else if (effect instanceof ElectionPlan.Effect.Demote d) {
-        writes.label(d.pod(), follower());
+        writes.demote(seen.namespace(), d.pod().getMetadata().getName(), follower());
         demoted.add(d.pod().getMetadata().getName());
       } else if (effect instanceof ElectionPlan.Effect.DemoteByName d) {
         if (d.write()) {
@@ -152,6 +155,8 @@ final class ElectionActuator {
                 LeaseStore.Acquisition::unreserved,
                 refused -> reserve(refused.unreservedCounter()));
         if (!got.acquired()) {
+          // The lease is not the record the renewer renews: the next look reads Redis.
+          renewer.forget(id);
           return false;
         }
         held(HolderRecord.parse(got.holder()).orElseThrow(), got.holder(), a.since());

@@ -32,8 +32,11 @@ final class GroupWrites implements ElectionActuator.Writes {
   @Override
   public void demote(String namespace, String pod, PodLabeler.Role follower) {
     String detail = pod + " follower";
-    trace(FailoverTrace.Step.LABEL_SENT, namespace, follower, detail);
-    labeler.demote(namespace, pod, follower);
+    labeler.demote(
+        namespace,
+        pod,
+        follower,
+        () -> trace(FailoverTrace.Step.LABEL_SENT, namespace, follower, detail));
     trace(FailoverTrace.Step.LABEL_ANSWERED, namespace, follower, detail);
   }
 
