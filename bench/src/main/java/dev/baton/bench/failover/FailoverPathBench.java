@@ -137,7 +137,12 @@ public final class FailoverPathBench {
         }
         BenchMain.progress("failover-path: " + server + " done");
         if (!watcher.violations().isEmpty()) {
-          throw new IllegalStateException("two leaders at once: " + watcher.violations());
+          List<String> history = watcher.history();
+          throw new IllegalStateException(
+              "two leaders at once: "
+                  + watcher.violations()
+                  + "; the watcher's last events: "
+                  + history.subList(Math.max(0, history.size() - 40), history.size()));
         }
       }
     }
