@@ -9,9 +9,14 @@
 -- ARGV[4] the highest reservation the caller knows was made durably (0: none known). A reservation
 --         below it here means another Redis process was reserved for since, and may have issued up
 --         to it: this one may be a master that hung, was replaced, and serves before it learns so.
+-- ARGV[5] (optional) 'exact': ARGV[4] is the reservation this election's own status records, and a
+--         reservation above it here was not recorded there either (another resource's, before this
+--         one took the key over; or another cluster's): refused too, so the caller records a ceiling
+--         above it before a term is issued under it.
 -- Returns {1, record, term} when acquired; {0, current record, pttl} when someone else holds it;
--- {-1, '', counter} when no reservation on this Redis covers the next term, or it is older than
--- ARGV[4] (the operator reserves terms, then tries again).
+-- {-1, '', floor} when no reservation on this Redis covers the next term, is older than ARGV[4] or,
+-- with 'exact', newer (the operator reserves terms above floor, the counter or the ceiling here,
+-- whichever is higher, then tries again).
 -- An acquisition publishes KEYS[1] on baton:leases.
 --#include reservation
 local current = redis.call('GET', KEYS[1])
@@ -20,8 +25,9 @@ if current and current ~= ARGV[1] then
 end
 local counter = tonumber(redis.call('GET', KEYS[2]) or '0')
 local ceiling = reservation(KEYS[3], KEYS[5])
-if counter + 1 > ceiling or ceiling < tonumber(ARGV[4]) then
-  return {-1, '', counter}
+local known = tonumber(ARGV[4])
+if counter + 1 > ceiling or ceiling < known or (ARGV[5] == 'exact' and ceiling > known) then
+  return {-1, '', math.max(counter, ceiling)}
 end
 local term = redis.call('INCR', KEYS[2])
 local record = ARGV[2] .. '|' .. term

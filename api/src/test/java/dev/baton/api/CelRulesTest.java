@@ -91,7 +91,7 @@ class CelRulesTest {
       assertThat(CEL.compile(r.rule()).getAst()).as(r.path() + ": " + r.rule()).isNotNull();
     }
     // The rules of the model, each counted: a rule dropped by the generator shows here.
-    assertThat(all).hasSize(14);
+    assertThat(all).hasSize(16);
   }
 
   @Test
@@ -164,5 +164,19 @@ class CelRulesTest {
     assertThat(allows(notSelected, Map.of("roleLabel", "baton.dev/role", "selector", app), null))
         .isTrue();
     assertThat(allows(notSelected, Map.of("roleLabel", "app", "selector", app), null)).isFalse();
+  }
+
+  @Test
+  void electionKeysAndLockKeysOfBatonsOwnAreRefused() throws Exception {
+    for (String file : List.of("leadergroups.baton.dev-v1.yml", "redislocks.baton.dev-v1.yml")) {
+      Rule reserved = rule(file, "the key must not start with baton-operator/");
+      assertThat(allows(reserved, "shop/orders", null)).isTrue();
+      assertThat(allows(reserved, "shop/orders:v2", null)).as("a ':' after the first '/'").isTrue();
+      assertThat(allows(reserved, "global/eu/jobs", null)).isTrue();
+      assertThat(allows(reserved, "gate:shop/orders", null)).isFalse();
+      assertThat(allows(reserved, "gate:warm-up", null)).isFalse();
+      assertThat(allows(reserved, "acl:shop", null)).isFalse();
+      assertThat(allows(reserved, "baton-operator/default", null)).isFalse();
+    }
   }
 }

@@ -39,7 +39,15 @@ final class CrdShape implements CRDPostProcessor {
               LeaderGroupSpec.class,
               LeaderGroupStatus.class,
               List.of(
-                  "LEADER", "TERM", "CANDIDATES", "READY", "ROUTED", "REDIS", "MESSAGE", "AGE")),
+                  "LEADER",
+                  "TERM",
+                  "CANDIDATES",
+                  "READY",
+                  "PAUSED",
+                  "ROUTED",
+                  "REDIS",
+                  "MESSAGE",
+                  "AGE")),
           "redislocks.baton.dev",
           new Kind(
               RedisLock.class,

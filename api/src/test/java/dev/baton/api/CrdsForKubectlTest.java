@@ -85,6 +85,7 @@ class CrdsForKubectlTest {
             "TERM=.status.term p0",
             "CANDIDATES=.status.candidates p0",
             "READY=.status.conditions[?(@.type==\"Ready\")].status p0",
+            "PAUSED=.spec.paused p0",
             "ROUTED=.status.conditions[?(@.type==\"Routed\")].status p0",
             "REDIS=.status.conditions[?(@.type==\"RedisAvailable\")].status p0",
             "MESSAGE=.status.conditions[?(@.type==\"Ready\")].message p1",

@@ -27,6 +27,12 @@ public final class BatonNames {
    */
   public static final String ROLE_LABEL_ANNOTATION = "baton.dev/role-label";
 
+  /**
+   * On a pod, set by whoever owns its template: the role-label keys (comma-separated) a LeaderGroup
+   * may write on it although they lie outside baton.dev/ and the operator's allowed prefixes.
+   */
+  public static final String ALLOW_ROLE_LABEL_ANNOTATION = "baton.dev/allow-role-label";
+
   public static final String DELETION_COST_ANNOTATION =
       "controller.kubernetes.io/pod-deletion-cost";
 

@@ -161,7 +161,7 @@ final class Levers {
     RedisLock lock =
         client.resources(RedisLock.class).inNamespace(namespace).withName(lockName).get();
     if (lock == null) {
-      throw new IllegalArgumentException("no RedisLock " + lockName + " in namespace " + namespace);
+      throw new Refused("no RedisLock " + lockName + " in namespace " + namespace);
     }
     RedisLockStatus before = lock.getStatus() == null ? new RedisLockStatus() : lock.getStatus();
     annotate(
@@ -291,7 +291,7 @@ final class Levers {
   private LeaderGroup group(String name) {
     LeaderGroup g = client.resources(LeaderGroup.class).inNamespace(namespace).withName(name).get();
     if (g == null) {
-      throw new IllegalArgumentException("no LeaderGroup " + name + " in namespace " + namespace);
+      throw new Refused("no LeaderGroup " + name + " in namespace " + namespace);
     }
     return g;
   }

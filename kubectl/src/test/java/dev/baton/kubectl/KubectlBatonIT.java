@@ -222,11 +222,21 @@ class KubectlBatonIT {
   void badUsageExitsTwoWithTheUsage() {
     Run run = baton("switchover");
     assertThat(run.exit()).isEqualTo(2);
-    assertThat(run.err()).contains("switchover needs a GROUP");
+    assertThat(run.err())
+        .contains("error: Missing required parameter: 'GROUP'")
+        .contains("See 'kubectl baton switchover --help' for usage.");
 
     Run unknown = baton("frobnicate");
     assertThat(unknown.exit()).isEqualTo(2);
-    assertThat(unknown.err()).contains("unknown command frobnicate").contains("usage:");
+    assertThat(unknown.err())
+        .contains("error: unknown command \"frobnicate\" for \"kubectl baton\"")
+        .contains("See 'kubectl baton --help' for usage.");
+
+    Run missing = baton("-n", NS, "pause", "nope");
+    assertThat(missing.exit())
+        .as("a group that does not exist is a failure, not a usage error")
+        .isEqualTo(1);
+    assertThat(missing.err()).contains("error: no LeaderGroup nope in namespace shop");
 
     assertThat(baton("-n", NS, "status", "nope").out()).contains("No LeaderGroup nope");
   }

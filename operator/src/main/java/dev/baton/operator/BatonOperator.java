@@ -18,6 +18,7 @@ import dev.baton.operator.replica.ReplicaClients;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.replica.SoleReplica;
 import dev.baton.operator.replica.WriteFence;
+import dev.baton.operator.tenancy.Tenancy;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -56,7 +57,6 @@ public final class BatonOperator implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BatonOperator.class);
   private static final Path SERVICE_ACCOUNT_NAMESPACE =
       Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
-  private static final String LEASE_NAME = "baton-operator";
 
   private final OperatorConfig config;
   private final KubernetesClient client;
@@ -156,7 +156,7 @@ public final class BatonOperator implements AutoCloseable {
             ? new LeaseElection(
                 leaseClient = ReplicaClients.named(client, identity),
                 leaseNamespace(),
-                LEASE_NAME,
+                config.leaderElectionLeaseName(),
                 identity,
                 LeaseElection.Timing.of(config.leaderElectionLease()))
             : new SoleReplica(
@@ -196,7 +196,8 @@ public final class BatonOperator implements AutoCloseable {
             clock,
             role,
             activation,
-            pods);
+            pods,
+            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()));
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));

@@ -10,13 +10,15 @@ import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
+import dev.baton.operator.tenancy.Tenancy;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 
 /**
  * What both controllers are built from, the same for each: the fenced API client, the cluster id in
  * holder records, the default Redis and the connections to every Redis, metrics and liveness, the
- * clock, the replica's role and what it does when it becomes active, and the one pod informer.
+ * clock, the replica's role and what it does when it becomes active, the one pod informer, and what
+ * a namespace tenant may claim (keys, role labels).
  */
 public record ControllerKit(
     KubernetesClient client,
@@ -28,7 +30,8 @@ public record ControllerKit(
     Clock clock,
     ReplicaRole role,
     Activation activation,
-    PodCatalog pods) {
+    PodCatalog pods,
+    Tenancy tenancy) {
 
   /** A controller's Event recorder; each keeps its own aggregation. */
   public EventRecorder events() {

@@ -14,6 +14,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * environment each operator was started with. The embedded API enforces no RBAC, so the tests check
  * these against the RBAC the Helm chart renders for that environment instead.
  *
+ * <p>Requests made on behalf of a person (kubectl's {@code --as}, the {@code Impersonate-User}
+ * header) are kept apart, with the user and groups a real API server would authorize them as: the
+ * tests hold kubectl baton's requests against the roles the chart gives people.
+ *
  * <p>Off until {@link #start()}: the demo and the benchmarks keep nothing.
  */
 public final class ApiRequestLog {
@@ -26,7 +30,11 @@ public final class ApiRequestLog {
   /** One request: the operator that sent it, the method, and the path with its query. */
   public record Request(String operator, String method, String path) {}
 
+  /** One request sent as another user: who, with which groups, the method and path with query. */
+  public record Impersonated(String user, List<String> groups, String method, String path) {}
+
   private static final Queue<Request> requests = new ConcurrentLinkedQueue<>();
+  private static final Queue<Impersonated> impersonated = new ConcurrentLinkedQueue<>();
   private static final Map<String, Map<String, String>> environments = new ConcurrentHashMap<>();
   private static volatile boolean recording;
 
@@ -40,6 +48,16 @@ public final class ApiRequestLog {
   static void received(RecordedRequest request) {
     if (!recording) {
       return;
+    }
+    String user = request.getHeader("Impersonate-User");
+    if (user != null) {
+      List<String> groups = request.getHeaders().headers("Impersonate-Group");
+      impersonated.add(
+          new Impersonated(
+              user,
+              groups == null ? List.of() : List.copyOf(groups),
+              request.getMethod(),
+              request.getPath()));
     }
     String agent = request.getHeader("User-Agent");
     if (agent != null && agent.startsWith(OPERATOR_AGENT)) {
@@ -77,6 +95,15 @@ public final class ApiRequestLog {
   public static List<Request> drain() {
     List<Request> out = new ArrayList<>();
     for (Request r; (r = requests.poll()) != null; ) {
+      out.add(r);
+    }
+    return out;
+  }
+
+  /** The requests sent as another user since the last call, oldest first. */
+  public static List<Impersonated> drainImpersonated() {
+    List<Impersonated> out = new ArrayList<>();
+    for (Impersonated r; (r = impersonated.poll()) != null; ) {
       out.add(r);
     }
     return out;

@@ -31,8 +31,9 @@ import java.util.function.UnaryOperator;
  * ({@link ApiDiscovery}), establishes the CRDs written to it ({@link CrdEstablisher}), takes
  * Secrets in protobuf ({@link ProtobufSecrets}) and strategic merge patches where they mean what a
  * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
- * uninstall a chart here. A test can make it behave as a real API server does where that matters to
- * it ({@link #latency}, {@link #refuseLists}, {@link #dropWatches}).
+ * uninstall a chart here. Pods' logs and proxy ({@link PodSubresources}) serve kubectl baton's logs
+ * and report. A test can make it behave as a real API server does where that matters to it ({@link
+ * #latency}, {@link #refuseLists}, {@link #dropWatches}).
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -51,12 +52,17 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
   private final KubernetesCrudDispatcher crud;
   private final ServerConditions conditions;
   private final KubernetesClient client;
+  private final PodSubresources pods;
 
   private EmbeddedKubernetes(
-      KubernetesMockServer server, KubernetesCrudDispatcher crud, ServerConditions conditions) {
+      KubernetesMockServer server,
+      KubernetesCrudDispatcher crud,
+      ServerConditions conditions,
+      PodSubresources pods) {
     this.server = server;
     this.crud = crud;
     this.conditions = conditions;
+    this.pods = pods;
     this.client = server.createClient(new JdkHttpClientFactory());
   }
 
@@ -84,13 +90,15 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   private static EmbeddedKubernetes start(
       KubernetesCrudDispatcher crud, UnaryOperator<Dispatcher> wrap, boolean withCrds) {
-    Dispatcher api =
-        new ProtobufSecrets(
-            new StrategicMergePatches(
-                new StrictPatches(
-                    new ApiDiscovery(
-                        new CrdEstablisher(new ListPaging(crud)),
-                        () -> body(crud.handleGet(CRD_LIST))))));
+    PodSubresources pods =
+        new PodSubresources(
+            new ProtobufSecrets(
+                new StrategicMergePatches(
+                    new StrictPatches(
+                        new ApiDiscovery(
+                            new CrdEstablisher(new ListPaging(crud)),
+                            () -> body(crud.handleGet(CRD_LIST)))))));
+    Dispatcher api = pods;
     ServerConditions conditions = new ServerConditions();
     KubernetesMockServer server =
         new KubernetesMockServer(
@@ -100,7 +108,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
-    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, conditions);
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, conditions, pods);
     if (withCrds) {
       for (String file : CRD_FILES) {
         k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
@@ -203,6 +211,11 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /** The pods' logs and proxy: a test writes a container's log here. */
+  public PodSubresources podSubresources() {
+    return pods;
   }
 
   /** A client of this API, as the operator would have from a kubeconfig. */

@@ -21,11 +21,12 @@ import java.util.regex.Pattern;
  * lists has a merge strategy (every list is replaced whole), as long as the patch carries no
  * directive ({@code $patch}, {@code $retainKeys}, {@code $setElementOrder/...}, {@code
  * $deleteFromPrimitiveList/...}) and touches neither of the two metadata lists that do merge
- * (ownerReferences, finalizers). Any other strategic merge patch is answered 415, so a test never
- * passes on a patch merged the wrong way: lists merged by key (a Deployment's containers, env,
- * volumes; a Service's ports) are not implemented. The patch is applied here, to the stored object,
- * which is then written back whole: the mock's own merge patch appends lists instead of replacing
- * them.
+ * (ownerReferences, finalizers). For the kinds a chart upgrade patches besides those (a Deployment,
+ * a Service, a ServiceAccount, a ConfigMap, a PodDisruptionBudget), the lists Kubernetes merges by
+ * key are merged by key ({@link KeyedMerge}), with {@code $setElementOrder} and {@code $patch:
+ * delete}. Any other strategic merge patch is answered 415, so a test never passes on a patch
+ * merged the wrong way. The patch is applied here, to the stored object, which is then written back
+ * whole: the mock's own merge patch appends lists instead of replacing them.
  */
 final class StrategicMergePatches extends Dispatcher {
 
@@ -36,6 +37,13 @@ final class StrategicMergePatches extends Dispatcher {
       Pattern.compile(
           "/apis/(apiextensions\\.k8s\\.io|rbac\\.authorization\\.k8s\\.io)/v1/"
               + "(?:namespaces/[^/]+/)?([^/?]+)/[^/?]+(\\?.*)?");
+
+  /** The workload kinds whose keyed lists {@link KeyedMerge} merges. */
+  private static final Pattern KEYED =
+      Pattern.compile(
+          "/(?:api/v1|apis/apps/v1|apis/policy/v1)/namespaces/[^/]+/"
+              + "(?:services|serviceaccounts|configmaps|deployments|poddisruptionbudgets)"
+              + "/[^/?]+(\\?.*)?");
 
   /** The resources whose lists all replace under a strategic merge patch, by group. */
   private static final Map<String, Set<String>> ATOMIC_LISTS =
@@ -55,6 +63,9 @@ final class StrategicMergePatches extends Dispatcher {
     String type = request.getHeader("Content-Type");
     if (!"PATCH".equals(request.getMethod()) || type == null || !type.startsWith(STRATEGIC)) {
       return next.dispatch(request);
+    }
+    if (KEYED.matcher(request.getPath()).matches()) {
+      return keyed(request);
     }
     Matcher m = OBJECT.matcher(request.getPath());
     if (!m.matches() || !ATOMIC_LISTS.get(m.group(1)).contains(m.group(2))) {
@@ -77,7 +88,28 @@ final class StrategicMergePatches extends Dispatcher {
     String path = request.getPath();
     int q = path.indexOf('?');
     String object = q < 0 ? path : path.substring(0, q);
-    return StrictPatches.mergeInto(next, object, patch);
+    return StrictPatches.mergeInto(next, object, patch, StrategicMergePatches::mergePatch);
+  }
+
+  private MockResponse keyed(RecordedRequest request) {
+    JsonNode patch;
+    try {
+      patch = JSON.readTree(request.getBody().getBytes());
+    } catch (IOException e) {
+      return StoreRequests.unsupported("patch is not JSON: " + e.getMessage());
+    }
+    String refused = patch.isObject() ? KeyedMerge.unsupported(patch) : "a non-object body";
+    if (refused == null && patch.path("metadata").has("ownerReferences")) {
+      refused = "metadata.ownerReferences";
+    }
+    if (refused != null) {
+      return StoreRequests.unsupported(
+          "strategic merge patch with " + refused + " is not implemented");
+    }
+    String path = request.getPath();
+    int q = path.indexOf('?');
+    return StrictPatches.mergeInto(
+        next, q < 0 ? path : path.substring(0, q), patch, KeyedMerge::merge);
   }
 
   /** RFC 7386: objects merge key by key, null removes a key, anything else (lists too) replaces. */

@@ -54,7 +54,11 @@ final class StrictPatches extends Dispatcher {
     }
     if (type.startsWith(MERGE_PATCH) && !object.endsWith("/status")) {
       try {
-        return mergeInto(next, object, JSON.readTree(request.getBody().getBytes()));
+        return mergeInto(
+            next,
+            object,
+            JSON.readTree(request.getBody().getBytes()),
+            StrategicMergePatches::mergePatch);
       } catch (IOException e) {
         return status(400, "BadRequest", "the patch is not JSON: " + e.getMessage());
       }
@@ -156,7 +160,11 @@ final class StrictPatches extends Dispatcher {
    * a write in between is a conflict, and the patch is applied again to the newer object, unless it
    * named the version it was computed from.
    */
-  static MockResponse mergeInto(Dispatcher store, String object, JsonNode patch) {
+  static MockResponse mergeInto(
+      Dispatcher store,
+      String object,
+      JsonNode patch,
+      java.util.function.BinaryOperator<JsonNode> merge) {
     JsonNode version = patch.path("metadata").path("resourceVersion");
     for (int attempt = 0; attempt < 10; attempt++) {
       MockResponse current = store.dispatch(StoreRequests.json(HttpMethod.GET, object, null));
@@ -174,7 +182,7 @@ final class StrictPatches extends Dispatcher {
               "Operation cannot be fulfilled: the object has been modified; please apply your"
                   + " changes to the latest version and try again");
         }
-        merged = StrategicMergePatches.mergePatch(stored, patch);
+        merged = merge.apply(stored, patch);
         ((ObjectNode) merged.path("metadata"))
             .put("resourceVersion", stored.path("metadata").path("resourceVersion").asText());
       } catch (IOException e) {

@@ -187,11 +187,11 @@ class EmbeddedApiTest {
   }
 
   @Test
-  void aStrategicMergePatchThatMergesListsByKeyIsRefused() throws Exception {
+  void aStrategicMergePatchWithADirectiveNotImplementedIsRefused() throws Exception {
     assertThat(
             patch(
                     "/apis/apps/v1/namespaces/shop/deployments/web",
-                    "{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"web\"}]}}}}")
+                    "{\"spec\":{\"strategy\":{\"$retainKeys\":[\"type\"]}}}")
                 .statusCode())
         .isEqualTo(415);
     assertThat(

@@ -10,9 +10,7 @@ import dev.baton.client.LockUnavailableException;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,7 +79,7 @@ public final class LockService {
     }
     Optional<String> resolved = resolve(key);
     if (resolved.isEmpty()) {
-      return LockAnswers.unknown(key);
+      return LockAnswers.unknown(keyOf(key));
     }
     String k = resolved.get();
     BatonLock lock = locks.get().lock(k, ttl);
@@ -133,7 +131,7 @@ public final class LockService {
   public Outcome renew(String key, String owner, Optional<Duration> ttl) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return LockAnswers.unknown(key);
+      return LockAnswers.unknown(keyOf(key));
     }
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
@@ -166,7 +164,7 @@ public final class LockService {
   public Outcome release(String key, String owner) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return LockAnswers.unknown(key);
+      return LockAnswers.unknown(keyOf(key));
     }
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
@@ -210,7 +208,7 @@ public final class LockService {
     }
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return LockAnswers.unknown(key);
+      return LockAnswers.unknown(keyOf(key));
     }
     BatonLock lock = locks.get().lock(k.get(), DEFAULT_TTL);
     long deadline = System.nanoTime() + wait.toNanos();
@@ -325,35 +323,31 @@ public final class LockService {
 
   /** The key a hold of this agent has, else the key as {@link #resolve} finds it. */
   private Optional<String> known(String key) {
-    for (String k : candidates(key)) {
-      if (held.containsKey(k)) {
-        return Optional.of(k);
-      }
-    }
-    return resolve(key);
+    String k = keyOf(key);
+    return held.containsKey(k) ? Optional.of(k) : resolve(key);
   }
 
   /**
-   * The key as given, or, for a key without a slash, the RedisLock of that name in this pod's
-   * namespace ({@code <namespace>/<name>}, the default key); whichever has a token reservation,
-   * which the operator makes as it first reconciles the RedisLock. Looked up once: a key nobody
-   * reserved answers at once, whatever wait a request gave.
+   * The key a request names, when it has a token reservation, which the operator makes as it first
+   * reconciles the RedisLock. Looked up once: a key nobody reserved answers at once, whatever wait
+   * a request gave.
    */
   private Optional<String> resolve(String key) {
-    for (String c : candidates(key)) {
-      if (redisson.getBucket(new LockKeys(c).reservation(), StringCodec.INSTANCE).isExists()) {
-        return Optional.of(c);
-      }
-    }
-    return Optional.empty();
+    String k = keyOf(key);
+    return redisson.getBucket(new LockKeys(k).reservation(), StringCodec.INSTANCE).isExists()
+        ? Optional.of(k)
+        : Optional.empty();
   }
 
-  private List<String> candidates(String key) {
-    List<String> out = new ArrayList<>(List.of(key));
-    if (!key.contains("/")) {
-      out.add(namespace + "/" + key);
-    }
-    return out;
+  /**
+   * A name without a slash is the RedisLock of that name in this pod's namespace ({@code
+   * <namespace>/<name>}, its default key), and nothing else: tried as a key of its own first, it
+   * let a RedisLock anywhere with {@code key: orders-report} shadow this namespace's lock of that
+   * name. A key with a slash is a RedisLock's {@code spec.key} as written (the operator keeps those
+   * in their namespace, or under a prefix it shares).
+   */
+  private String keyOf(String key) {
+    return key.contains("/") ? key : namespace + "/" + key;
   }
 
   /**

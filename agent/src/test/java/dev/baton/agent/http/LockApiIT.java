@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.baton.agent.BatonAgent;
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.client.LockKeys;
 import dev.baton.testkit.Sandbox;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -273,6 +274,35 @@ class LockApiIT extends TwoAgentsOverHttp {
         .isEqualTo(
             "the hold of owner 'job-1' of this pod on lock shop/migration ran out (its ttl"
                 + " passed, or it was released or force-released): shop/worker-1 holds it now");
+  }
+
+  @Test
+  void aBareNameIsTheLockOfThePodsNamespaceNeverAKeyOfThatNameElsewhere() throws Exception {
+    sandbox.createLock("orders-report");
+    // A key 'orders-report' with a valid token reservation, as a RedisLock of any namespace with
+    // spec.key: orders-report had it made before keys were bound to namespaces.
+    LockKeys shop = new LockKeys("shop/orders-report");
+    LockKeys bare = new LockKeys("orders-report");
+    redis("SET", bare.reservation(), value(redis("GET", shop.reservation())));
+    redis("SET", bare.reservedReplid(), value(redis("GET", shop.reservedReplid())));
+
+    Reply taken = post(a0, "/v1/locks/orders-report?ttl=30s");
+    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    assertThat(taken.body.get("key").asText()).isEqualTo("shop/orders-report");
+    assertThat(redis("EXISTS", shop.lock())).isEqualTo(":1");
+    assertThat(redis("EXISTS", bare.lock())).isEqualTo(":0");
+    assertThat(delete(a0, "/v1/locks/orders-report").status).isEqualTo(200);
+    assertThat(redis("EXISTS", shop.lock())).isEqualTo(":0");
+  }
+
+  private String redis(String... command) {
+    return sandbox.cluster.redis.command(command);
+  }
+
+  /** A bulk reply's value: its last line. */
+  private static String value(String reply) {
+    String[] lines = reply.split("\r\n");
+    return lines[lines.length - 1];
   }
 
   private static void assertValidity(JsonNode body, Instant sent, Duration ttl) {

@@ -27,6 +27,13 @@ import io.fabric8.kubernetes.model.annotation.Version;
     type = AdditionalPrinterColumn.Type.STRING,
     getDescription = "Ready condition: True when the group has a leader.")
 @AdditionalPrinterColumn(
+    name = "PAUSED",
+    jsonPath = ".spec.paused",
+    type = AdditionalPrinterColumn.Type.BOOLEAN,
+    getDescription =
+        "spec.paused: true while leadership is frozen for maintenance (Ready still says whether"
+            + " the group has a leader).")
+@AdditionalPrinterColumn(
     name = "ROUTED",
     jsonPath = ".status.conditions[?(@.type==\"Routed\")].status",
     type = AdditionalPrinterColumn.Type.STRING,

@@ -56,14 +56,20 @@ public class LeaderGroupSpec {
           "roleLabel is immutable: the pods keep the old label, which Services may still select;"
               + " delete the LeaderGroup and create it again to change it")
   @JsonPropertyDescription(
-      "Label key put on every candidate pod, with the value 'leader' or 'follower'. Immutable.")
+      "Label key put on every candidate pod, with the value 'leader' or 'follower'. A key outside"
+          + " baton.dev/ (and the prefixes the operator allows, BATON_ROLE_LABEL_PREFIXES) is"
+          + " written only on pods annotated baton.dev/allow-role-label with it. Immutable.")
   private String roleLabel = DEFAULT_ROLE_LABEL;
 
-  @Size(min = 1, max = 253)
-  @Pattern("^[^{}]+$")
+  @Size(min = 1, max = RedisKeys.MAX_LENGTH)
+  @Pattern(RedisKeys.PATTERN)
+  @ValidationRule(value = RedisKeys.NOT_RESERVED_RULE, message = RedisKeys.RESERVED_MESSAGE)
   @JsonPropertyDescription(
-      "The election's key in Redis; default <namespace>/<name>. Groups in several clusters that"
-          + " share one Redis and one key run one election together. Immutable.")
+      "The election's key in Redis; default <namespace>/<name>. It must start with the"
+          + " LeaderGroup's namespace and a '/', unless the operator allows a shared prefix"
+          + " (BATON_SHARED_KEY_PREFIXES), and no other LeaderGroup or RedisLock of the cluster may"
+          + " use it. Groups in several clusters that share one Redis and one key run one election"
+          + " together. Immutable.")
   private String electionKey;
 
   @JsonPropertyDescription("The Redis to use; default: the operator's own connection.")

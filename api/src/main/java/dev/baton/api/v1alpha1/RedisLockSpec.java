@@ -26,11 +26,14 @@ public class RedisLockSpec {
 
   public static final String DEFAULT_TTL = "30s";
 
-  @Size(min = 1, max = 253)
-  @Pattern("^[^{}]+$")
+  @Size(min = 1, max = RedisKeys.MAX_LENGTH)
+  @Pattern(RedisKeys.PATTERN)
+  @ValidationRule(value = RedisKeys.NOT_RESERVED_RULE, message = RedisKeys.RESERVED_MESSAGE)
   @JsonPropertyDescription(
       "The lock's key in Redis (kept in the hash tag of baton:{key}:lock and baton:{key}:token);"
-          + " default <namespace>/<name>. No braces. Immutable.")
+          + " default <namespace>/<name>. It must start with the RedisLock's namespace and a '/',"
+          + " unless the operator allows a shared prefix (BATON_SHARED_KEY_PREFIXES), and no other"
+          + " RedisLock or LeaderGroup of the cluster may use it. Immutable.")
   private String key;
 
   @Default(DEFAULT_TTL)

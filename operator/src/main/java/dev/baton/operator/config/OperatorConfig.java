@@ -1,5 +1,7 @@
 package dev.baton.operator.config;
 
+import dev.baton.api.v1alpha1.LabelKeys;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.client.GoDuration;
 import dev.baton.operator.lease.RedisSettings;
 import java.io.IOException;
@@ -7,7 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -26,7 +30,10 @@ public record OperatorConfig(
     String leaderElectionNamespace,
     Duration redisTimeout,
     String leaderElectionIdentity,
-    Duration leaderElectionLease) {
+    Duration leaderElectionLease,
+    String leaderElectionLeaseName,
+    List<String> sharedKeyPrefixes,
+    List<String> roleLabelPrefixes) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -48,6 +55,28 @@ public record OperatorConfig(
 
   /** How long the operator Lease lasts without renewal: how fast a standby takes over. */
   public static final String LEADER_ELECTION_LEASE = "BATON_LEADER_ELECTION_LEASE";
+
+  /**
+   * The name of the operator Lease; default {@code baton-operator}. Two installs in one namespace
+   * need two names, or their replicas elect one active operator between them.
+   */
+  public static final String LEADER_ELECTION_LEASE_NAME = "BATON_LEADER_ELECTION_LEASE_NAME";
+
+  public static final String DEFAULT_LEASE_NAME = "baton-operator";
+
+  /** A Lease's name is a DNS subdomain: lower-case alphanumerics, '-' and '.', 253 at most. */
+  private static final String LEASE_NAME_PATTERN =
+      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+
+  /**
+   * Key prefixes any namespace may use for spec.electionKey and spec.key, besides its own {@code
+   * <namespace>/}: for groups that span clusters sharing one Redis (docs/design.md, "Multi-tenant
+   * clusters").
+   */
+  public static final String SHARED_KEY_PREFIXES = "BATON_SHARED_KEY_PREFIXES";
+
+  /** Label-key prefixes a role label may use without the pods' consent, besides baton.dev/. */
+  public static final String ROLE_LABEL_PREFIXES = "BATON_ROLE_LABEL_PREFIXES";
 
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
@@ -101,7 +130,19 @@ public record OperatorConfig(
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }
+    String leaseName = or(get.apply(LEADER_ELECTION_LEASE_NAME), DEFAULT_LEASE_NAME);
+    if (leaseName.length() > 253 || !leaseName.matches(LEASE_NAME_PATTERN)) {
+      throw new IllegalArgumentException(
+          LEADER_ELECTION_LEASE_NAME
+              + " '"
+              + leaseName
+              + "' is not a valid object name (lower-case letters, digits, '-' and '.')");
+    }
     String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
+    List<String> sharedKeys =
+        parse(SHARED_KEY_PREFIXES, get.apply(SHARED_KEY_PREFIXES), OperatorConfig::keyPrefixes);
+    List<String> roleLabels =
+        parse(ROLE_LABEL_PREFIXES, get.apply(ROLE_LABEL_PREFIXES), OperatorConfig::labelPrefixes);
     return new OperatorConfig(
         redis,
         namespaces,
@@ -111,7 +152,45 @@ public record OperatorConfig(
         get.apply(LEADER_ELECTION_NAMESPACE),
         timeout,
         identity,
-        lease);
+        lease,
+        leaseName,
+        sharedKeys,
+        roleLabels);
+  }
+
+  /** Prefixes of keys, each ending with '/' and none of Baton's own. */
+  private static List<String> keyPrefixes(String value) {
+    List<String> out = new ArrayList<>();
+    for (String p : list(value)) {
+      if (!p.endsWith("/")) {
+        throw new IllegalArgumentException("a prefix must end with '/', as in global/");
+      }
+      String problem = RedisKeys.problem("a prefix", p + "x");
+      if (problem != null) {
+        throw new IllegalArgumentException(problem.replace(p + "x", p));
+      }
+      out.add(p);
+    }
+    return List.copyOf(out);
+  }
+
+  /** Prefixes of label keys: a DNS subdomain and '/', as in example.com/. */
+  private static List<String> labelPrefixes(String value) {
+    List<String> out = new ArrayList<>();
+    for (String p : list(value)) {
+      if (!p.endsWith("/") || !LabelKeys.isValid(p + "x")) {
+        throw new IllegalArgumentException(
+            "a prefix must be a DNS subdomain and a '/', as in example.com/");
+      }
+      out.add(p);
+    }
+    return List.copyOf(out);
+  }
+
+  private static List<String> list(String value) {
+    return value == null
+        ? List.of()
+        : Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
   }
 
   /** All namespaces are watched when the set is empty. */

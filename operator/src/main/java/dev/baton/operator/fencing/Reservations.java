@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -178,6 +179,30 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
         resource.getMetadata().getName(),
         what,
         ceiling);
+  }
+
+  /**
+   * Records in the status a reservation found in Redis that the status does not cover, and writes
+   * nothing to Redis: numbers issued under it are then above the floor of any later reservation.
+   *
+   * @param recorded told the reservation the status records after the write; not told when the
+   *     resource is gone
+   */
+  public void cover(R resource, long inForce, LongConsumer recorded) {
+    S raise = emptyStatus.get();
+    set.accept(raise, inForce);
+    StatusWriter.Written<S> written = statusWriter.write(resource, raise, this::raise);
+    if (written == null) {
+      return;
+    }
+    recorded.accept(reserved(written.after()));
+    log.info(
+        "{} {}/{}: recorded {} reserved up to {} in Redis, above what its status held",
+        resource.getKind(),
+        resource.getMetadata().getNamespace(),
+        resource.getMetadata().getName(),
+        what,
+        inForce);
   }
 
   /** The reservation a status records, 0 for none. */

@@ -1,5 +1,6 @@
 package dev.baton.operator.leadergroup;
 
+import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
 import java.time.Duration;
@@ -11,8 +12,20 @@ import java.time.Duration;
  */
 sealed interface GroupEnding {
 
-  /** The spec cannot be used: nothing else was looked at. */
-  record Invalid(String message) implements GroupEnding {}
+  /**
+   * The spec cannot be used, or its key is not this group's (docs/design.md, "Multi-tenant
+   * clusters"): nothing else was looked at, nothing written to Redis.
+   *
+   * @param reason the conditions' reason
+   * @param event the Event's reason
+   */
+  record Invalid(String reason, EventReason event, String message) implements GroupEnding {
+
+    /** A spec the operator cannot use. */
+    Invalid(String message) {
+      this("InvalidSpec", EventReason.InvalidSpec, message);
+    }
+  }
 
   /**
    * What every valid reconcile looks at first.

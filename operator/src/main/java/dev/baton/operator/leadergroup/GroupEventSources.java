@@ -173,6 +173,14 @@ final class GroupEventSources {
     return pods.labeledBy(group.getMetadata().getNamespace(), group.getMetadata().getName());
   }
 
+  /**
+   * Whether the cache holds a group of this name, deleted or not: its marks on pods are its own.
+   */
+  boolean holdsGroup(String namespace, String name) {
+    IndexerResourceCache<LeaderGroup> g = groups;
+    return g != null && g.get(new ResourceID(name, namespace)).isPresent();
+  }
+
   boolean holdsPod(String namespace, String name) {
     return pods.get(namespace, name).isPresent();
   }

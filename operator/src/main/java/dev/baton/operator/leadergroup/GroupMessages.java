@@ -27,7 +27,7 @@ final class GroupMessages {
         + " (spec.failoverDelay) unless it becomes ready";
   }
 
-  static String conflict(Map<String, String> conflicts, String roleLabel) {
+  static String conflict(Map<String, String> conflicts) {
     Map<String, List<String>> byGroup = new TreeMap<>();
     conflicts.forEach((pod, g) -> byGroup.computeIfAbsent(g, k -> new ArrayList<>()).add(pod));
     StringBuilder sb = new StringBuilder();
@@ -38,10 +38,23 @@ final class GroupMessages {
                 .append(String.join(", ", podNames.stream().sorted().toList()))
                 .append(" are claimed by LeaderGroup ")
                 .append(g)
-                .append(" with the same roleLabel ")
-                .append(roleLabel)
-                .append(" and are left alone"));
+                .append(" (it marked them, or it is older) and are left alone"));
     return sb.toString();
+  }
+
+  static String roleLabelNotAllowed(List<String> pods, String roleLabel) {
+    List<String> sorted = pods.stream().sorted().toList();
+    String shown =
+        sorted.size() <= 5
+            ? String.join(", ", sorted)
+            : String.join(", ", sorted.subList(0, 5)) + " and " + (sorted.size() - 5) + " more";
+    return "pods "
+        + shown
+        + " are left alone: the role label "
+        + roleLabel
+        + " is outside baton.dev/ and the prefixes the operator allows, and they are not annotated"
+        + " baton.dev/allow-role-label="
+        + roleLabel;
   }
 
   static String change(EventReason reason, String previous) {

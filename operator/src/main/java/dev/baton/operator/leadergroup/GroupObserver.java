@@ -12,6 +12,7 @@ import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.Candidate;
+import dev.baton.operator.tenancy.RoleLabelScope;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
@@ -29,6 +30,7 @@ final class GroupObserver {
   private final RedisSecrets secrets;
   private final LeaseRenewer<ResourceID> renewer;
   private final GroupEventSources sources;
+  private final RoleLabelScope roleLabels;
   private final Clock clock;
 
   GroupObserver(
@@ -38,6 +40,7 @@ final class GroupObserver {
       RedisSecrets secrets,
       LeaseRenewer<ResourceID> renewer,
       GroupEventSources sources,
+      RoleLabelScope roleLabels,
       Clock clock) {
     this.clusterId = clusterId;
     this.defaultRedis = defaultRedis;
@@ -45,6 +48,7 @@ final class GroupObserver {
     this.secrets = secrets;
     this.renewer = renewer;
     this.sources = sources;
+    this.roleLabels = roleLabels;
     this.clock = clock;
   }
 
@@ -56,7 +60,12 @@ final class GroupObserver {
     List<Pod> concerning = sources.podsConcerning(group);
     Membership membership =
         Membership.of(
-            group, settings.roleLabel(), concerning, sources.groupsThatMaySelect(concerning));
+            group,
+            settings.roleLabel(),
+            concerning,
+            sources.groupsThatMaySelect(concerning),
+            name -> sources.holdsGroup(group.getMetadata().getNamespace(), name),
+            roleLabels);
     List<Candidate> candidates =
         membership.members().stream()
             .map(p -> Candidate.of(p, settings.roleLabel(), sources::nodeLost))

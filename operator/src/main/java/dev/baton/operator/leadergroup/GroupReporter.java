@@ -87,7 +87,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   private Reported report(GroupReport r, ElectionState state, GroupEnding ending) {
     LeaderGroup group = r.group;
     if (ending instanceof GroupEnding.Invalid i) {
-      return invalid(r, state, i.message());
+      return invalid(r, state, i);
     }
     r.conditions.set(ConditionType.Invalid, false, "Valid", "spec is valid");
     if (!Boolean.TRUE.equals(group.getSpec().getPaused())) {
@@ -138,11 +138,11 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     return finish(r, state, c.looked().pods().ready(), c.next());
   }
 
-  private Reported invalid(GroupReport r, ElectionState state, String message) {
-    reportOnce(r, EventReason.InvalidSpec, message);
+  private Reported invalid(GroupReport r, ElectionState state, GroupEnding.Invalid invalid) {
+    reportOnce(r, invalid.event(), invalid.message());
     r.conditions
-        .set(ConditionType.Invalid, true, "InvalidSpec", message)
-        .set(ConditionType.Ready, false, "InvalidSpec", message);
+        .set(ConditionType.Invalid, true, invalid.reason(), invalid.message())
+        .set(ConditionType.Ready, false, invalid.reason(), invalid.message());
     return finish(r, state, r.old.getCandidates(), null);
   }
 
@@ -176,19 +176,37 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     return finish(r, state, ready, renewInterval);
   }
 
-  /** Pods claimed by an older group with the same role label are reported, once as an Event. */
+  /**
+   * Pods another group owns, and pods that did not allow the role label, are reported, each clash
+   * once as an Event when the condition's message changes.
+   */
   private void membership(GroupReport r, GroupEnding.Looked looked) {
     Membership membership = looked.pods().membership();
-    String roleLabel = looked.roleLabel();
-    if (membership.conflicts().isEmpty()) {
+    if (membership.conflicts().isEmpty() && membership.notAllowed().isEmpty()) {
       r.conditions.set(ConditionType.Conflict, false, "NoConflict", "no pod is claimed twice");
       return;
     }
-    String message = GroupMessages.conflict(membership.conflicts(), roleLabel);
-    if (!Conditions.isTrue(r.old.getConditions(), ConditionType.Conflict)) {
-      events.record(r.group, EventReason.Conflict, message);
+    String claimed =
+        membership.conflicts().isEmpty() ? null : GroupMessages.conflict(membership.conflicts());
+    String refused =
+        membership.notAllowed().isEmpty()
+            ? null
+            : GroupMessages.roleLabelNotAllowed(membership.notAllowed(), looked.roleLabel());
+    String message =
+        claimed == null ? refused : refused == null ? claimed : claimed + "; " + refused;
+    String reason = claimed == null ? "RoleLabelNotAllowed" : "PodClaimedByOtherGroup";
+    String before =
+        Conditions.find(r.old.getConditions(), ConditionType.Conflict)
+            .filter(c -> "True".equals(c.getStatus()))
+            .map(Condition::getMessage)
+            .orElse(null);
+    if (!message.equals(before)) {
+      events.record(
+          r.group,
+          claimed == null ? EventReason.RoleLabelNotAllowed : EventReason.Conflict,
+          message);
     }
-    r.conditions.set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", message);
+    r.conditions.set(ConditionType.Conflict, true, reason, message);
   }
 
   private Reported secretProblem(
@@ -269,7 +287,9 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
               "LeaderInOtherCluster",
               "the lease is held outside this cluster; all pods here are followers");
       case RELEASE -> {
-        boolean conflicted = membership.members().isEmpty() && !membership.conflicts().isEmpty();
+        boolean conflicted =
+            membership.members().isEmpty()
+                && (!membership.conflicts().isEmpty() || !membership.notAllowed().isEmpty());
         // A group that never had a leader, whose pods exist and are not ready yet, is waiting for
         // them to start, not failing: told once, as Normal. Losing every candidate later, or
         // selecting no pod at all, is a Warning.
@@ -278,7 +298,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         String reason = conflicted ? "Conflict" : told.name();
         String message =
             conflicted
-                ? "every selected pod is claimed by an older LeaderGroup"
+                ? "no selected pod may be labeled by this group (condition Conflict says why)"
                 : starting
                     ? "waiting for the first ready candidate ("
                         + membership.members().size()

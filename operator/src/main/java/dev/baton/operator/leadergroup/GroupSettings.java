@@ -6,10 +6,13 @@ import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
+import dev.baton.api.v1alpha1.RedisConnectionRef.SecretRef;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.GoDuration;
 import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Shown;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import java.time.Duration;
 import java.util.HashSet;
@@ -30,10 +33,6 @@ public record GroupSettings(
     boolean protectLeader,
     Duration failoverDelay,
     LeaderService service) {
-
-  static final int MAX_ELECTION_KEY = 253;
-  private static final String DNS_SUBDOMAIN =
-      "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 
   public static GroupSettings of(LeaderGroup group) {
     LeaderGroupSpec spec = group.getSpec();
@@ -85,12 +84,12 @@ public record GroupSettings(
     String key = spec.getElectionKey();
     if (key == null || key.isBlank()) {
       key = group.getMetadata().getNamespace() + "/" + group.getMetadata().getName();
-    } else if (key.contains("{") || key.contains("}")) {
-      throw new IllegalArgumentException(
-          "spec.electionKey must not contain braces: Baton wraps it in a Redis hash tag");
-    } else if (key.length() > MAX_ELECTION_KEY) {
-      throw new IllegalArgumentException(
-          "spec.electionKey must be at most " + MAX_ELECTION_KEY + " characters");
+    }
+    // The schema's rules, repeated; the default key is checked too (a namespace named
+    // baton-operator cannot use the operator's registration keys).
+    String keyProblem = RedisKeys.problem("spec.electionKey", key);
+    if (keyProblem != null) {
+      throw new IllegalArgumentException(keyProblem);
     }
     if (spec.getRedis() != null
         && (spec.getRedis().getSecretRef() == null
@@ -99,8 +98,8 @@ public record GroupSettings(
       throw new IllegalArgumentException("spec.redis.secretRef.name is required");
     }
     if (spec.getRedis() != null
-        && !(spec.getRedis().getSecretRef().getName().matches(DNS_SUBDOMAIN)
-            && spec.getRedis().getSecretRef().getName().length() <= 253)) {
+        && !(spec.getRedis().getSecretRef().getName().matches(SecretRef.NAME_PATTERN)
+            && spec.getRedis().getSecretRef().getName().length() <= SecretRef.MAX_NAME)) {
       throw new IllegalArgumentException(
           "spec.redis.secretRef.name '"
               + shown(spec.getRedis().getSecretRef().getName())
@@ -223,11 +222,8 @@ public record GroupSettings(
     }
   }
 
-  /** A user's value for a message: long ones are cut, so a condition stays readable. */
+  /** A user's value for a message: long ones are cut, control characters escaped. */
   private static String shown(String value) {
-    if (value == null) {
-      return "";
-    }
-    return value.length() <= 64 ? value : value.substring(0, 61) + "...";
+    return Shown.value(value);
   }
 }

@@ -17,6 +17,8 @@ import dev.baton.operator.pods.PodLabeler;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
+import dev.baton.operator.tenancy.KeyClaims;
+import dev.baton.operator.tenancy.Refusal;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -84,6 +86,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
+  private final KeyClaims keys;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
@@ -92,6 +95,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     this.role = kit.role();
     this.activation = kit.activation();
     this.clock = kit.clock();
+    this.keys = kit.tenancy().keys();
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
@@ -104,6 +108,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
             kit.secrets(),
             renewer,
             sources,
+            kit.tenancy().roleLabels(),
             clock);
     // One helper for the act step's reservations and the report's writes, which keep them.
     Reservations<LeaderGroup, LeaderGroupStatus> terms = Reservations.terms(statusWriter);
@@ -121,6 +126,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       EventSourceContext<LeaderGroup> context) {
     List<EventSource<?, LeaderGroup>> all = new ArrayList<>(sources.prepare(context, leaseEvents));
     all.add(activation.eventSource(context));
+    all.add(keys.groups(context));
     return all;
   }
 
@@ -143,6 +149,14 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
       return reported(group, state, new GroupEnding.Invalid(e.getMessage()), started);
+    }
+    Refusal refused = keys.refusal(group, "spec.electionKey", settings.keys().electionKey());
+    if (refused != null) {
+      return reported(
+          group,
+          state,
+          new GroupEnding.Invalid(refused.reason(), refused.event(), refused.message()),
+          started);
     }
     PodView pods = observer.pods(group, settings, state.promotedPod());
     GroupEnding.Looked looked =
@@ -307,6 +321,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     }
     reporter.forget(group);
     removeLegacyFinalizer(group);
+    keys.released(group);
   }
 
   /**

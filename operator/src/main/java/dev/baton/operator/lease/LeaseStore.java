@@ -27,12 +27,15 @@ public interface LeaseStore {
 
   /**
    * Takes the lease if it is free or held by exactly {@code expected}, with the next term, when a
-   * reservation on this Redis covers that term and is not below {@code reserved} (else {@link
+   * reservation on this Redis covers that term and is exactly {@code reserved} (else {@link
    * Acquisition#unreserved()}).
    *
-   * @param reserved the highest term reservation the caller knows was recorded durably (0: none): a
-   *     Redis holding an older one may be a replaced master serving before it learns it was
-   *     replaced, and another process may have issued terms up to this one since
+   * @param reserved the highest term reservation the group's status records (0: none), or -1 for a
+   *     caller without one, which any reservation here serves. A Redis holding an older one may be
+   *     a replaced master serving before it learns it was replaced, and another process may have
+   *     issued terms up to this one since; a Redis holding a newer one holds a reservation this
+   *     group's status does not cover (another resource's, which had the key before, or another
+   *     cluster's): terms issued under it could repeat after Redis lost its data
    */
   Acquisition acquire(
       ElectionKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved);
@@ -43,7 +46,7 @@ public interface LeaseStore {
    */
   default Acquisition acquire(
       ElectionKeys keys, String expected, String recordPrefix, long ttlMillis) {
-    return acquire(keys, expected, recordPrefix, ttlMillis, 0);
+    return acquire(keys, expected, recordPrefix, ttlMillis, -1);
   }
 
   /**
@@ -73,7 +76,8 @@ public interface LeaseStore {
    * @param holder the holder record after the call, or null when the lease is free
    * @param term the new term when acquired, else -1
    * @param unreservedCounter when the lease was not taken for want of a term reservation: the term
-   *     counter (reserve above it and try again); else -1
+   *     counter, or the reservation in force when that is higher (reserve above it and try again);
+   *     else -1
    */
   record Acquisition(boolean acquired, String holder, long term, long unreservedCounter) {
     public boolean unreserved() {

@@ -182,13 +182,22 @@ public class RedisLeaseStore implements LeaseStore {
   public Acquisition acquire(
       ElectionKeys keys, String expected, String recordPrefix, long ttlMillis, long reserved) {
     List<Object> r =
-        run(
-            ACQUIRE,
-            allOf(keys),
-            expected == null ? "" : expected,
-            recordPrefix,
-            Long.toString(ttlMillis),
-            Long.toString(Math.max(0, reserved)));
+        reserved < 0
+            ? run(
+                ACQUIRE,
+                allOf(keys),
+                expected == null ? "" : expected,
+                recordPrefix,
+                Long.toString(ttlMillis),
+                "0")
+            : run(
+                ACQUIRE,
+                allOf(keys),
+                expected == null ? "" : expected,
+                recordPrefix,
+                Long.toString(ttlMillis),
+                Long.toString(reserved),
+                "exact");
     long code = (Long) r.get(0);
     String holder = (String) r.get(1);
     return new Acquisition(

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * Writes role labels and leader annotations on pods. Each change is one write, sent only when the
@@ -81,7 +82,14 @@ public class PodLabeler {
       want(pod, annotations, BatonNames.FAILOVER_DELAY_ANNOTATION, null);
       removeOurDeletionCost(pod, annotations);
     }
-    return patch(pod, labels, annotations, sending);
+    // Read again after a conflict, a pod another group marked meanwhile is left alone: a group
+    // never overwrites another's marks (docs/design.md, "Multi-tenant clusters").
+    return patch(pod, labels, annotations, p -> markedByNoneOr(p, role.group()), sending);
+  }
+
+  private static boolean markedByNoneOr(Pod pod, String group) {
+    String marked = Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION);
+    return marked == null || marked.equals(group);
   }
 
   /**
@@ -183,11 +191,19 @@ public class PodLabeler {
    * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
-    return patch(seen, labels, annotations, () -> {});
+    return patch(seen, labels, annotations, p -> true, () -> {});
   }
 
+  /**
+   * The same, not written when the pod read again after a conflict fails {@code stillOurs}; {@code
+   * sending} runs right before each patch is sent.
+   */
   private boolean patch(
-      Pod seen, Map<String, String> labels, Map<String, String> annotations, Runnable sending) {
+      Pod seen,
+      Map<String, String> labels,
+      Map<String, String> annotations,
+      Predicate<Pod> stillOurs,
+      Runnable sending) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
@@ -223,6 +239,9 @@ public class PodLabeler {
           throw e;
         }
         pod = resource.get();
+        if (pod != null && !stillOurs.test(pod)) {
+          return false;
+        }
       }
     }
     return true;

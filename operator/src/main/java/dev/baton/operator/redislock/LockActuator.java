@@ -113,7 +113,10 @@ final class LockActuator {
       String key = s.settings().labelKey();
       LockSettings settings = s.settings();
       if (step instanceof LockStep.Reserve) {
-        reserve(view);
+        cover(view);
+        if (LockObserver.reserveTokens(view, block)) {
+          reserve(view);
+        }
       } else if (step instanceof LockStep.ForceRelease f) {
         forceRelease(f);
       } else if (step instanceof LockStep.Reap r) {
@@ -254,7 +257,34 @@ final class LockActuator {
             return r;
           },
           r -> !r.ok() && r.view().instances().stream().anyMatch(InstanceView::unreserved),
-          refused -> reserve(refused.view()));
+          refused -> {
+            cover(refused.view());
+            reserve(refused.view());
+          });
+    }
+
+    /**
+     * A reservation found in Redis above the one the status records is recorded first, in the
+     * status only: every token issued under it is then covered after a loss of Redis's data, and no
+     * Redis write follows, so two clusters on one key do not outbid each other.
+     */
+    private void cover(LockView seen) {
+      long inForce =
+          seen.instances().stream()
+              .filter(InstanceView::reachable)
+              .mapToLong(InstanceView::reserved)
+              .max()
+              .orElse(-1);
+      if (inForce <= reservations.known(s.lock(), reserved)) {
+        return;
+      }
+      reservations.cover(
+          s.lock(),
+          inForce,
+          ceiling -> {
+            reserved = Math.max(reserved, ceiling);
+            done.add(new LockOutcome.Reserved(ceiling, block));
+          });
     }
 
     /** Tokens reserved in the status first, then in Redis ("Terms and tokens never repeat"). */

@@ -117,7 +117,7 @@ final class LockObserver {
             false,
             null,
             null),
-        !keptFresh && reserveTokens(view, state.block()));
+        !keptFresh && (reserveTokens(view, state.block()) || uncovered(view, state.reserved())));
   }
 
   /**
@@ -131,6 +131,16 @@ final class LockObserver {
     return view.instances().stream()
         .anyMatch(
             i -> i.reachable() && Reservations.runningLow(i.reserved(), i.counter(), block.size()));
+  }
+
+  /**
+   * Whether an instance holds a reservation above the one the lock's status records: made for
+   * another resource that had the key before (or in an earlier version, by a LeaderGroup on the
+   * same key), or by another cluster. Tokens issued under it would not be covered by this lock's
+   * status after Redis lost its data, so the status is raised to cover it first.
+   */
+  static boolean uncovered(LockView view, long recorded) {
+    return view.instances().stream().anyMatch(i -> i.reachable() && i.reserved() > recorded);
   }
 
   /** Reads the lock on every instance. */

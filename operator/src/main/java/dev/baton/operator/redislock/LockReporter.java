@@ -13,6 +13,7 @@ import dev.baton.operator.kube.ResourceReporter;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
+import dev.baton.operator.tenancy.Refusal;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Duration;
@@ -236,7 +237,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus, Lo
 
   /** A spec or Secret the operator cannot use: reported once, retried after {@code retry}. */
   private void invalid(LockReport r, String reason, String message, Duration retry) {
-    r.said = problemOnce(r.lock, r.said, EventReason.InvalidSpec, message);
+    EventReason told =
+        Refusal.KEY_IN_USE.equals(reason) ? EventReason.KeyInUse : EventReason.InvalidSpec;
+    r.said = problemOnce(r.lock, r.said, told, message);
     r.conditions
         .set(ConditionType.Invalid, true, reason, message)
         .set(ConditionType.Ready, false, reason, message);

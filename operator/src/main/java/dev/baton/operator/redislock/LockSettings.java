@@ -1,12 +1,15 @@
 package dev.baton.operator.redislock;
 
 import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisConnectionRef.SecretRef;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.client.BatonNames;
 import dev.baton.client.GoDuration;
 import dev.baton.client.LockKeys;
 import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Shown;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +53,8 @@ public record LockSettings(
     try {
       ttl = GoDuration.parse(ttlText);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("spec.ttl: " + e.getMessage());
+      throw new IllegalArgumentException(
+          "spec.ttl: '" + Shown.value(ttlText) + "' is not a duration such as 30s, 1m30s or 500ms");
     }
     if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
       throw new IllegalArgumentException("spec.ttl (" + ttlText + ") must be between 1s and 1h");
@@ -59,15 +63,16 @@ public record LockSettings(
       throw new IllegalArgumentException(
           "set spec.redis or spec.redlock, not both: one Redis or a Redlock quorum");
     }
-    LockKeys keys;
-    try {
-      keys =
-          spec.getKey() == null || spec.getKey().isBlank()
-              ? LockKeys.forResource(lock.getMetadata().getNamespace(), name)
-              : new LockKeys(spec.getKey());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("spec.key: " + e.getMessage());
+    String key =
+        spec.getKey() == null || spec.getKey().isBlank()
+            ? lock.getMetadata().getNamespace() + "/" + name
+            : spec.getKey();
+    // The schema's rules, repeated, on the default key too.
+    String keyProblem = RedisKeys.problem("spec.key", key);
+    if (keyProblem != null) {
+      throw new IllegalArgumentException(keyProblem);
     }
+    LockKeys keys = new LockKeys(key);
     String redisSecret = null;
     if (spec.getRedis() != null) {
       redisSecret = secretName(spec.getRedis(), "spec.redis.secretRef.name");
@@ -140,6 +145,10 @@ public record LockSettings(
     return List.copyOf(names);
   }
 
+  /**
+   * The Secret's name, once it is one Kubernetes could hold: it is shown in messages that reach the
+   * log, and a name the schema would refuse (say, with a line break) is shown escaped only.
+   */
   private static String secretName(RedisConnectionRef ref, String field) {
     if (ref == null
         || ref.getSecretRef() == null
@@ -147,6 +156,11 @@ public record LockSettings(
         || ref.getSecretRef().getName().isBlank()) {
       throw new IllegalArgumentException(field + " is required");
     }
-    return ref.getSecretRef().getName();
+    String name = ref.getSecretRef().getName();
+    if (name.length() > SecretRef.MAX_NAME || !name.matches(SecretRef.NAME_PATTERN)) {
+      throw new IllegalArgumentException(
+          field + " '" + Shown.value(name) + "' is not a valid Secret name");
+    }
+    return name;
   }
 }

@@ -13,6 +13,8 @@ import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
+import dev.baton.operator.tenancy.KeyClaims;
+import dev.baton.operator.tenancy.Refusal;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -72,6 +74,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
   private final LongSupplier nanoTime = System::nanoTime;
 
   private final Activation activation;
+  private final KeyClaims keys;
   private final PodCatalog pods;
   private volatile IndexerResourceCache<RedisLock> locks;
   private final NodeReadiness<RedisLock> nodes = new NodeReadiness<>();
@@ -81,6 +84,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     PodCatalog pods = kit.pods();
     this.role = kit.role();
     this.activation = kit.activation();
+    this.keys = kit.tenancy().keys();
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
     this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
@@ -142,7 +146,8 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
                     .filter(l -> l.getSpec() != null && l.getSpec().getHolderSelector() != null)
                     .map(ResourceID::fromResource)
                     .collect(Collectors.toSet()));
-    return List.of(podEvents, nodeEvents, lockEvents, activation.eventSource(context));
+    return List.of(
+        podEvents, nodeEvents, lockEvents, activation.eventSource(context), keys.locks(context));
   }
 
   /**
@@ -200,6 +205,15 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     } catch (IllegalArgumentException e) {
       return reported(
           id, lock, before, before, new LockEnding.Invalid("InvalidSpec", e.getMessage(), null));
+    }
+    Refusal refused = keys.refusal(lock, "spec.key", settings.keys().key());
+    if (refused != null) {
+      return reported(
+          id,
+          lock,
+          before,
+          before,
+          new LockEnding.Invalid(refused.reason(), refused.message(), null));
     }
     try {
       store = stores.of(lock.getMetadata().getNamespace(), settings);
@@ -283,6 +297,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
       }
     }
     reporter.forget(lock);
+    keys.released(lock);
     return DeleteControl.defaultDelete();
   }
 }

@@ -19,6 +19,18 @@ class OperatorConfigTest {
     assertThat(c.leaderElection()).isFalse();
     assertThat(OperatorConfig.from(Map.of(), true).leaderElection()).isTrue();
     assertThat(c.redisTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(c.leaderElectionLeaseName()).isEqualTo("baton-operator");
+  }
+
+  @Test
+  void theOperatorLeaseIsNamedByItsVariable() {
+    assertThat(
+            OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "baton-team-a"), true)
+                .leaderElectionLeaseName())
+        .isEqualTo("baton-team-a");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION_LEASE_NAME", "Team_A"), true))
+        .hasMessageContaining("BATON_LEADER_ELECTION_LEASE_NAME 'Team_A'");
   }
 
   @Test
@@ -61,5 +73,41 @@ class OperatorConfigTest {
         .hasMessageContaining("BATON_CLUSTER_ID");
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION", "yes"), false))
         .hasMessageContaining("BATON_LEADER_ELECTION");
+  }
+
+  @Test
+  void sharedKeyAndRoleLabelPrefixesAreReadAndChecked() {
+    OperatorConfig none = OperatorConfig.from(Map.of(), false);
+    assertThat(none.sharedKeyPrefixes()).isEmpty();
+    assertThat(none.roleLabelPrefixes()).isEmpty();
+    OperatorConfig c =
+        OperatorConfig.from(
+            Map.of(
+                "BATON_SHARED_KEY_PREFIXES", "global/, eu/jobs/",
+                "BATON_ROLE_LABEL_PREFIXES", "example.com/,db.example.org/"),
+            false);
+    assertThat(c.sharedKeyPrefixes()).containsExactly("global/", "eu/jobs/");
+    assertThat(c.roleLabelPrefixes()).containsExactly("example.com/", "db.example.org/");
+
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "global"), false))
+        .hasMessageContaining("BATON_SHARED_KEY_PREFIXES='global'")
+        .hasMessageContaining("must end with '/'");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "gate:x/"), false))
+        .hasMessageContaining("is reserved");
+    assertThatThrownBy(
+            () ->
+                OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "baton-operator/"), false))
+        .hasMessageContaining("is reserved");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "a b/"), false))
+        .hasMessageContaining("may hold only letters");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_ROLE_LABEL_PREFIXES", "Example.com/"), false))
+        .hasMessageContaining("BATON_ROLE_LABEL_PREFIXES");
+    assertThatThrownBy(
+            () -> OperatorConfig.from(Map.of("BATON_ROLE_LABEL_PREFIXES", "example.com"), false))
+        .hasMessageContaining("a DNS subdomain and a '/'");
   }
 }

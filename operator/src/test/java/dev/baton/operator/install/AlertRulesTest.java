@@ -25,7 +25,11 @@ class AlertRulesTest {
 
   private static final ObjectMapper YAML = new YAMLMapper();
 
-  /** Series as the operator exports them (namespace and service are the scrape's labels). */
+  /**
+   * Series as the operator exports them: namespace, pod and service are the scrape's labels, as a
+   * ServiceMonitor sets them; the second group has a PodMonitor's (no service) and another
+   * release's operator in the same namespace, which must not stand in for this one.
+   */
   private static final String TESTS =
       """
       rule_files: [rules.yaml]
@@ -43,7 +47,7 @@ class AlertRulesTest {
             - series: 'baton_leadergroup_condition{namespace="shop",group="payments",type="RedisAvailable"}'
               values: '1x3 0x10'
             # the only operator replica stops being active after a minute
-            - series: 'baton_operator_active{namespace="baton-system",service="baton-baton-operator-metrics",pod="baton-0"}'
+            - series: 'baton_operator_active{namespace="baton-system",service="baton-baton-operator-metrics",pod="baton-baton-operator-6f7c9d8b5-x2k4q",job="baton-baton-operator-metrics"}'
               values: '1x4 0x10'
             # a lock whose holder died 0 s, then 40 s ago, with a 30 s ttl
             - series: 'baton_lock_dead_holder_seconds{namespace="shop",lock="nightly"}'
@@ -98,6 +102,23 @@ class AlertRulesTest {
                   exp_annotations:
                     summary: "RedisLock shop/nightly is held by a dead holder past its ttl"
                     description: "The pod named by the lock's value is gone, yet the lock has been held longer than its ttl since: nobody else can take it."
+        - interval: 15s
+          input_series:
+            - series: 'baton_operator_active{namespace="baton-system",pod="baton-baton-operator-6f7c9d8b5-x2k4q",container="operator",job="baton-system/baton-baton-operator"}'
+              values: '1x4 0x10'
+            - series: 'baton_operator_active{namespace="baton-system",pod="baton-baton-operator-6f7c9d8b5-q8n2m",container="operator",job="baton-system/baton-baton-operator"}'
+              values: '0x14'
+            - series: 'baton_operator_active{namespace="baton-system",pod="team-b-baton-operator-5d8c7b9f4-k2j4x",container="operator",job="baton-system/team-b-baton-operator"}'
+              values: '1x14'
+          alert_rule_test:
+            - {eval_time: 1m, alertname: BatonNoActiveOperator, exp_alerts: []}
+            - eval_time: 2m30s
+              alertname: BatonNoActiveOperator
+              exp_alerts:
+                - exp_labels: {severity: critical}
+                  exp_annotations:
+                    summary: "No active Baton operator replica in baton-system for over a minute"
+                    description: "Nobody moves leadership or renews leases; leases lapse after their ttl."
       """;
 
   @Test

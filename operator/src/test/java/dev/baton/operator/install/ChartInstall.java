@@ -8,7 +8,8 @@ import java.util.Map;
  * The chart values that start the operator with a given environment: the namespaces it watches,
  * whether it elects an active replica, and the release namespace (where its Lease is).
  */
-record ChartInstall(List<String> watchNamespaces, boolean leaderElection, String namespace) {
+record ChartInstall(
+    List<String> watchNamespaces, boolean leaderElection, String namespace, String leaseName) {
 
   static ChartInstall matching(Map<String, String> env) {
     String namespaces = env.get("BATON_NAMESPACES");
@@ -21,7 +22,8 @@ record ChartInstall(List<String> watchNamespaces, boolean leaderElection, String
         election
             ? env.getOrDefault("BATON_LEADER_ELECTION_NAMESPACE", HelmChart.NAMESPACE)
             : HelmChart.NAMESPACE;
-    return new ChartInstall(watched, election, namespace);
+    return new ChartInstall(
+        watched, election, namespace, env.getOrDefault("BATON_LEADER_ELECTION_LEASE_NAME", ""));
   }
 
   String values() {
@@ -31,6 +33,8 @@ record ChartInstall(List<String> watchNamespaces, boolean leaderElection, String
     }
     if (!leaderElection) {
       v.append("replicaCount: 1\nleaderElection: {enabled: false}\n");
+    } else if (!leaseName.isEmpty()) {
+      v.append("leaderElection: {enabled: true, leaseName: ").append(leaseName).append("}\n");
     }
     return v.toString();
   }

@@ -10,6 +10,9 @@ import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.GoDuration;
 import dev.baton.operator.kube.LabelSelectors;
 import dev.baton.operator.redislock.LockSettings;
+import dev.baton.operator.tenancy.KeyClaims;
+import dev.baton.operator.tenancy.KeyScope;
+import dev.baton.operator.tenancy.RoleLabelScope;
 import dev.baton.testkit.EndpointsController;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
@@ -74,6 +77,9 @@ final class ExampleChecks {
     assertThatCode(() -> LockSettings.of(applied))
         .as(file + ": RedisLock %s is valid", lock.getMetadata().getName())
         .doesNotThrowAnyException();
+    assertThat(new KeyScope(List.of()).refusal("spec.key", "shop", KeyClaims.keyOf(applied)))
+        .as(file + ": RedisLock %s's key belongs to its namespace", lock.getMetadata().getName())
+        .isNull();
     var selector = lock.getSpec().getHolderSelector();
     if (selector != null) {
       assertThat(workloads.values())
@@ -135,6 +141,18 @@ final class ExampleChecks {
     assertThat(podLabels)
         .as(what + ": the pod template must not set %s, Baton owns it", roleLabel)
         .doesNotContainKey(roleLabel);
+    // The operator as the chart installs it allows no role-label prefix and shares no key prefix.
+    Pod member = new Pod();
+    member.setMetadata(template.getMetadata());
+    assertThat(new RoleLabelScope(List.of()).mayLabel(member, roleLabel))
+        .as(what + ": roleLabel %s is under baton.dev/ or the pods allow it", roleLabel)
+        .isTrue();
+    LeaderGroup applied = Serialization.clone(group);
+    applied.getMetadata().setNamespace("shop");
+    assertThat(
+            new KeyScope(List.of()).refusal("spec.electionKey", "shop", KeyClaims.keyOf(applied)))
+        .as(what + ": its key belongs to the namespace it is applied in")
+        .isNull();
     assertThat(template.getSpec().getContainers())
         .as(what + ": candidates are the ready pods, so the pods need a readiness probe")
         .allSatisfy((Container c) -> assertThat(c.getReadinessProbe()).isNotNull());

@@ -57,12 +57,15 @@ class HelmChartTest {
             "ServiceAccount",
             "ClusterRole",
             "ClusterRole",
+            "ClusterRole",
+            "ClusterRole",
             "ClusterRoleBinding",
             "ClusterRoleBinding",
             "Role",
             "RoleBinding",
             "Service",
             "Deployment",
+            "PodDisruptionBudget",
             "CustomResourceDefinition",
             "CustomResourceDefinition");
     assertThat(objects)
@@ -100,6 +103,7 @@ class HelmChartTest {
         .containsEntry("BATON_CLUSTER_ID", "default")
         .containsEntry("BATON_HTTP_PORT", "8080")
         .containsEntry("BATON_LEADER_ELECTION", "true")
+        .containsEntry("BATON_LEADER_ELECTION_LEASE_NAME", "baton-operator")
         .containsEntry("BATON_LOG_LEVEL", "info")
         .containsEntry("BATON_LOG_FORMAT", "text")
         .doesNotContainKeys(

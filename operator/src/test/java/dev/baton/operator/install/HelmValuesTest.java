@@ -38,6 +38,12 @@ class HelmValuesTest {
           metrics: {serviceMonitor: {enabled: true}, service: {enabled: false}} \
                                                     | /metrics/service/enabled | must be true
           podDisruptionBudget: {maxUnavailable: x}  | /podDisruptionBudget/maxUnavailable | oneOf
+          leaderElection: {enabled: true, leaseName: Baton_A} | /leaderElection/leaseName | pattern
+          monitoring: {podMonitor: {relabelings: [{action: explode}]}} \
+                                                    | /monitoring/podMonitor/relabelings/0/action | must be one of
+          monitoring: {agentPodMonitor: {port: 4041}} | /monitoring/agentPodMonitor/port | want string
+          networkPolicy: {redis: {ports: [0]}}      | /networkPolicy/redis/ports/0 | minimum
+          rbac: {aggregateClusterRoles: 1}          | /rbac/aggregateClusterRoles | want boolean
           """)
   void schemaRefusesBadValuesWithAMessage(String values, String path, String reason) {
     assertThatThrownBy(() -> HelmChart.renderText(values))
@@ -72,7 +78,9 @@ class HelmValuesTest {
           "probes.startup",
           "probes.liveness",
           "probes.readiness",
-          "grafanaDashboard.labels");
+          "grafanaDashboard.labels",
+          "monitoring.agentPodMonitor.namespaceSelector",
+          "monitoring.agentPodMonitor.selector");
 
   private static void collectKeys(JsonNode node, String key, List<String> keys) {
     if (!node.isObject() || node.isEmpty() || WHOLE_VALUES.contains(key)) {

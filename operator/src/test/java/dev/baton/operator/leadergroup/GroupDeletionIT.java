@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class GroupDeletionIT {
 
   private static final Duration WAIT = Duration.ofSeconds(20);
-  private static final String CUSTOM_ROLE = "example.com/role";
+  private static final String CUSTOM_ROLE = "baton.dev/custom-role";
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;

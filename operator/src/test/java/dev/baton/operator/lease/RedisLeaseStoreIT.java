@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.ElectionKeys;
+import dev.baton.client.LockKeys;
 import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -154,6 +155,36 @@ class RedisLeaseStoreIT {
     assertThat(store.reserve(k, 200, 300)).isEqualTo(300);
     var b = store.acquire(k, a.holder(), "c|ns|b|ub", 60_000, 300);
     assertThat(b.term()).isEqualTo(201);
+  }
+
+  @Test
+  void aReservationAboveTheGroupsOwnIssuesNothingUntilTheGroupReservesAboveIt() {
+    ElectionKeys k = keys("inherited");
+    // Another resource had this key and reserved up to 1000; this group's status records none.
+    store.reserve(k, 0, 1000);
+    var refused = store.acquire(k, "", "c|ns|a|ua", 60_000, 0);
+    assertThat(refused.unreserved()).isTrue();
+    assertThat(refused.unreservedCounter()).as("the ceiling to reserve above").isEqualTo(1000);
+    assertThat(store.observe(k).holder()).isNull();
+    // Once the group's status records a ceiling above it, the one counter of the key goes on.
+    assertThat(store.reserve(k, 1000, 1100)).isEqualTo(1100);
+    assertThat(store.acquire(k, "", "c|ns|a|ua", 60_000, 1100).term()).isEqualTo(1);
+  }
+
+  @Test
+  void aLocksTokenReservationOnTheSameKeyIsNotATermReservation() {
+    ElectionKeys k = keys("lock-and-group");
+    LockKeys lock = new LockKeys(k.electionKey());
+    String info = redis.command("INFO", "server");
+    String runId = info.substring(info.indexOf("run_id:") + 7).lines().findFirst().orElseThrow();
+    // A lock's ceiling, valid on this Redis, in the key elections once shared.
+    redis.command("SET", lock.reservation(), "5000:" + runId.trim());
+    assertThat(lock.reservation()).isNotEqualTo(k.reservation());
+    var none = store.acquire(k, "", "c|ns|a|ua", 60_000, 0);
+    assertThat(none.unreserved()).isTrue();
+    assertThat(none.unreservedCounter()).isZero();
+    store.reserve(k, 0, 100);
+    assertThat(store.acquire(k, "", "c|ns|a|ua", 60_000, 100).term()).isEqualTo(1);
   }
 
   @Test

@@ -2,6 +2,7 @@ package dev.baton.operator.redislock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.testkit.EmbeddedKubernetes;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
@@ -60,6 +61,10 @@ class RedisLockCrdTest {
     assertThat(ttl.getXKubernetesValidations())
         .extracting(ValidationRule::getRule)
         .containsExactly("duration(self) >= duration('1s') && duration(self) <= duration('1h')");
-    assertThat(spec().getProperties().get("key").getPattern()).isEqualTo("^[^{}]+$");
+    JSONSchemaProps key = spec().getProperties().get("key");
+    assertThat(key.getPattern()).isEqualTo(RedisKeys.PATTERN);
+    assertThat(key.getXKubernetesValidations())
+        .extracting(ValidationRule::getRule)
+        .containsExactly(RedisKeys.NOT_RESERVED_RULE);
   }
 }

@@ -170,6 +170,44 @@ class TokenFencingIT {
         .isGreaterThan(50_000L);
   }
 
+  /**
+   * A ceiling in the lock's {@code :reserved} that its status never recorded (a LeaderGroup on the
+   * same key raised it before elections had a reservation of their own): the operator records it in
+   * the status before anything relies on it, so tokens issued under it are never issued again after
+   * Redis loses its data.
+   */
+  @Test
+  void aCeilingFoundAboveTheLocksStatusIsRecordedBeforeRedisLosesIt() {
+    Pod a = cluster.createPod("worker-a", "worker");
+    Pod b = cluster.createPod("worker-b", "worker");
+    String info = cluster.redis.command("INFO", "server");
+    String runId = info.substring(info.indexOf("run_id:") + 7).lines().findFirst().orElseThrow();
+    cluster.redis.command("SET", "baton:{" + NS + "/jobs}:token", "1500");
+    cluster.redis.command("SET", "baton:{" + NS + "/jobs}:reserved", "5000:" + runId.trim());
+    cluster.startOperator();
+    cluster.create(BatonCluster.redisLock("jobs", "3s"));
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                cluster.lockStatus("jobs") != null
+                    && cluster.lockStatus("jobs").getReservedToken() != null
+                    && cluster.lockStatus("jobs").getReservedToken() >= 5000L);
+    assertThat(cluster.redis.command("GET", "baton:{" + NS + "/jobs}:reserved"))
+        .as("the cover writes nothing to Redis")
+        .contains("5000:");
+
+    LockLease underIt = appLock(a).tryAcquire(WAIT).orElseThrow();
+    assertThat(underIt.token()).isEqualTo(1501);
+    underIt.release();
+
+    cluster.stopOperator();
+    cluster.redis.restart(false);
+    cluster.startOperator();
+    LockLease after = appLock(b).tryAcquire(WAIT).orElseThrow();
+    assertThat(after.token()).as(cluster.describeLock("jobs")).isGreaterThan(5000L);
+  }
+
   private BatonLock appLock(Pod pod) {
     return BatonLocks.singleRedis(
             redisson, LockOwner.pod(NS, pod.getMetadata().getName(), pod.getMetadata().getUid()))

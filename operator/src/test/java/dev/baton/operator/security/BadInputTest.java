@@ -14,6 +14,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.operator.leadergroup.GroupSettings;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.security.BadInputTable.Row;
@@ -48,6 +50,9 @@ class BadInputTest {
       CrdSchemaCheck.schema("leadergroups.baton.dev-v1.yml");
   private static final String PASSWORD = "Url-Pw-f00d5";
   private static final String LABEL_KEY_PATTERN = "should match '^([a-z0-9]([-a-z0-9]*";
+  private static final String KEY_PATTERN = "should match '" + RedisKeys.PATTERN + "'";
+  private static final String SECRET_PATTERN =
+      "should match '" + RedisConnectionRef.SecretRef.NAME_PATTERN + "'";
   private static final AtomicInteger SECRETS = new AtomicInteger();
 
   private static EmbeddedKubernetes kube;
@@ -152,8 +157,22 @@ class BadInputTest {
         row(
             "spec.electionKey",
             "shop/{payments}",
-            "should match '^[^{}]+$'",
-            "spec.electionKey must not contain braces"),
+            KEY_PATTERN,
+            "spec.electionKey may hold only letters, digits and - _ . : /"),
+        row("spec.electionKey", "shop/pay ments", KEY_PATTERN, "no braces, spaces or wildcards"),
+        row("spec.electionKey", "shop/*", KEY_PATTERN, "no braces, spaces or wildcards"),
+        row(
+            "spec.electionKey",
+            "gate:shop/payments",
+            RedisKeys.RESERVED_MESSAGE,
+            "spec.electionKey 'gate:shop/payments' is reserved: a key holding ':' before its"
+                + " first '/' is Baton's own"),
+        row(
+            "spec.electionKey",
+            "baton-operator/default",
+            RedisKeys.RESERVED_MESSAGE,
+            "spec.electionKey 'baton-operator/default' is reserved: keys under baton-operator/"
+                + " are the operator's own registration"),
         row(
             "spec.electionKey",
             huge,
@@ -167,8 +186,14 @@ class BadInputTest {
         row(
             "spec.redis.secretRef.name",
             "Payments_Redis",
-            null,
+            SECRET_PATTERN,
             "spec.redis.secretRef.name 'Payments_Redis' is not a valid Secret name"),
+        row(
+            "spec.redis.secretRef.name",
+            "redis\n12:00:00 INFO forged line",
+            SECRET_PATTERN,
+            "spec.redis.secretRef.name 'redis\\u000a12:00:00 INFO forged line' is not a valid"
+                + " Secret name"),
         row("spec.paused", "yes", "must be of type boolean", null),
         row(
             "spec.failoverDelay",

@@ -12,6 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.redislock.LockSettings;
 import dev.baton.operator.security.BadInputTable.Row;
@@ -59,7 +61,23 @@ class BadLockInputTest {
             expression("job", "In"),
             null,
             "operator In on 'job' needs values"),
-        row("spec.ttl", "soon", TTL_PATTERN, "spec.ttl: 'soon' is not a duration"));
+        row("spec.ttl", "soon", TTL_PATTERN, "spec.ttl: 'soon' is not a duration"),
+        row(
+            "spec.key",
+            "shop/{migration}",
+            "should match '" + RedisKeys.PATTERN + "'",
+            "spec.key may hold only letters, digits and - _ . : /"),
+        row(
+            "spec.key",
+            "gate:shop/migration",
+            RedisKeys.RESERVED_MESSAGE,
+            "spec.key 'gate:shop/migration' is reserved"),
+        row(
+            "spec.redis.secretRef.name",
+            "lock-redis\r\nforged",
+            "should match '" + RedisConnectionRef.SecretRef.NAME_PATTERN + "'",
+            "spec.redis.secretRef.name 'lock-redis\\u000d\\u000aforged' is not a valid Secret"
+                + " name"));
   }
 
   @Test

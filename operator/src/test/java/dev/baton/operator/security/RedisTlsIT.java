@@ -108,13 +108,13 @@ class RedisTlsIT {
         LeaderGroup g = Sandbox.group(app, app);
         if (!app.equals("payments")) {
           g.getSpec().setRedis(new RedisConnectionRef(app + "-redis"));
-          g.getSpec().setRoleLabel(app + ".example.com/role");
+          g.getSpec().setRoleLabel("baton.dev/" + app + "-role");
         }
         cluster.create(g);
       }
 
       cluster.awaitLeader("payments", ROLE);
-      cluster.awaitLeader("orders", "orders.example.com/role");
+      cluster.awaitLeader("orders", "baton.dev/orders-role");
       await()
           .atMost(WAIT)
           .untilAsserted(
@@ -133,8 +133,8 @@ class RedisTlsIT {
                           });
                 }
               });
-      assertThat(cluster.roles("untrusted.example.com/role")).isEmpty();
-      assertThat(cluster.roles("wrongca.example.com/role")).isEmpty();
+      assertThat(cluster.roles("baton.dev/untrusted-role")).isEmpty();
+      assertThat(cluster.roles("baton.dev/wrongca-role")).isEmpty();
       try (RespClient c = RespClient.connect(redis.port(), ca.trustingContext(), null, PASSWORD)) {
         assertThat(c.text("INFO", "stats"))
             .as("connections came in over TLS")

@@ -38,7 +38,7 @@ class SentinelFailoverIT {
   private static final String ROLE = BatonCluster.ROLE;
 
   /** The second group uses its own role label, so each group's leaders can be counted apart. */
-  private static final String ORDERS_ROLE = "orders.example.com/role";
+  private static final String ORDERS_ROLE = "baton.dev/orders-role";
 
   private static final Duration WAIT = Duration.ofSeconds(30);
 
