@@ -26,6 +26,15 @@ namespace, so that releases of the same name in two namespaces do not collide.
 {{- printf "%s-%s" (include "baton.fullname" .) .Release.Namespace -}}
 {{- end -}}
 
+{{/*
+The MutatingWebhookConfiguration's name: cluster-scoped, so it carries the release namespace too
+(a DNS subdomain, unlike a ClusterRole's name: no trailing "-" when the namespace is unknown, as
+under `helm lint`).
+*/}}
+{{- define "baton.webhookConfigurationName" -}}
+{{- include "baton.clusterScopedName" . | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* The labels that select the operator pods; they never change across upgrades. */}}
 {{- define "baton.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "baton.name" . }}
@@ -97,4 +106,49 @@ The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the sa
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
   verbs: ["list", "watch", "create", "patch", "delete"]
+{{- if .Values.webhook.enabled }}
+# Injected agents: per LeaderGroup, a Role (get and watch on pods, which the operator holds itself)
+# bound to its pods' service accounts, and in relay mode a NetworkPolicy for the leader-only port;
+# each owned by the group and deleted with it by the garbage collector.
+- apiGroups: ["rbac.authorization.k8s.io"]
+  resources: ["roles", "rolebindings"]
+  verbs: ["get", "create", "update"]
+- apiGroups: ["networking.k8s.io"]
+  resources: ["networkpolicies"]
+  verbs: ["get", "create", "update"]
+{{- end }}
+{{- end -}}
+
+{{/*
+The operator's environment for the agent injection webhook (README.md, "Agent injection").
+*/}}
+{{- define "baton.webhookEnv" -}}
+{{- $fullname := include "baton.fullname" . -}}
+- name: BATON_WEBHOOK_ENABLED
+  value: "true"
+- name: BATON_WEBHOOK_PORT
+  value: {{ .Values.webhook.port | quote }}
+- name: BATON_WEBHOOK_SERVICE
+  value: {{ $fullname }}-webhook
+- name: BATON_WEBHOOK_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+# The agent ships in the operator's image: pods get the agent of the operator that injected them.
+- name: BATON_AGENT_IMAGE
+  value: {{ include "baton.image" . | quote }}
+- name: BATON_AGENT_REDIS_SECRET
+  value: {{ .Values.webhook.agentRedisSecret | quote }}
+- name: BATON_WEBHOOK_NATIVE_SIDECAR
+  value: {{ .Values.webhook.nativeSidecar | quote }}
+{{- if .Values.webhook.certManager.enabled }}
+- name: BATON_WEBHOOK_CERT_DIR
+  value: /etc/baton/webhook-tls
+{{- else }}
+# The operator's own CA, kept in this Secret; the caBundle of this configuration follows it.
+- name: BATON_WEBHOOK_CA_SECRET
+  value: {{ $fullname }}-webhook-ca
+- name: BATON_WEBHOOK_CONFIGURATION
+  value: {{ include "baton.webhookConfigurationName" . }}
+{{- end }}
 {{- end -}}

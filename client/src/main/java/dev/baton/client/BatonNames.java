@@ -61,6 +61,15 @@ public final class BatonNames {
 
   public static final String HELD = "held";
 
+  /**
+   * The label by which a pod asks for the agent to be injected, its value the mode ({@code gate} or
+   * {@code relay}); the webhook's objectSelector matches it.
+   */
+  public static final String AGENT_LABEL = "baton.dev/agent";
+
+  /** The injected agent's container name. */
+  public static final String AGENT_CONTAINER = "baton-agent";
+
   /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
   public static final String FORCE_RELEASE_ANNOTATION = "baton.dev/force-release";
 

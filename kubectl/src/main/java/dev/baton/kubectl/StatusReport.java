@@ -132,7 +132,8 @@ final class StatusReport {
               ready(p),
               p.getMetadata().getDeletionTimestamp() != null,
               annotations == null ? null : annotations.get(BatonNames.TERM_ANNOTATION),
-              p.getSpec() == null ? null : p.getSpec().getNodeName()));
+              p.getSpec() == null ? null : p.getSpec().getNodeName(),
+              agent(p, status.getAgentImage())));
     }
     List<StatusView.Change> changes =
         events(ns).stream()
@@ -148,12 +149,37 @@ final class StatusReport {
         g.getMetadata().getName(),
         Boolean.TRUE.equals(spec.getPaused()),
         roleLabel,
+        status.getAgentImage(),
         holder,
         status.getPendingFailover(),
         status.getConditions() == null ? List.of() : status.getConditions(),
         pods,
         status.getRouting() == null ? List.of() : status.getRouting(),
         changes.subList(Math.max(0, changes.size() - FAILOVERS_SHOWN), changes.size()));
+  }
+
+  /** The agent of a pod that asks for one (its label), against the operator's image; else null. */
+  static StatusView.Agent agent(Pod p, String operatorImage) {
+    Map<String, String> labels = p.getMetadata().getLabels();
+    String mode = labels == null ? null : labels.get(BatonNames.AGENT_LABEL);
+    if (mode == null) {
+      return null;
+    }
+    String image =
+        BatonPods.agents(p).stream()
+            .filter(c -> BatonNames.AGENT_CONTAINER.equals(c.getName()))
+            .map(c -> c.getImage() == null ? "" : c.getImage())
+            .findFirst()
+            .orElse(null);
+    String state;
+    if (image == null) {
+      state = StatusView.Agent.MISSING;
+    } else if (operatorImage == null) {
+      state = StatusView.Agent.INJECTED;
+    } else {
+      state = operatorImage.equals(image) ? StatusView.Agent.CURRENT : StatusView.Agent.OUTDATED;
+    }
+    return new StatusView.Agent(mode, state, image);
   }
 
   private List<Event> events(String namespace) {

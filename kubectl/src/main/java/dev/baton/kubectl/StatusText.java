@@ -18,7 +18,8 @@ final class StatusText {
           ConditionType.Routed,
           ConditionType.RedisAvailable,
           ConditionType.Paused,
-          ConditionType.SplitBrainSuspected);
+          ConditionType.SplitBrainSuspected,
+          ConditionType.AgentInjected);
 
   /** The conditions whose True is a problem, printed with their message. */
   private static final Set<String> PROBLEMS_WHEN_TRUE =
@@ -26,6 +27,10 @@ final class StatusText {
           ConditionType.SplitBrainSuspected.name(),
           ConditionType.Conflict.name(),
           ConditionType.Invalid.name());
+
+  /** The conditions whose False is a problem, printed with their message. */
+  private static final Set<String> NEEDED_TRUE =
+      Set.of(ConditionType.Ready.name(), ConditionType.AgentInjected.name());
 
   private StatusText() {}
 
@@ -50,7 +55,7 @@ final class StatusText {
               + " unless it recovers");
     }
     for (Condition c : g.conditions()) {
-      if (!"True".equals(c.getStatus()) && c.getType().equals(ConditionType.Ready.name())
+      if (!"True".equals(c.getStatus()) && NEEDED_TRUE.contains(c.getType())
           || "True".equals(c.getStatus()) && PROBLEMS_WHEN_TRUE.contains(c.getType())) {
         out.println("  " + c.getType() + ": " + c.getMessage());
       }
@@ -61,21 +66,7 @@ final class StatusText {
 
   /** The pods, the Services routing to the leader, the last leadership changes. */
   private static void views(PrintStream out, StatusView.Group g) {
-    out.println("  Pods (" + g.roleLabel() + "):");
-    Table pods = new Table("POD", "ROLE", "READY", "TERM", "NODE");
-    for (StatusView.Pod p : g.pods()) {
-      pods.row(
-          p.name(),
-          p.role(),
-          (p.ready() ? "True" : "False") + (p.terminating() ? " (terminating)" : ""),
-          p.term(),
-          p.node());
-    }
-    if (pods.isEmpty()) {
-      out.println("    none selected");
-    } else {
-      pods.print(out, "    ");
-    }
+    pods(out, g);
 
     out.println("  Services routing to the leader:");
     if (g.routing().isEmpty()) {
@@ -100,6 +91,56 @@ final class StatusText {
       g.lastChanges().forEach(c -> t.row(c.time(), c.reason(), c.message()));
       t.print(out, "    ");
     }
+  }
+
+  /**
+   * The pods, with an AGENT column when some ask for the agent, and the pods to create again to run
+   * the operator's agent (missing: created while no webhook answered; outdated: an earlier image).
+   */
+  private static void pods(PrintStream out, StatusView.Group g) {
+    out.println("  Pods (" + g.roleLabel() + "):");
+    boolean agents = g.pods().stream().anyMatch(p -> p.agent() != null);
+    Table pods =
+        agents
+            ? new Table("POD", "ROLE", "READY", "TERM", "NODE", "AGENT")
+            : new Table("POD", "ROLE", "READY", "TERM", "NODE");
+    for (StatusView.Pod p : g.pods()) {
+      String ready = (p.ready() ? "True" : "False") + (p.terminating() ? " (terminating)" : "");
+      if (agents) {
+        pods.row(p.name(), p.role(), ready, p.term(), p.node(), agent(p.agent()));
+      } else {
+        pods.row(p.name(), p.role(), ready, p.term(), p.node());
+      }
+    }
+    if (pods.isEmpty()) {
+      out.println("    none selected");
+      return;
+    }
+    pods.print(out, "    ");
+    List<String> roll =
+        g.pods().stream()
+            .filter(p -> p.agent() != null && p.agent().needsRoll())
+            .map(StatusView.Pod::name)
+            .toList();
+    if (!roll.isEmpty()) {
+      out.println(
+          "    Not running this operator's agent"
+              + (g.agentImage() == null ? "" : " (" + g.agentImage() + ")")
+              + ": "
+              + String.join(", ", roll)
+              + ". Roll them (kubectl rollout restart) or delete them to have them created with"
+              + " it.");
+    }
+  }
+
+  private static String agent(StatusView.Agent a) {
+    if (a == null) {
+      return "";
+    }
+    return a.mode()
+        + ", "
+        + a.state()
+        + (StatusView.Agent.OUTDATED.equals(a.state()) ? " (" + a.image() + ")" : "");
   }
 
   /** The locks of one namespace, or (namespace null) of all, with a NAMESPACE column. */

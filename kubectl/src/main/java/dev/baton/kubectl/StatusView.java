@@ -21,13 +21,17 @@ final class StatusView {
   @JsonPropertyOrder({"kind", "groups", "locks"})
   record Document(String kind, List<Group> groups, List<Lock> locks) {}
 
-  /** One LeaderGroup's three views, conditions and last leadership changes. */
+  /**
+   * One LeaderGroup's three views, conditions and last leadership changes; {@code agentImage} is
+   * the operator's, while pods of the group ask for the agent.
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Group(
       String namespace,
       String name,
       boolean paused,
       String roleLabel,
+      String agentImage,
       Holder holder,
       PendingFailover pendingFailover,
       List<Condition> conditions,
@@ -39,10 +43,38 @@ final class StatusView {
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Holder(String pod, Long term, String since) {}
 
-  /** A candidate pod: its role label, readiness, the term annotation the leader carries, node. */
+  /**
+   * A candidate pod: its role label, readiness, the term annotation the leader carries, node, and
+   * its agent when it asks for one (null otherwise).
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   record Pod(
-      String name, String role, boolean ready, boolean terminating, String term, String node) {}
+      String name,
+      String role,
+      boolean ready,
+      boolean terminating,
+      String term,
+      String node,
+      Agent agent) {}
+
+  /**
+   * The agent of a pod labeled {@code baton.dev/agent}: its mode (the label's value), the image it
+   * runs (null when missing), and its state against the operator's agent image ({@code
+   * status.agentImage}): {@code current}, {@code outdated}, {@code missing} (created while no
+   * webhook answered), or {@code injected} while the operator has not recorded its image.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  record Agent(String mode, String state, String image) {
+    static final String CURRENT = "current";
+    static final String OUTDATED = "outdated";
+    static final String MISSING = "missing";
+    static final String INJECTED = "injected";
+
+    /** Whether the pod needs to be created again to run the operator's agent. */
+    boolean needsRoll() {
+      return MISSING.equals(state) || OUTDATED.equals(state);
+    }
+  }
 
   /** An Event that changed (or refused to change) leadership. */
   @JsonInclude(JsonInclude.Include.NON_NULL)

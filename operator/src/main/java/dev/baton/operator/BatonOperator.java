@@ -3,6 +3,8 @@ package dev.baton.operator;
 import dev.baton.client.DaemonThreads;
 import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
+import dev.baton.operator.injection.AgentInjector;
+import dev.baton.operator.injection.AgentWebhook;
 import dev.baton.operator.kube.ReadRetry;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
@@ -72,6 +74,7 @@ public final class BatonOperator implements AutoCloseable {
   private KubernetesClient leaseClient;
   private Operator operator;
   private HttpEndpoints http;
+  private AgentWebhook webhook;
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
@@ -100,18 +103,7 @@ public final class BatonOperator implements AutoCloseable {
               + " set -D{}=4",
           AsyncPool.PARALLELISM);
     }
-    if (args.length > 0 && args[0].equals("demo")) {
-      System.exit(DemoLauncher.run());
-    }
-    if (args.length > 0 && args[0].equals("version")) {
-      // Also the image build's proof that its class archive maps (java -Xshare:on ... version).
-      System.out.println("baton-operator " + version());
-      System.exit(0);
-    }
-    if (args.length > 0) {
-      System.err.println("usage: java -jar baton-operator.jar [demo|version]");
-      System.exit(2);
-    }
+    CommandLine.exitUnlessRun(args);
     boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
     OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
     BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build(), true);
@@ -151,20 +143,7 @@ public final class BatonOperator implements AutoCloseable {
         config.leaderElection()
             ? identity()
             : identity() + "/" + UUID.randomUUID().toString().substring(0, 8);
-    role =
-        config.leaderElection()
-            ? new LeaseElection(
-                leaseClient = ReplicaClients.named(client, identity),
-                leaseNamespace(),
-                config.leaderElectionLeaseName(),
-                identity,
-                LeaseElection.Timing.of(config.leaderElectionLease()))
-            : new SoleReplica(
-                connections,
-                config.redis(),
-                config.clusterId(),
-                identity,
-                metrics::otherActiveReplica);
+    role = replicaRole(identity);
     fencedClient = ReplicaClients.fenced(client, role, identity, reads);
     operator =
         new Operator(
@@ -182,6 +161,36 @@ public final class BatonOperator implements AutoCloseable {
                     .withStopOnInformerErrorDuringStartup(false)
                     .withCacheSyncTimeout(Duration.ofDays(365)));
     Clock clock = Clock.systemUTC();
+    registerControllers(clock);
+    // The probes answer from the start: alive, and not ready until the informers have listed.
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    // Redis connects while both controllers' informers list: a cold start waits for the slowest
+    // of the three, not the sum.
+    CompletableFuture<Void> redisConnected =
+        CompletableFuture.runAsync(this::warmUp, startThread("redis"));
+    // JOSDK starts the controllers side by side and returns once their informers have synced. Every
+    // replica processes events; a standby's are dropped before they reach a reconcile, and
+    // becoming active hands every cached resource to its controller (Activation).
+    operator.start();
+    starting = "informers synced; the replica's role is starting";
+    redisConnected.join();
+    if (config.webhook().enabled()) {
+      startWebhook(identity, clock);
+    }
+    role.start(this::becomeActive, this::noLongerActive);
+    // Ready means able to take over: once the role is in play.
+    starting = null;
+    log.info(
+        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
+        config.clusterId(),
+        config.watchesAllNamespaces() ? "all" : config.namespaces(),
+        config.redis().describe(),
+        http.port(),
+        role.describe());
+    return this;
+  }
+
+  private void registerControllers(Clock clock) {
     // One pod informer for both controllers: two would hold every pod twice.
     pods = new PodCatalog(fencedClient, config.namespaces());
     metrics.cachedPods(pods::wholeCount, pods::compactCount);
@@ -197,33 +206,35 @@ public final class BatonOperator implements AutoCloseable {
             role,
             activation,
             pods,
-            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()));
+            Tenancy.of(config.sharedKeyPrefixes(), config.roleLabelPrefixes()),
+            config.webhook().agentImage());
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
-    // The probes answer from the start: alive, and not ready until the informers have listed.
-    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
-    // Redis connects while both controllers' informers list: a cold start waits for the slowest
-    // of the three, not the sum.
-    CompletableFuture<Void> redisConnected =
-        CompletableFuture.runAsync(this::warmUp, startThread("redis"));
-    // JOSDK starts the controllers side by side and returns once their informers have synced. Every
-    // replica processes events; a standby's are dropped before they reach a reconcile, and
-    // becoming active hands every cached resource to its controller (Activation).
-    operator.start();
-    starting = "informers synced; the replica's role is starting";
-    redisConnected.join();
-    role.start(this::becomeActive, this::noLongerActive);
-    // Ready means able to take over: once the role is in play.
-    starting = null;
-    log.info(
-        "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
-        config.clusterId(),
-        config.watchesAllNamespaces() ? "all" : config.namespaces(),
-        config.redis().describe(),
-        http.port(),
-        role.describe());
-    return this;
+  }
+
+  /** The Lease's election, or without it the sole replica that Redis keeps alone. */
+  private ReplicaRole replicaRole(String identity) {
+    return config.leaderElection()
+        ? new LeaseElection(
+            leaseClient = ReplicaClients.named(client, identity),
+            leaseNamespace(),
+            config.leaderElectionLeaseName(),
+            identity,
+            LeaseElection.Timing.of(config.leaderElectionLease()))
+        : new SoleReplica(
+            connections, config.redis(), config.clusterId(), identity, metrics::otherActiveReplica);
+  }
+
+  /** Every replica answers the webhook from its warm LeaderGroup cache, standby or active. */
+  private void startWebhook(String identity, Clock clock) throws IOException {
+    webhook =
+        AgentWebhook.start(
+            config.webhook(),
+            this::leaseNamespace,
+            ReplicaClients.named(client, identity),
+            (ns, labels) -> leaderGroups.groupFor(ns, labels).map(AgentInjector.Group::of),
+            clock);
   }
 
   /**
@@ -308,6 +319,9 @@ public final class BatonOperator implements AutoCloseable {
     if (!unhealthy.isEmpty()) {
       return new HttpEndpoints.Check(false, "informers unhealthy: " + unhealthy);
     }
+    if (webhook != null && !webhook.serving()) { // out of its Service until it can answer
+      return new HttpEndpoints.Check(false, "webhook has no serving certificate yet");
+    }
     if (!role.mayAct()) {
       // A standby is ready to take over: it counts for PodDisruptionBudgets and the metrics
       // Service, so it answers 200.
@@ -327,23 +341,12 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   private String leaseNamespace() {
-    if (config.leaderElectionNamespace() != null) {
-      return config.leaderElectionNamespace();
-    }
-    try {
-      return Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim();
-    } catch (IOException e) {
-      throw new IllegalStateException(
-          OperatorConfig.LEADER_ELECTION_NAMESPACE
-              + " is not set and the pod's namespace is unknown; set it or"
-              + " BATON_LEADER_ELECTION=false");
-    }
+    return config.leaseNamespace(SERVICE_ACCOUNT_NAMESPACE);
   }
 
-  /** The version the jar was built as, from its manifest. */
-  static String version() {
-    String v = BatonOperator.class.getPackage().getImplementationVersion();
-    return v == null ? "(unknown: not run from the built jar)" : v;
+  /** -1 when the webhook is off. */
+  public int webhookPort() {
+    return webhook == null ? -1 : webhook.port();
   }
 
   public int httpPort() {
@@ -369,32 +372,27 @@ public final class BatonOperator implements AutoCloseable {
       return;
     }
     closed = true;
-    if (role != null) {
-      role.close();
+    closeStarted(role);
+    closeStarted(http);
+    closeStarted(webhook);
+    closeStarted(operator == null ? null : operator::stop);
+    closeStarted(leaderGroups == null ? null : leaderGroups::close);
+    closeStarted(pods);
+    closeStarted(fencedClient);
+    closeStarted(leaseClient);
+    closeStarted(connections);
+    closeStarted(jvmMeters);
+  }
+
+  /** Null: not started. One part that fails to close leaves the others to close. */
+  private static void closeStarted(AutoCloseable part) {
+    if (part == null) {
+      return;
     }
-    if (http != null) {
-      http.close();
-    }
-    if (operator != null) {
-      operator.stop();
-    }
-    if (leaderGroups != null) {
-      leaderGroups.close();
-    }
-    if (pods != null) {
-      pods.close();
-    }
-    if (fencedClient != null) {
-      fencedClient.close();
-    }
-    if (leaseClient != null) {
-      leaseClient.close();
-    }
-    if (connections != null) {
-      connections.close();
-    }
-    if (jvmMeters != null) {
-      jvmMeters.close();
+    try {
+      part.close();
+    } catch (Exception e) {
+      log.warn("Could not close {}: {}", part.getClass().getSimpleName(), e.toString());
     }
   }
 }

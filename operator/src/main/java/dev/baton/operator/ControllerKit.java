@@ -17,8 +17,9 @@ import java.time.Clock;
 /**
  * What both controllers are built from, the same for each: the fenced API client, the cluster id in
  * holder records, the default Redis and the connections to every Redis, metrics and liveness, the
- * clock, the replica's role and what it does when it becomes active, the one pod informer, and what
- * a namespace tenant may claim (keys, role labels).
+ * clock, the replica's role and what it does when it becomes active, the one pod informer, what a
+ * namespace tenant may claim (keys, role labels), and the agent image the webhook injects (null
+ * when it is off): what pods' agents are held against.
  */
 public record ControllerKit(
     KubernetesClient client,
@@ -31,7 +32,8 @@ public record ControllerKit(
     ReplicaRole role,
     Activation activation,
     PodCatalog pods,
-    Tenancy tenancy) {
+    Tenancy tenancy,
+    String agentImage) {
 
   /** A controller's Event recorder; each keeps its own aggregation. */
   public EventRecorder events() {

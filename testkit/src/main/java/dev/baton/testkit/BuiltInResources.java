@@ -114,6 +114,15 @@ final class BuiltInResources {
             Resource.status("customresourcedefinitions", "CustomResourceDefinition", false)));
     BY_GROUP_VERSION.put("coordination.k8s.io/v1", List.of(Resource.of("leases", "Lease", true)));
     BY_GROUP_VERSION.put(
+        "admissionregistration.k8s.io/v1",
+        List.of(
+            Resource.of("mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false),
+            Resource.of(
+                "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false)));
+    BY_GROUP_VERSION.put(
+        "networking.k8s.io/v1",
+        List.of(Resource.of("networkpolicies", "NetworkPolicy", true, "netpol")));
+    BY_GROUP_VERSION.put(
         "discovery.k8s.io/v1", List.of(Resource.of("endpointslices", "EndpointSlice", true)));
   }
 }

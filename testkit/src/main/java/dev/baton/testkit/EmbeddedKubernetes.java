@@ -31,9 +31,11 @@ import java.util.function.UnaryOperator;
  * ({@link ApiDiscovery}), establishes the CRDs written to it ({@link CrdEstablisher}), takes
  * Secrets in protobuf ({@link ProtobufSecrets}) and strategic merge patches where they mean what a
  * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
- * uninstall a chart here. Pods' logs and proxy ({@link PodSubresources}) serve kubectl baton's logs
- * and report. A test can make it behave as a real API server does where that matters to it ({@link
- * #latency}, {@link #refuseLists}, {@link #dropWatches}).
+ * uninstall a chart here. Pods are created through the mutating webhooks stored here, and validated
+ * as the API server validates them ({@link AdmissionWebhooks}). Pods' logs and proxy ({@link
+ * PodSubresources}) serve kubectl baton's logs and report. A test can make it behave as a real API
+ * server does where that matters to it ({@link #latency}, {@link #refuseLists}, {@link
+ * #dropWatches}).
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -51,6 +53,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
   private final KubernetesMockServer server;
   private final KubernetesCrudDispatcher crud;
   private final ServerConditions conditions;
+  private final AdmissionWebhooks admission;
   private final KubernetesClient client;
   private final PodSubresources pods;
 
@@ -58,10 +61,12 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
       KubernetesMockServer server,
       KubernetesCrudDispatcher crud,
       ServerConditions conditions,
+      AdmissionWebhooks admission,
       PodSubresources pods) {
     this.server = server;
     this.crud = crud;
     this.conditions = conditions;
+    this.admission = admission;
     this.pods = pods;
     this.client = server.createClient(new JdkHttpClientFactory());
   }
@@ -98,7 +103,8 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
                         new ApiDiscovery(
                             new CrdEstablisher(new ListPaging(crud)),
                             () -> body(crud.handleGet(CRD_LIST)))))));
-    Dispatcher api = pods;
+    AdmissionWebhooks admission = new AdmissionWebhooks(pods);
+    Dispatcher api = admission;
     ServerConditions conditions = new ServerConditions();
     KubernetesMockServer server =
         new KubernetesMockServer(
@@ -108,7 +114,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
             new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
-    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, conditions, pods);
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, conditions, admission, pods);
     if (withCrds) {
       for (String file : CRD_FILES) {
         k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
@@ -211,6 +217,16 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * Where the Service {@code namespace/name}, port {@code port}, that a
+   * MutatingWebhookConfiguration names is reached: this API calls mutating webhooks on pod creation
+   * as kube-apiserver does ({@link AdmissionWebhooks}), and has no cluster network to find a
+   * Service's pods by.
+   */
+  public void routeService(String namespace, String name, int port, java.net.InetSocketAddress to) {
+    admission.route(namespace, name, port, to);
   }
 
   /** The pods' logs and proxy: a test writes a container's log here. */

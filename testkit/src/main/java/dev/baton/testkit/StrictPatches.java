@@ -94,7 +94,7 @@ final class StrictPatches extends Dispatcher {
   }
 
   /** Why the server would refuse {@code op} on {@code doc}, in its words; null when it applies. */
-  private static String refused(JsonNode doc, JsonNode op) {
+  static String refused(JsonNode doc, JsonNode op) {
     String kind = op.path("op").asText();
     String path = op.path("path").asText();
     switch (kind) {

@@ -12,5 +12,11 @@ public enum ConditionType {
   SplitBrainSuspected,
   Routed,
   QuorumLost,
-  Paused
+  Paused,
+  /**
+   * A LeaderGroup whose pods ask for the agent (label baton.dev/agent): False while one of them
+   * runs without it; True otherwise, with reason AgentOutdated while some run another image than
+   * the operator's.
+   */
+  AgentInjected
 }

@@ -53,8 +53,13 @@ public class LeaderGroupStatus {
   private PendingFailover pendingFailover;
 
   @JsonPropertyDescription(
+      "The agent image the operator injects, set while pods of the group carry the label"
+          + " baton.dev/agent: such a pod that runs another agent image is outdated.")
+  private String agentImage;
+
+  @JsonPropertyDescription(
       "Ready (has a leader), RedisAvailable, Routed, Conflict, Invalid, SplitBrainSuspected,"
-          + " Paused (metav1.Condition).")
+          + " Paused, AgentInjected (metav1.Condition).")
   private List<Condition> conditions = new ArrayList<>();
 
   public String getLeader() {
@@ -129,6 +134,14 @@ public class LeaderGroupStatus {
     this.pendingFailover = pendingFailover;
   }
 
+  public String getAgentImage() {
+    return agentImage;
+  }
+
+  public void setAgentImage(String agentImage) {
+    this.agentImage = agentImage;
+  }
+
   public List<Condition> getConditions() {
     return conditions;
   }
@@ -151,6 +164,7 @@ public class LeaderGroupStatus {
         && Objects.equals(observedGeneration, s.observedGeneration)
         && Objects.equals(routing, s.routing)
         && Objects.equals(pendingFailover, s.pendingFailover)
+        && Objects.equals(agentImage, s.agentImage)
         && Objects.equals(conditions, s.conditions);
   }
 

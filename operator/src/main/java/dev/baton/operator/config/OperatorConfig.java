@@ -33,7 +33,8 @@ public record OperatorConfig(
     Duration leaderElectionLease,
     String leaderElectionLeaseName,
     List<String> sharedKeyPrefixes,
-    List<String> roleLabelPrefixes) {
+    List<String> roleLabelPrefixes,
+    WebhookConfig webhook) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
@@ -155,7 +156,26 @@ public record OperatorConfig(
         lease,
         leaseName,
         sharedKeys,
-        roleLabels);
+        roleLabels,
+        WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE)));
+  }
+
+  /**
+   * The operator's Lease's namespace (and the webhook's): {@value #LEADER_ELECTION_NAMESPACE}, else
+   * the pod's own, read from {@code podNamespaceFile} (its service account's).
+   */
+  public String leaseNamespace(Path podNamespaceFile) {
+    if (leaderElectionNamespace != null) {
+      return leaderElectionNamespace;
+    }
+    try {
+      return Files.readString(podNamespaceFile).trim();
+    } catch (IOException e) {
+      throw new IllegalStateException(
+          LEADER_ELECTION_NAMESPACE
+              + " is not set and the pod's namespace is unknown; set it or"
+              + " BATON_LEADER_ELECTION=false");
+    }
   }
 
   /** Prefixes of keys, each ending with '/' and none of Baton's own. */

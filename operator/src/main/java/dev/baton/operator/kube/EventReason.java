@@ -31,7 +31,10 @@ public enum EventReason {
   LockLost(true),
   LockReaped(false),
   ForceReleased(false),
-  QuorumLost(true);
+  QuorumLost(true),
+  AgentMissing(true),
+  AgentOutdated(false),
+  AgentPermissionsNotWritten(true);
 
   private final boolean warning;
 

@@ -188,7 +188,7 @@ public final class Election {
                     switch (p.notEligibleBecause()) {
                       case TERMINATING -> EventReason.LeaderTerminating;
                       case NODE_LOST -> EventReason.LeaderNodeLost;
-                      case OPTED_OUT -> EventReason.LeaderOptedOut;
+                      case OPTED_OUT, AGENT_MISSING -> EventReason.LeaderOptedOut;
                       default -> EventReason.LeaderNotReady;
                     })
             .orElse(EventReason.LeaderDeleted);

@@ -12,6 +12,11 @@ import java.time.Duration;
  */
 sealed interface GroupEnding {
 
+  /** What the reconcile looked at first; null when the spec was invalid and nothing was. */
+  default Looked looked() {
+    return null;
+  }
+
   /**
    * The spec cannot be used, or its key is not this group's (docs/design.md, "Multi-tenant
    * clusters"): nothing else was looked at, nothing written to Redis.

@@ -10,6 +10,7 @@ import dev.baton.operator.pods.PodEvents;
 import dev.baton.operator.routing.LeaderServices;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -21,6 +22,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -159,6 +161,25 @@ final class GroupEventSources {
     }
     pods.reconsider(group.getMetadata().getNamespace(), labels -> matches(selector, labels));
     reconsidered.put(uid, selector);
+  }
+
+  /**
+   * The group a pod with these labels would belong to: of the cached groups that select it, the
+   * oldest (what {@link Membership} decides for groups of one role label); empty before the cache
+   * is ready.
+   */
+  Optional<LeaderGroup> owner(String namespace, Map<String, String> labels) {
+    IndexerResourceCache<LeaderGroup> g = groups;
+    if (g == null) {
+      return Optional.empty();
+    }
+    Pod probe = new Pod();
+    probe.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withLabels(labels).build());
+    return groupsThatMaySelect(probe, g).stream()
+        .filter(
+            group -> group.getSpec() != null && group.getMetadata().getDeletionTimestamp() == null)
+        .filter(group -> selects(group, probe))
+        .min(Membership.SENIORITY);
   }
 
   /** The group is gone: its selector no longer needs remembering. */

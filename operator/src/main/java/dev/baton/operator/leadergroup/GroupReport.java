@@ -29,6 +29,11 @@ final class GroupReport {
   List<RouteStatus> routing;
 
   /**
+   * The agent image pods of the group should run: carried over unless the agents were looked at.
+   */
+  String agentImage;
+
+  /**
    * @param said what was told of the group before; its own part is the last problem told of
    *     spec.service's objects
    */
@@ -38,6 +43,7 @@ final class GroupReport {
     this.id = ResourceID.fromResource(group);
     this.old = group.getStatus() == null ? new LeaderGroupStatus() : group.getStatus();
     this.routing = old.getRouting();
+    this.agentImage = old.getAgentImage();
     this.conditions =
         new Conditions(old.getConditions(), group.getMetadata().getGeneration(), clock);
     this.startedNanos = startedNanos;
@@ -63,6 +69,7 @@ final class GroupReport {
     s.setCandidates(ready == null ? 0 : ready);
     s.setObservedGeneration(group.getMetadata().getGeneration());
     s.setRouting(routing);
+    s.setAgentImage(agentImage);
     FailoverDamping.Pending pending = state.pendingFailover();
     s.setPendingFailover(
         pending == null

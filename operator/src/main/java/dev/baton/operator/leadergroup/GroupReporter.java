@@ -34,6 +34,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
 
   private final ViewsReport views;
+  private final AgentsReport agents;
 
   /**
    * @param terms the reservations the act step makes, whose status fields every write keeps
@@ -57,6 +58,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
         LeaderGroupStatus::getConditions,
         LeaderGroupStatus::setConditions);
     this.views = new ViewsReport(events, metrics);
+    this.agents = new AgentsReport(events, metrics);
   }
 
   /**
@@ -74,9 +76,17 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
    * Reports one reconcile, once, at its end: the state it leaves and what each step found or did.
    *
    * @param startedNanos when the reconcile began (System.nanoTime), for the failover time
+   * @param agentsFound the group's pods that ask for the agent, or null when they were not looked
+   *     at
    */
-  Reported report(LeaderGroup group, ElectionState state, GroupEnding ending, long startedNanos) {
+  Reported report(
+      LeaderGroup group,
+      ElectionState state,
+      GroupEnding ending,
+      long startedNanos,
+      AgentsReport.Found agentsFound) {
     GroupReport r = new GroupReport(group, clock, startedNanos, recall(group));
+    agents.report(r, agentsFound);
     try {
       return report(r, state, ending);
     } finally {
@@ -377,6 +387,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   @Override
   protected void forgetSeries(String namespace, String name) {
     metrics.forgetGroup(namespace, name);
+    agents.forget(new io.javaoperatorsdk.operator.processing.event.ResourceID(name, namespace));
   }
 
   private void reportOnce(GroupReport r, EventReason reason, String message) {

@@ -37,6 +37,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,10 +87,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final Activation activation;
   private final Clock clock;
   private final KubernetesClient client;
+  private final GroupAgents agents;
   private final KeyClaims keys;
 
   public LeaderGroupReconciler(ControllerKit kit) {
     this.client = kit.client();
+    this.agents = new GroupAgents(client, kit.clock(), kit.agentImage());
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
     this.role = kit.role();
@@ -258,7 +261,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
    */
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
-    GroupReporter.Reported r = reporter.report(group, state, ending, started);
+    GroupReporter.Reported r =
+        reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
     trace(group, FailoverTrace.Step.RECONCILE_ENDED);
     return r.control();
@@ -320,6 +324,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
           e.getMessage());
     }
     reporter.forget(group);
+    agents.forget(group);
     removeLegacyFinalizer(group);
     keys.released(group);
   }
@@ -386,6 +391,11 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       return b;
     }
     return b == null || a.compareTo(b) <= 0 ? a : b;
+  }
+
+  /** The group a new pod with these labels would join (the injection webhook asks), cached. */
+  public Optional<LeaderGroup> groupFor(String namespace, Map<String, String> labels) {
+    return sources.owner(namespace, labels);
   }
 
   /** Stops the renewer; the leases then expire by their TTL unless another replica renews them. */

@@ -37,6 +37,7 @@ public class BatonMetrics {
   public static final String ACTIVE_REPLICA = PREFIX + "operator_active";
   public static final String OTHER_ACTIVE_REPLICA = PREFIX + "operator_other_active_replica";
   public static final String CACHED_PODS = PREFIX + "cached_pods";
+  public static final String AGENT_PODS = PREFIX + "leadergroup_agent_pods";
 
   /**
    * The buckets of every histogram without a group label: what Baton does spans a Redis round trip
@@ -313,7 +314,7 @@ public class BatonMetrics {
         .keySet()
         .removeIf(
             k -> !k.startsWith("lock|") && (k.endsWith(ofGroup) || k.contains(ofGroup + "|")));
-    for (String name : new String[] {TERM, CANDIDATES, CONDITION}) {
+    for (String name : new String[] {TERM, CANDIDATES, CONDITION, AGENT_PODS}) {
       registry
           .find(name)
           .tags("namespace", namespace, "group", group)
@@ -333,6 +334,41 @@ public class BatonMetrics {
               .register(registry);
           return value;
         });
+  }
+
+  /**
+   * A group's pods that ask for the agent, by state: {@code missing} (running without it) and
+   * {@code outdated} (another image than the operator's); no series for a group without such pods.
+   */
+  public void agentPods(String namespace, String group, Integer missing, Integer outdated) {
+    for (String state : new String[] {"missing", "outdated"}) {
+      Integer value = state.equals("missing") ? missing : outdated;
+      String key = AGENT_PODS + ":" + state + "|" + namespace + "|" + group;
+      if (value == null) {
+        if (gauges.remove(key) != null) {
+          registry
+              .find(AGENT_PODS)
+              .tags("namespace", namespace, "group", group, "state", state)
+              .meters()
+              .forEach(registry::remove);
+        }
+        continue;
+      }
+      gauges
+          .computeIfAbsent(
+              key,
+              k -> {
+                AtomicLong v = new AtomicLong();
+                io.micrometer.core.instrument.Gauge.builder(AGENT_PODS, v, AtomicLong::doubleValue)
+                    .description(
+                        "Pods of a LeaderGroup that ask for the agent and run without it (missing)"
+                            + " or with another image than the operator's (outdated)")
+                    .tags("namespace", namespace, "group", group, "state", state)
+                    .register(registry);
+                return v;
+              })
+          .set(value);
+    }
   }
 
   /** Times every Redis script and counts its failures. */

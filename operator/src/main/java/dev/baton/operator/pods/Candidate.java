@@ -2,10 +2,12 @@ package dev.baton.operator.pods;
 
 import dev.baton.client.BatonNames;
 import dev.baton.client.PodReadiness;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -34,7 +36,12 @@ public record Candidate(
     /** Its node is NotReady or Unknown: the pod's own Ready condition may not have caught up. */
     NODE_LOST,
     /** Annotated baton.dev/candidate: "false": drained from leadership without being deleted. */
-    OPTED_OUT
+    OPTED_OUT,
+    /**
+     * Labeled baton.dev/agent but runs without the agent (created while no webhook answered): its
+     * gate port serves nothing, so it must never be the one the leader's traffic goes to.
+     */
+    AGENT_MISSING
   }
 
   /**
@@ -76,6 +83,8 @@ public record Candidate(
             .equalsIgnoreCase(
                 String.valueOf(annotations.get(BatonNames.CANDIDATE_ANNOTATION)).trim())) {
       why = Ineligibility.OPTED_OUT;
+    } else if (honorOptOut && lacksAgent(pod)) {
+      why = Ineligibility.AGENT_MISSING;
     } else if (node != null && nodeLost.test(node)) {
       why = Ineligibility.NODE_LOST;
     } else if (!isReady(pod)) {
@@ -90,6 +99,34 @@ public record Candidate(
         created(pod),
         priority(pod),
         labels != null && BatonNames.LEADER.equals(labels.get(roleLabel)));
+  }
+
+  /** Asks for the agent (its label) and has no container of that name. */
+  public static boolean lacksAgent(Pod pod) {
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (labels == null || !labels.containsKey(PodSkeleton.AGENT_LABEL) || pod.getSpec() == null) {
+      return false;
+    }
+    return agentImage(pod) == null;
+  }
+
+  /** The image of the pod's agent container (a native sidecar or a plain one), or null. */
+  public static String agentImage(Pod pod) {
+    if (pod.getSpec() == null) {
+      return null;
+    }
+    for (var list :
+        Arrays.asList(pod.getSpec().getInitContainers(), pod.getSpec().getContainers())) {
+      if (list == null) {
+        continue;
+      }
+      for (Container c : list) {
+        if (PodSkeleton.AGENT_CONTAINER.equals(c.getName())) {
+          return c.getImage() == null ? "" : c.getImage();
+        }
+      }
+    }
+    return null;
   }
 
   /** As the pod's agent counts it too: {@link PodReadiness}. */

@@ -38,6 +38,8 @@ record CompactPod(
     boolean hasSpec,
     String nodeName,
     List<Container> containers,
+    List<Container> initContainers,
+    String serviceAccountName,
     boolean hasStatus,
     String phase,
     Object podIP,
@@ -74,6 +76,8 @@ record CompactPod(
         spec != null,
         spec == null ? null : shared(spec.getNodeName()),
         spec == null || spec.getContainers() == null ? null : shape(spec.getContainers()),
+        spec == null || spec.getInitContainers() == null ? null : shape(spec.getInitContainers()),
+        spec == null ? null : shared(spec.getServiceAccountName()),
         status != null,
         status == null ? null : shared(status.getPhase()),
         status == null ? null : Packed.ipv4(status.getPodIP()),
@@ -108,6 +112,13 @@ record CompactPod(
         }
         s.setContainers(copies);
       }
+      if (initContainers != null) {
+        s.setInitContainers(
+            new ArrayList<>(
+                initContainers.stream().map(c -> new ContainerBuilder(c).build()).toList()));
+        s.getInitContainers().forEach(PodSkeleton::shrink);
+      }
+      s.setServiceAccountName(serviceAccountName);
       PodSkeleton.shrink(s);
       out.setSpec(s);
     }

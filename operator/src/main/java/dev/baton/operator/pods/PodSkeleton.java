@@ -28,7 +28,17 @@ import java.util.Map;
  */
 public final class PodSkeleton {
 
+  /** The label a pod asks for the agent with (injection's AgentNames, which depends on this). */
+  public static final String AGENT_LABEL = "baton.dev/agent";
+
+  /** The injected agent's container name. */
+  public static final String AGENT_CONTAINER = "baton-agent";
+
   private PodSkeleton() {}
+
+  private static boolean isAgent(Container c) {
+    return AGENT_CONTAINER.equals(c.getName());
+  }
 
   /** A copy with only what the operator reads; the original is left as it is. */
   public static Pod of(Pod pod) {
@@ -47,40 +57,11 @@ public final class PodSkeleton {
             .withLabels(sharedKeysAndValues(m.getLabels()))
             .withAnnotations(ours(m.getAnnotations()))
             .build());
-    PodSpec spec = pod.getSpec();
-    if (spec != null) {
-      PodSpec s = new PodSpec();
-      s.setNodeName(spec.getNodeName());
-      if (spec.getContainers() != null) {
-        List<Container> containers = new ArrayList<>(spec.getContainers().size());
-        for (Container c : spec.getContainers()) {
-          if (c.getPorts() == null || c.getPorts().isEmpty()) {
-            continue;
-          }
-          // Names and ports only: a one-write Service resolves its named target ports here.
-          containers.add(
-              new ContainerBuilder().withName(c.getName()).withPorts(c.getPorts()).build());
-        }
-        s.setContainers(containers);
-      }
-      out.setSpec(s);
+    if (pod.getSpec() != null) {
+      out.setSpec(spec(pod.getSpec(), m.getLabels()));
     }
-    PodStatus status = pod.getStatus();
-    if (status != null) {
-      PodStatus s = new PodStatus();
-      s.setPhase(shared(status.getPhase()));
-      s.setPodIP(status.getPodIP());
-      if (status.getConditions() != null) {
-        List<PodCondition> ready = new ArrayList<>(1);
-        for (PodCondition c : status.getConditions()) {
-          if ("Ready".equals(c.getType())) {
-            ready.add(
-                new PodConditionBuilder().withType(c.getType()).withStatus(c.getStatus()).build());
-          }
-        }
-        s.setConditions(ready);
-      }
-      out.setStatus(s);
+    if (pod.getStatus() != null) {
+      out.setStatus(status(pod.getStatus()));
     }
     shrink(out.getMetadata());
     shrink(out.getSpec());
@@ -88,7 +69,70 @@ public final class PodSkeleton {
     if (out.getSpec() != null && out.getSpec().getContainers() != null) {
       out.getSpec().getContainers().forEach(PodSkeleton::shrink);
     }
+    if (out.getSpec() != null && out.getSpec().getInitContainers() != null) {
+      out.getSpec().getInitContainers().forEach(PodSkeleton::shrink);
+    }
     return out;
+  }
+
+  /** Node, the ports of containers that have some, the agent's image, and its pod's account. */
+  private static PodSpec spec(PodSpec spec, Map<String, String> labels) {
+    PodSpec s = new PodSpec();
+    s.setNodeName(spec.getNodeName());
+    if (spec.getContainers() != null) {
+      List<Container> containers = new ArrayList<>(spec.getContainers().size());
+      for (Container c : spec.getContainers()) {
+        if (c.getPorts() == null || c.getPorts().isEmpty()) {
+          continue;
+        }
+        // Names and ports only: a one-write Service resolves its named target ports here. The
+        // agent's image too, which tells a pod whose agent is not this operator's.
+        containers.add(
+            new ContainerBuilder()
+                .withName(c.getName())
+                .withImage(isAgent(c) ? c.getImage() : null)
+                .withPorts(c.getPorts())
+                .build());
+      }
+      s.setContainers(containers);
+    }
+    if (spec.getInitContainers() != null) {
+      // Of the init containers, only the agent as a native sidecar: its name and image.
+      for (Container c : spec.getInitContainers()) {
+        if (isAgent(c)) {
+          s.setInitContainers(
+              new ArrayList<>(
+                  List.of(
+                      new ContainerBuilder()
+                          .withName(c.getName())
+                          .withImage(c.getImage())
+                          .build())));
+        }
+      }
+    }
+    if (labels != null && labels.containsKey(AGENT_LABEL)) {
+      // Whom the agent's Role is bound to.
+      s.setServiceAccountName(shared(spec.getServiceAccountName()));
+    }
+    return s;
+  }
+
+  /** Phase, IP and the Ready condition. */
+  private static PodStatus status(PodStatus status) {
+    PodStatus s = new PodStatus();
+    s.setPhase(shared(status.getPhase()));
+    s.setPodIP(status.getPodIP());
+    if (status.getConditions() != null) {
+      List<PodCondition> ready = new ArrayList<>(1);
+      for (PodCondition c : status.getConditions()) {
+        if ("Ready".equals(c.getType())) {
+          ready.add(
+              new PodConditionBuilder().withType(c.getType()).withStatus(c.getStatus()).build());
+        }
+      }
+      s.setConditions(ready);
+    }
+    return s;
   }
 
   /**

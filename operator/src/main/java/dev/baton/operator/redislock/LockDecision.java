@@ -265,6 +265,7 @@ final class LockDecision {
       case NOT_READY -> "is not ready";
       case NODE_LOST -> "is on a node that is not ready";
       case OPTED_OUT -> "is annotated baton.dev/candidate=false";
+      case AGENT_MISSING -> "runs without the agent it asks for";
       case NONE -> "lost its majority";
     };
   }

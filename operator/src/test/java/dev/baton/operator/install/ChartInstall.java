@@ -9,7 +9,11 @@ import java.util.Map;
  * whether it elects an active replica, and the release namespace (where its Lease is).
  */
 record ChartInstall(
-    List<String> watchNamespaces, boolean leaderElection, String namespace, String leaseName) {
+    List<String> watchNamespaces,
+    boolean leaderElection,
+    String namespace,
+    String leaseName,
+    boolean webhook) {
 
   static ChartInstall matching(Map<String, String> env) {
     String namespaces = env.get("BATON_NAMESPACES");
@@ -22,8 +26,13 @@ record ChartInstall(
         election
             ? env.getOrDefault("BATON_LEADER_ELECTION_NAMESPACE", HelmChart.NAMESPACE)
             : HelmChart.NAMESPACE;
+    boolean webhook = Boolean.parseBoolean(env.getOrDefault("BATON_WEBHOOK_ENABLED", "false"));
     return new ChartInstall(
-        watched, election, namespace, env.getOrDefault("BATON_LEADER_ELECTION_LEASE_NAME", ""));
+        watched,
+        election,
+        namespace,
+        env.getOrDefault("BATON_LEADER_ELECTION_LEASE_NAME", ""),
+        webhook);
   }
 
   String values() {
@@ -35,6 +44,9 @@ record ChartInstall(
       v.append("replicaCount: 1\nleaderElection: {enabled: false}\n");
     } else if (!leaseName.isEmpty()) {
       v.append("leaderElection: {enabled: true, leaseName: ").append(leaseName).append("}\n");
+    }
+    if (!webhook) {
+      v.append("webhook: {enabled: false}\n");
     }
     return v.toString();
   }

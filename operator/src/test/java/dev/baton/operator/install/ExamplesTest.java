@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.RedisLock;
+import dev.baton.operator.testing.RestrictedPodSecurity;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -39,10 +41,11 @@ class ExamplesTest {
 
   /** The manifests in examples/: every YAML file except Helm values files. */
   static Stream<String> manifests() throws IOException {
-    try (Stream<Path> files = Files.list(InstallFiles.EXAMPLES)) {
+    try (Stream<Path> files = Files.walk(InstallFiles.EXAMPLES, 2)) {
       List<String> names =
           files
-              .map(p -> p.getFileName().toString())
+              .map(p -> InstallFiles.EXAMPLES.relativize(p).toString().replace('\\', '/'))
+              .filter(n -> !n.contains("/") || n.startsWith("reference/"))
               .filter(n -> n.endsWith(".yaml") || n.endsWith(".yml"))
               .filter(n -> !n.endsWith("values.yaml"))
               .sorted()
@@ -56,7 +59,11 @@ class ExamplesTest {
               "lock-granted.yaml",
               "lock-app-held.yaml",
               "lock-redlock.yaml",
-              "leadership-worker.yaml");
+              "leadership-worker.yaml",
+              "agent-sidecar.yaml",
+              "agent-relay.yaml",
+              "reference/agent-sidecar.yaml",
+              "reference/agent-relay.yaml");
       return names.stream();
     }
   }
@@ -94,6 +101,24 @@ class ExamplesTest {
       workloads.values().stream()
           .filter(t -> Manifests.selects(selector, t.getMetadata().getLabels()))
           .forEach(t -> assertPortsResolve(file, service, t));
+    }
+  }
+
+  /**
+   * Pod templates whose app talks to the Kubernetes API itself, and so keeps a service account
+   * token: the Java worker follows its own pod (BatonLeadership.watchingPod).
+   */
+  private static final Set<String> APP_NEEDS_TOKEN = Set.of("leadership-worker.yaml");
+
+  @ParameterizedTest
+  @MethodSource("manifests")
+  void everyPodTemplatePassesTheRestrictedPodSecurityLevel(String file) throws IOException {
+    for (var w : workloads(parse(file)).entrySet()) {
+      assertThat(
+              RestrictedPodSecurity.violations(
+                  w.getValue().getSpec(), APP_NEEDS_TOKEN.contains(file)))
+          .as(file + ": " + w.getKey() + " under Pod Security 'restricted'")
+          .isEmpty();
     }
   }
 

@@ -20,7 +20,8 @@ final class HelmChart {
   static final String KUBE_VERSION = "1.30.0";
 
   /** Kinds whose model is not on the classpath, read as GenericKubernetesResource. */
-  static final Set<String> UNTYPED_KINDS = Set.of("ServiceMonitor", "PodMonitor", "PrometheusRule");
+  static final Set<String> UNTYPED_KINDS =
+      Set.of("ServiceMonitor", "PodMonitor", "PrometheusRule", "Issuer", "Certificate");
 
   private HelmChart() {}
 

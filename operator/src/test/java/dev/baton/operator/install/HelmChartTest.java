@@ -67,13 +67,22 @@ class HelmChartTest {
             "Deployment",
             "PodDisruptionBudget",
             "CustomResourceDefinition",
-            "CustomResourceDefinition");
+            "CustomResourceDefinition",
+            // The agent injection webhook: its configuration and Service, the Role for its CA's
+            // Secret and the ClusterRole for the configuration's caBundle.
+            "MutatingWebhookConfiguration",
+            "Service",
+            "Role",
+            "RoleBinding",
+            "ClusterRole",
+            "ClusterRoleBinding");
     assertThat(objects)
         .filteredOn(
             o ->
                 !(o instanceof ClusterRole)
                     && !o.getKind().equals("ClusterRoleBinding")
-                    && !o.getKind().equals("CustomResourceDefinition"))
+                    && !o.getKind().equals("CustomResourceDefinition")
+                    && !o.getKind().equals("MutatingWebhookConfiguration"))
         .allSatisfy(o -> assertThat(o.getMetadata().getNamespace()).isEqualTo(HelmChart.NAMESPACE));
 
     Deployment deployment = Manifests.single(objects, Deployment.class);
@@ -116,12 +125,8 @@ class HelmChartTest {
         .isEqualTo("metadata.namespace");
 
     assertThat(operator.getPorts())
-        .singleElement()
-        .satisfies(
-            p -> {
-              assertThat(p.getName()).isEqualTo("http");
-              assertThat(p.getContainerPort()).isEqualTo(8080);
-            });
+        .extracting(p -> p.getName() + ":" + p.getContainerPort())
+        .containsExactly("http:8080", "webhook:9443");
     assertThat(operator.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
     assertThat(operator.getLivenessProbe().getHttpGet().getPort())
         .isEqualTo(new IntOrString("http"));
@@ -147,7 +152,7 @@ class HelmChartTest {
                 assertThat(t.getPodAffinityTerm().getTopologyKey())
                     .isEqualTo("kubernetes.io/hostname"));
 
-    Service metrics = Manifests.single(objects, Service.class);
+    Service metrics = Manifests.named(objects, Service.class, HelmChart.fullname() + "-metrics");
     assertThat(metrics.getSpec().getType()).isEqualTo("ClusterIP");
     assertThat(Manifests.selects(metrics.getSpec().getSelector(), podLabels(deployment))).isTrue();
     assertThat(metrics.getSpec().getPorts())
@@ -236,10 +241,11 @@ class HelmChartTest {
     assertThat(account.getMetadata().getAnnotations()).containsKey("eks.amazonaws.com/role-arn");
 
     assertThat(Manifests.ofKind(objects, Role.class))
+        .as("the watched namespaces' Roles, the Lease's, and none for a CA: cert-manager's")
         .extracting(r -> r.getMetadata().getNamespace())
         .containsExactlyInAnyOrder("team-a", "team-b", HelmChart.NAMESPACE);
 
-    Service metrics = Manifests.single(objects, Service.class);
+    Service metrics = Manifests.named(objects, Service.class, "platform-baton-metrics");
     assertThat(metrics.getMetadata().getAnnotations())
         .containsEntry("prometheus.io/scrape", "false");
     assertThat(metrics.getSpec().getPorts().get(0).getPort()).isEqualTo(9091);
@@ -302,7 +308,10 @@ class HelmChartTest {
     assertThat(deployment.getSpec().getTemplate().getSpec().getAffinity())
         .as("nothing to spread with one replica")
         .isNull();
-    assertThat(Manifests.ofKind(objects, Role.class)).as("no Lease, no Role for it").isEmpty();
+    assertThat(Manifests.ofKind(objects, Role.class))
+        .as("no Lease, no Role for it: only the webhook CA's")
+        .extracting(r -> r.getMetadata().getName())
+        .containsExactly(HelmChart.fullname() + "-webhook");
   }
 
   @Test
@@ -325,6 +334,8 @@ class HelmChartTest {
             redis:
               existingSecret: only-password
             crds:
+              enabled: false
+            webhook:
               enabled: false
             """);
 

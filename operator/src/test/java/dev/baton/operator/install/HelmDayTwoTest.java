@@ -143,7 +143,7 @@ class HelmDayTwoTest {
     Pod test = Manifests.single(HelmChart.renderTests(""), Pod.class);
     assertThat(test.getSpec().getRestartPolicy()).isEqualTo("Never");
     assertThat(test.getSpec().getAutomountServiceAccountToken()).isFalse();
-    Service metrics = Manifests.single(objects, Service.class);
+    Service metrics = Manifests.named(objects, Service.class, HelmChart.fullname() + "-metrics");
     Container c = test.getSpec().getContainers().get(0);
     assertThat(c.getImage()).isEqualTo("busybox:1.36");
     assertThat(c.getCommand())

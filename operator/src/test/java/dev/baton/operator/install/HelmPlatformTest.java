@@ -118,7 +118,11 @@ class HelmPlatformTest {
     List<Map<String, Object>> endpoints = monitor.get("spec", "podMetricsEndpoints");
     String port = (String) endpoints.get(0).get("port");
 
-    for (String example : List.of("agent-sidecar.yaml", "agent-second-container.yaml")) {
+    for (String example :
+        List.of(
+            "reference/agent-sidecar.yaml",
+            "reference/agent-relay.yaml",
+            "reference/agent-second-container.yaml")) {
       List<Container> agents =
           ExampleChecks.workloads(
                   Manifests.parse(
@@ -185,12 +189,43 @@ class HelmPlatformTest {
     assertThat(Manifests.selects(policy.getSpec().getPodSelector(), podLabels(objects))).isTrue();
     assertThat(policy.getSpec().getPolicyTypes()).containsExactly("Ingress", "Egress");
     assertThat(policy.getSpec().getIngress())
+        .as("the metrics port, and the webhook's (on by default) from anywhere")
+        .satisfiesExactly(
+            r ->
+                assertThat(r.getPorts())
+                    .extracting(NetworkPolicyPort::getPort)
+                    .containsExactly(new IntOrString(8080)),
+            r -> {
+              assertThat(r.getPorts())
+                  .extracting(NetworkPolicyPort::getPort)
+                  .containsExactly(new IntOrString(9443));
+              assertThat(r.getFrom()).isNullOrEmpty();
+            });
+    assertThat(
+            Manifests.single(
+                    HelmChart.render(
+                        "networkPolicy: {enabled: true}\nwebhook: {enabled: false, port: 9555}"),
+                    NetworkPolicy.class)
+                .getSpec()
+                .getIngress())
+        .as("no webhook, no port for it")
         .singleElement()
         .satisfies(
             r ->
                 assertThat(r.getPorts())
                     .extracting(NetworkPolicyPort::getPort)
                     .containsExactly(new IntOrString(8080)));
+    assertThat(
+            Manifests.single(
+                    HelmChart.render("networkPolicy: {enabled: true}\nwebhook: {port: 9555}"),
+                    NetworkPolicy.class)
+                .getSpec()
+                .getIngress()
+                .get(1)
+                .getPorts())
+        .as("the container's webhook port, whatever it is set to")
+        .extracting(NetworkPolicyPort::getPort)
+        .containsExactly(new IntOrString(9555));
     Map<Set<Integer>, NetworkPolicyEgressRule> egress =
         policy.getSpec().getEgress().stream()
             .collect(

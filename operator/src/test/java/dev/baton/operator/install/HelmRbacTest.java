@@ -70,7 +70,13 @@ class HelmRbacTest {
       }
       String group = row[1].replace("`", "").replace("\"\"", "");
       String[] resourceAndName = row[2].replace("`", "").split(" named ");
-      String name = resourceAndName.length > 1 ? resourceAndName[1].trim() : "";
+      String name =
+          resourceAndName.length > 1
+              ? resourceAndName[1]
+                  .trim()
+                  .replace("<fullname>", HelmChart.fullname())
+                  .replace("<namespace>", HelmChart.NAMESPACE)
+              : "";
       for (String verb : row[3].split(",")) {
         grants.add(new Grant(scope, group, resourceAndName[0].trim(), verb.trim(), name));
       }
@@ -82,6 +88,20 @@ class HelmRbacTest {
   private static final String NAMESPACED = "watched namespaces";
   private static final String CLUSTER = "cluster";
   private static final String LEADER_ELECTION = "release namespace";
+  private static final String WEBHOOK_NAMESPACED = "watched namespaces (webhook)";
+  private static final String WEBHOOK_CLUSTER = "cluster (webhook)";
+  private static final String WEBHOOK_RELEASE = "release namespace (webhook)";
+
+  /** The webhook's grants (on by default) where the namespaced ones go to {@code scopes}. */
+  private static Set<Grant> webhook(String... scopes) {
+    Set<Grant> grants = new TreeSet<>();
+    for (String scope : scopes) {
+      grants.addAll(documented(WEBHOOK_NAMESPACED, scope));
+    }
+    grants.addAll(documented(WEBHOOK_CLUSTER, ALL));
+    grants.addAll(documented(WEBHOOK_RELEASE, HelmChart.NAMESPACE));
+    return grants;
+  }
 
   private static final String ALL = "*";
 
@@ -93,7 +113,23 @@ class HelmRbacTest {
     expected.addAll(documented(NAMESPACED, ALL));
     expected.addAll(documented(CLUSTER, ALL));
     expected.addAll(documented(LEADER_ELECTION, HelmChart.NAMESPACE));
+    expected.addAll(webhook(ALL));
     assertThat(granted).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
+  void grantsNothingOfTheWebhookWithoutItAndOnlyTheAgentsObjectsWithCertManager() {
+    Set<Grant> off = grantsToOperator(HelmChart.render("webhook: {enabled: false}"));
+    Set<Grant> expected = new TreeSet<>();
+    expected.addAll(documented(NAMESPACED, ALL));
+    expected.addAll(documented(CLUSTER, ALL));
+    expected.addAll(documented(LEADER_ELECTION, HelmChart.NAMESPACE));
+    assertThat(off).containsExactlyInAnyOrderElementsOf(expected);
+
+    Set<Grant> certManager =
+        grantsToOperator(HelmChart.render("webhook: {certManager: {enabled: true}}"));
+    expected.addAll(documented(WEBHOOK_NAMESPACED, ALL));
+    assertThat(certManager).containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test
@@ -110,13 +146,16 @@ class HelmRbacTest {
     expected.addAll(documented(NAMESPACED, "team-b"));
     expected.addAll(documented(CLUSTER, ALL));
     expected.addAll(documented(LEADER_ELECTION, HelmChart.NAMESPACE));
+    expected.addAll(webhook("team-a", "team-b"));
     assertThat(granted).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(Manifests.ofKind(objects, ClusterRole.class))
         .filteredOn(r -> !r.getMetadata().getName().endsWith("-view"))
         .filteredOn(r -> !r.getMetadata().getName().endsWith("-edit"))
-        .as("nodes stay in one small ClusterRole (besides the roles for people)")
-        .singleElement()
-        .satisfies(r -> assertThat(r.getRules()).hasSize(1));
+        .as(
+            "nodes and the webhook's configuration: two small ClusterRoles of one rule each"
+                + " (besides the roles for people)")
+        .hasSize(2)
+        .allSatisfy(r -> assertThat(r.getRules()).hasSize(1));
   }
 
   @Test
@@ -133,6 +172,7 @@ class HelmRbacTest {
     expected.addAll(documented(NAMESPACED, "team-a"));
     expected.addAll(documented(CLUSTER, ALL));
     expected.addAll(documented(LEADER_ELECTION, HelmChart.NAMESPACE));
+    expected.addAll(webhook(HelmChart.NAMESPACE, "team-a"));
     assertThat(granted).containsExactlyInAnyOrderElementsOf(expected);
   }
 
@@ -149,6 +189,7 @@ class HelmRbacTest {
     Set<Grant> expected = new TreeSet<>();
     expected.addAll(documented(NAMESPACED, ALL));
     expected.addAll(documented(CLUSTER, ALL));
+    expected.addAll(webhook(ALL));
     assertThat(granted).containsExactlyInAnyOrderElementsOf(expected);
   }
 

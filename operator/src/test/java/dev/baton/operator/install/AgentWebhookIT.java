@@ -1,0 +1,349 @@
+package dev.baton.operator.install;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.operator.injection.AgentPermissions;
+import dev.baton.operator.testing.BatonCluster;
+import dev.baton.testkit.EmbeddedKubernetes;
+import dev.baton.testkit.Sandbox;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The operator's webhook as the API server calls it: the chart's MutatingWebhookConfiguration
+ * stored in the embedded API, which calls the operator over HTTPS for every labeled pod a
+ * ReplicaSet would create (the relay example's pod template, generateName and no name), trusting
+ * only the caBundle the operator wrote. Three replicas get the agent and one leads; the operator
+ * writes their Role, RoleBinding and NetworkPolicy owned by the group; a pod created while the
+ * webhook does not answer is created without the agent (failurePolicy Ignore), reported on its
+ * LeaderGroup and never elected; under Fail it is not created; an invalid annotation is refused
+ * naming it.
+ */
+class AgentWebhookIT {
+
+  private static final String SERVICE = HelmChart.fullname() + "-webhook";
+
+  private EmbeddedKubernetes kube;
+  private BatonCluster cluster;
+  private MutatingWebhookConfiguration configuration;
+
+  @BeforeEach
+  void start() throws IOException {
+    kube = EmbeddedKubernetes.start();
+    cluster = new BatonCluster(kube);
+    List<HasMetadata> chart = HelmChart.renderDefaults();
+    configuration =
+        cluster
+            .client
+            .resource(Manifests.single(chart, MutatingWebhookConfiguration.class))
+            .create();
+    // The operator's environment as the chart sets it (no Lease in this test).
+    cluster
+        .env("BATON_WEBHOOK_ENABLED", "true")
+        .env("BATON_WEBHOOK_PORT", "0")
+        .env("BATON_WEBHOOK_SERVICE", SERVICE)
+        .env("BATON_WEBHOOK_NAMESPACE", HelmChart.NAMESPACE)
+        .env("BATON_WEBHOOK_CA_SECRET", SERVICE + "-ca")
+        .env("BATON_WEBHOOK_CONFIGURATION", configuration.getMetadata().getName())
+        .env("BATON_AGENT_IMAGE", "ghcr.io/baton-dev/baton-operator:0.2.0")
+        .startOperator();
+    answering(true);
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  /** Routes the webhook's Service to the operator, or to a port where nothing answers. */
+  private void answering(boolean yes) throws IOException {
+    int port;
+    if (yes) {
+      port = cluster.operator().webhookPort();
+    } else {
+      try (ServerSocket closed = new ServerSocket(0)) {
+        port = closed.getLocalPort();
+      }
+    }
+    kube.routeService(HelmChart.NAMESPACE, SERVICE, 443, new InetSocketAddress("127.0.0.1", port));
+  }
+
+  @Test
+  void injectsTheAgentKeepsItsPermissionsAndReportsAPodCreatedWhileNoWebhookAnswered()
+      throws Exception {
+    cluster.create(Sandbox.group("orders", "orders"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> caBundleWritten());
+
+    List<String> injected = List.of(createPod(), createPod(), createPod());
+    for (String name : injected) {
+      Pod pod = cluster.pod(name);
+      assertThat(pod.getSpec().getInitContainers())
+          .as(name)
+          .singleElement()
+          .satisfies(c -> assertThat(c.getName()).isEqualTo("baton-agent"));
+      ready(name);
+    }
+    String leader = cluster.awaitLeader("orders", BatonCluster.ROLE);
+    assertThat(injected).contains(leader);
+    String uid = cluster.get("orders").getMetadata().getUid();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              var role =
+                  cluster
+                      .client
+                      .rbac()
+                      .roles()
+                      .inNamespace(Sandbox.NS)
+                      .withName(AgentPermissions.roleName("orders"))
+                      .get();
+              var binding =
+                  cluster
+                      .client
+                      .rbac()
+                      .roleBindings()
+                      .inNamespace(Sandbox.NS)
+                      .withName(AgentPermissions.roleName("orders"))
+                      .get();
+              var policy =
+                  cluster
+                      .client
+                      .network()
+                      .v1()
+                      .networkPolicies()
+                      .inNamespace(Sandbox.NS)
+                      .withName(AgentPermissions.policyName("orders"))
+                      .get();
+              for (HasMetadata o : new HasMetadata[] {role, binding, policy}) {
+                assertThat(o).isNotNull();
+                assertThat(o.getMetadata().getOwnerReferences())
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.getUid()).isEqualTo(uid));
+              }
+              assertThat(binding.getSubjects())
+                  .singleElement()
+                  .satisfies(s -> assertThat(s.getName()).isEqualTo("orders"));
+            });
+    cluster.awaitCondition("orders", "AgentInjected", "True");
+
+    // The webhook stops answering: with failurePolicy Ignore the pod is created as it was sent.
+    answering(false);
+    String bare = createPod();
+    assertThat(cluster.pod(bare).getSpec().getInitContainers()).isEmpty();
+    ready(bare);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              Condition c =
+                  cluster
+                      .condition("orders", "AgentInjected")
+                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
+              assertThat(c.getStatus()).isEqualTo("False");
+              assertThat(c.getReason()).isEqualTo("AgentMissing");
+              assertThat(c.getMessage()).contains(bare);
+              assertThat(cluster.events("orders"))
+                  .anySatisfy(
+                      e -> {
+                        assertThat(e.getReason()).isEqualTo("AgentMissing");
+                        assertThat(e.getMessage()).contains("pod " + bare);
+                      });
+              assertThat(cluster.operator().registry().scrape())
+                  .containsPattern(
+                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
+                          + "state=\"missing\",?\\} 1\\.0");
+            });
+    // Never elected: the leader goes, and one of the injected pods follows it.
+    cluster.deletePod(leader);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              assertThat(cluster.leaders(BatonCluster.ROLE))
+                  .hasSize(1)
+                  .doesNotContain(leader, bare);
+            });
+    assertThat(cluster.leaders(BatonCluster.ROLE)).isNotEqualTo(List.of(bare));
+  }
+
+  @Test
+  void refusesAnInvalidAnnotationAndUnderFailPolicyAPodWhileNoWebhookAnswers() throws Exception {
+    cluster.create(Sandbox.group("orders", "orders"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> caBundleWritten());
+
+    Pod invalid = template();
+    invalid.getMetadata().getAnnotations().put("baton.dev/app-port", "eighty");
+    assertThatThrownBy(
+            () -> cluster.client.pods().inNamespace(Sandbox.NS).resource(invalid).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("admission webhook \"agent.baton.dev\" denied the request")
+        .hasMessageContaining("baton.dev/app-port: 'eighty' is not a port");
+
+    // A pod injected by an earlier operator: left as it is, and reported as outdated.
+    Pod earlier = template();
+    earlier
+        .getSpec()
+        .getInitContainers()
+        .add(0, agentOf(injectedPod(), "ghcr.io/baton-dev/baton-operator:0.1.0"));
+    earlier
+        .getSpec()
+        .getVolumes()
+        .addAll(
+            injectedPod().getSpec().getVolumes().stream()
+                .filter(v -> v.getName().equals("baton-agent-token"))
+                .toList());
+    String old =
+        cluster
+            .client
+            .pods()
+            .inNamespace(Sandbox.NS)
+            .resource(earlier)
+            .create()
+            .getMetadata()
+            .getName();
+    assertThat(cluster.pod(old).getSpec().getInitContainers())
+        .singleElement()
+        .satisfies(c -> assertThat(c.getImage()).endsWith(":0.1.0"));
+    ready(old);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () -> {
+              Condition c =
+                  cluster
+                      .condition("orders", "AgentInjected")
+                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
+              assertThat(c.getStatus()).isEqualTo("True");
+              assertThat(c.getReason()).isEqualTo("AgentOutdated");
+              assertThat(c.getMessage())
+                  .contains(old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
+              assertThat(cluster.operator().registry().scrape())
+                  .containsPattern(
+                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
+                          + "state=\"outdated\",?\\} 1\\.0");
+            });
+
+    cluster
+        .client
+        .admissionRegistration()
+        .v1()
+        .mutatingWebhookConfigurations()
+        .withName(configuration.getMetadata().getName())
+        .edit(
+            c -> {
+              c.getWebhooks().get(0).setFailurePolicy("Fail");
+              return c;
+            });
+    answering(false);
+    assertThatThrownBy(
+            () -> cluster.client.pods().inNamespace(Sandbox.NS).resource(template()).create())
+        .isInstanceOf(KubernetesClientException.class)
+        .hasMessageContaining("failed calling webhook \"agent.baton.dev\"");
+    assertThat(cluster.pods()).as("nothing created under Fail").hasSize(1);
+  }
+
+  /** A pod of the template as this operator injects it. */
+  private Pod injectedPod() throws IOException {
+    Pod pod = cluster.client.pods().inNamespace(Sandbox.NS).resource(template()).dryRun().create();
+    assertThat(pod.getSpec().getInitContainers()).as("injected on a dry run too").hasSize(1);
+    return pod;
+  }
+
+  private static io.fabric8.kubernetes.api.model.Container agentOf(Pod pod, String image) {
+    var agent = Serialization.clone(pod.getSpec().getInitContainers().get(0));
+    agent.setImage(image);
+    return agent;
+  }
+
+  private boolean caBundleWritten() {
+    var c =
+        cluster
+            .client
+            .admissionRegistration()
+            .v1()
+            .mutatingWebhookConfigurations()
+            .withName(configuration.getMetadata().getName())
+            .get();
+    return c.getWebhooks().get(0).getClientConfig().getCaBundle() != null;
+  }
+
+  /** A pod of the relay example's Deployment, as its ReplicaSet sends it: no name yet. */
+  private static Pod template() throws IOException {
+    PodTemplateSpec t =
+        Manifests.single(
+                Manifests.parse(
+                    Files.readString(InstallFiles.EXAMPLES.resolve("agent-relay.yaml")),
+                    "agent-relay.yaml"),
+                Deployment.class)
+            .getSpec()
+            .getTemplate();
+    return new PodBuilder()
+        .withMetadata(Serialization.clone(t.getMetadata()))
+        .editMetadata()
+        .withGenerateName("orders-7c9d8b6f5-")
+        .endMetadata()
+        .withSpec(Serialization.clone(t.getSpec()))
+        .build();
+  }
+
+  private String createPod() throws IOException {
+    return cluster
+        .client
+        .pods()
+        .inNamespace(Sandbox.NS)
+        .resource(template())
+        .create()
+        .getMetadata()
+        .getName();
+  }
+
+  /**
+   * What the kubelet would report once the pod runs; written over the version read, and read again
+   * when the operator's label patch came in between (409), as a kubelet does.
+   */
+  private void ready(String name) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        cluster
+            .client
+            .pods()
+            .inNamespace(Sandbox.NS)
+            .withName(name)
+            .editStatus(
+                p -> {
+                  if (p.getStatus() == null) {
+                    p.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+                  }
+                  p.getStatus().setPhase("Running");
+                  p.getStatus().setPodIP("10.244.0." + (10 + Math.floorMod(name.hashCode(), 200)));
+                  p.getStatus().setConditions(List.of(Sandbox.readyCondition(true)));
+                  return p;
+                });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
+  }
+}
