@@ -6,6 +6,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -234,9 +235,15 @@ final class ServerConditions implements AutoCloseable {
     }
   }
 
-  /** The client's end of one watch, each message due a drawn delay after it was sent. */
+  /**
+   * The client's end of one watch, each message due a drawn delay after it was sent and never
+   * before the one sent ahead of it. The messages wait in a queue of their own: two timers due at
+   * the same moment may fire in either order, and a watcher that got a promotion before the
+   * demotion written ahead of it would see two leaders no server ever stored.
+   */
   private final class Socket implements WebSocket {
     private final WebSocket real;
+    private final ArrayDeque<Runnable> queued = new ArrayDeque<>();
     private long lastDue;
     private int pending;
 
@@ -267,33 +274,44 @@ final class ServerConditions implements AutoCloseable {
     /** At once when nothing is late and no profile is on; else after what is already due. */
     private boolean later(Runnable send, boolean drawDelay) {
       LatencyProfile.Draws d = draws;
-      long now = System.nanoTime();
       synchronized (this) {
         if (pending == 0 && (d == null || !drawDelay)) {
           send.run();
           return true;
         }
+        long now = System.nanoTime();
         long due = Math.max(now + (d == null || !drawDelay ? 0 : d.watchEvent()), lastDue);
         lastDue = due;
+        queued.addLast(send);
         pending++;
         try {
-          late.schedule(
-              () -> {
-                try {
-                  send.run();
-                } finally {
-                  synchronized (this) {
-                    pending--;
-                  }
-                }
-              },
-              due - now,
-              TimeUnit.NANOSECONDS);
+          late.schedule(this::sendOldest, due - now, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
+          queued.removeLast();
           pending--;
           return false;
         }
         return true;
+      }
+    }
+
+    /**
+     * One timer's turn: sends the oldest message waiting, whichever timer fired (they fire on one
+     * thread, so the messages leave in the order sent).
+     */
+    private void sendOldest() {
+      Runnable oldest;
+      synchronized (this) {
+        oldest = queued.pollFirst();
+      }
+      try {
+        if (oldest != null) {
+          oldest.run();
+        }
+      } finally {
+        synchronized (this) {
+          pending--;
+        }
       }
     }
   }

@@ -21,6 +21,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -122,6 +126,69 @@ class ServerConditionsTest {
       }
       kubernetes.latency(null);
     }
+  }
+
+  /**
+   * Writes that land close together (several writers at once) reach a watcher in the order the
+   * server wrote them, as a real server's watch delivers them: late, never reordered. Two events
+   * due at the same moment once went out in the order their timers fired, which let a watcher see a
+   * promotion before the demotion written before it.
+   */
+  @Test
+  void eventsOfWritesCloseTogetherArriveInTheOrderWritten() throws Exception {
+    var client = kubernetes.client();
+    int writers = 6;
+    int writes = 40;
+    for (int w = 0; w < writers; w++) {
+      client.pods().resource(Sandbox.readyPod("shop", "p" + w, Map.of("app", "a"))).create();
+    }
+    List<Long> versions = new CopyOnWriteArrayList<>();
+    try (Watch w =
+        client
+            .pods()
+            .inNamespace("shop")
+            .watch(
+                new Watcher<Pod>() {
+                  @Override
+                  public void eventReceived(Action action, Pod pod) {
+                    if (pod.getMetadata().getLabels().containsKey("n")) {
+                      versions.add(Long.parseLong(pod.getMetadata().getResourceVersion()));
+                    }
+                  }
+
+                  @Override
+                  public void onClose(WatcherException cause) {}
+                })) {
+      kubernetes.latency(LatencyProfile.kubeApiserver132(11));
+      ExecutorService pool = Executors.newFixedThreadPool(writers);
+      try {
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < writers; t++) {
+          String pod = "p" + t;
+          done.add(
+              pool.submit(
+                  () -> {
+                    for (int i = 0; i < writes; i++) {
+                      client
+                          .pods()
+                          .inNamespace("shop")
+                          .withName(pod)
+                          .patch(
+                              PatchContext.of(PatchType.JSON_MERGE),
+                              "{\"metadata\":{\"labels\":{\"n\":\"" + i + "\"}}}");
+                    }
+                  }));
+        }
+        for (Future<?> f : done) {
+          f.get(60, TimeUnit.SECONDS);
+        }
+      } finally {
+        pool.shutdownNow();
+      }
+      await().atMost(Duration.ofSeconds(10)).until(() -> versions.size() == writers * writes);
+      kubernetes.latency(null);
+    }
+    assertThat(versions).isSorted().doesNotHaveDuplicates();
   }
 
   @Test

@@ -75,6 +75,9 @@ public final class FailoverPathBench {
   private final BenchConfig config;
   private final Map<Server, Map<Kind, List<FailoverPath>>> paths = new EnumMap<>(Server.class);
   private final Map<Server, Map<Kind, Integer>> timeouts = new EnumMap<>(Server.class);
+  private final Map<Server, Map<Kind, Integer>> overlaps = new EnumMap<>(Server.class);
+  private final Map<Server, List<String>> overlapHistories = new EnumMap<>(Server.class);
+  private final Map<Server, Integer> outOfOrder = new EnumMap<>(Server.class);
   private final Map<Server, List<Double>> anchor = new EnumMap<>(Server.class);
   private final Queue<FailoverTrace.Stamp> stamps = new ConcurrentLinkedQueue<>();
 
@@ -86,9 +89,12 @@ public final class FailoverPathBench {
     for (Server server : Server.values()) {
       paths.put(server, new EnumMap<>(Kind.class));
       timeouts.put(server, new EnumMap<>(Kind.class));
+      overlaps.put(server, new EnumMap<>(Kind.class));
+      overlapHistories.put(server, new ArrayList<>());
       for (Kind k : Kind.values()) {
         paths.get(server).put(k, new ArrayList<>());
         timeouts.get(server).put(k, 0);
+        overlaps.get(server).put(k, 0);
       }
       FailoverTrace.to(
           s -> {
@@ -125,7 +131,16 @@ public final class FailoverPathBench {
         int total = config.failoverWarmup() + Kind.values().length * config.processTrials();
         for (int i = 0; i < total; i++) {
           Kind kind = Kind.values()[i % Kind.values().length];
+          int seenBefore = watcher.violations().size();
           FailoverPath path = trial(sandbox, watcher, kind);
+          // Counted in warm-up trials too: no trial may show two leaders.
+          if (watcher.violations().size() > seenBefore) {
+            overlaps
+                .get(server)
+                .merge(kind, watcher.violations().size() - seenBefore, Integer::sum);
+            List<String> h = watcher.history();
+            overlapHistories.get(server).add(h.subList(Math.max(0, h.size() - 20), h.size()) + "");
+          }
           if (i < config.failoverWarmup()) {
             continue;
           }
@@ -135,15 +150,14 @@ public final class FailoverPathBench {
             paths.get(server).get(kind).add(path);
           }
         }
-        BenchMain.progress("failover-path: " + server + " done");
-        if (!watcher.violations().isEmpty()) {
-          List<String> history = watcher.history();
-          throw new IllegalStateException(
-              "two leaders at once: "
-                  + watcher.violations()
-                  + "; the watcher's last events: "
-                  + history.subList(Math.max(0, history.size() - 40), history.size()));
-        }
+        outOfOrder.put(server, watcher.outOfOrder().size());
+        BenchMain.progress(
+            "failover-path: "
+                + server
+                + " done; two leaders seen "
+                + watcher.violations().size()
+                + " times, watch events out of order "
+                + watcher.outOfOrder().size());
       }
     }
   }
@@ -282,6 +296,7 @@ public final class FailoverPathBench {
             "label writes sent (max)",
             "lease reads before the labels (max)",
             "status writes before the labels (max)",
+            "two leaders seen",
             "timeouts");
     for (Server server : Server.values()) {
       Percentiles a = Percentiles.of(anchor.get(server));
@@ -307,6 +322,7 @@ public final class FailoverPathBench {
             max(p, FailoverPath::labelAttempts),
             max(p, FailoverPath::leaseReads),
             max(p, FailoverPath::statusWritesBeforeLabels),
+            overlaps.get(server).get(kind),
             timeouts.get(server).get(kind));
       }
     }
@@ -329,6 +345,17 @@ public final class FailoverPathBench {
             + SEED
             + "): a pod PATCH 10 % under 5 ms, 80 % under 25, 99 % under 100; a read 84 % under"
             + " 5 ms; a watch event 2-10 ms after its write (/work/shared/REAL-SERVER.md).");
+    s.note(
+        "'two leaders seen': times a RoleWatcher (one pod watch of the namespace) held two pods"
+            + " labeled leader after an event, warm-up trials included. Its events arrive in the"
+            + " order the server wrote them, as a real server's watch delivers them (the test kit's"
+            + " late events keep that order); watch events that arrived after a later write's, per"
+            + " server: "
+            + outOfOrder
+            + ".");
+    for (Server server : Server.values()) {
+      overlapHistories.get(server).forEach(h -> s.note(server.description + ": " + h));
+    }
     traceOfOne(report);
   }
 
