@@ -1,9 +1,12 @@
 package dev.baton.bench.failover;
 
+import dev.baton.bench.Percentiles;
+import dev.baton.bench.Report;
 import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.metrics.FailoverTrace.Step;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * One failover as the operator's {@link FailoverTrace} saw it: from the first event of the old
@@ -93,5 +96,19 @@ record FailoverPath(
 
   private static double ms(long nanos) {
     return nanos / 1e6;
+  }
+
+  /** p50 / p99 of one step over some failovers, "–" when none has it. */
+  static String both(List<FailoverPath> paths, ToDoubleFunction<FailoverPath> f) {
+    List<Double> v = paths.stream().map(f::applyAsDouble).filter(d -> !Double.isNaN(d)).toList();
+    if (v.isEmpty()) {
+      return "–";
+    }
+    Percentiles p = Percentiles.of(v);
+    return Report.format(p.p50()) + " / " + Report.format(p.p99());
+  }
+
+  static int max(List<FailoverPath> paths, ToDoubleFunction<FailoverPath> f) {
+    return (int) paths.stream().mapToDouble(f).max().orElse(0);
   }
 }

@@ -26,7 +26,6 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.ToDoubleFunction;
 
 /**
  * The operator's failover path, step by step: from the pod event reaching the operator to each
@@ -209,10 +208,17 @@ public final class FailoverPathBench {
       case NOT_READY -> FailoverBench.setReady(sandbox.client, leader, true);
       case DELETED -> create(sandbox, leader);
     }
-    Waits.require(
-        () -> settled(sandbox, watcher),
-        SETTLE_TIMEOUT,
-        "the group to settle after a trial (" + kind + " " + leader + ")");
+    if (!Waits.until(() -> settled(sandbox, watcher), SETTLE_TIMEOUT, Duration.ofMillis(5))) {
+      throw new IllegalStateException(
+          "no settled group after a trial ("
+              + kind
+              + " "
+              + leader
+              + "): the watcher sees leaders "
+              + watcher.leaders()
+              + ", events out of order "
+              + watcher.outOfOrder());
+    }
     return moved ? path[0] : null;
   }
 
@@ -314,14 +320,14 @@ public final class FailoverPathBench {
             server.description,
             kind.description,
             p.size(),
-            both(p, FailoverPath::eventAfterRequest),
-            both(p, FailoverPath::reconcileStarted),
-            both(p, FailoverPath::demoted),
-            both(p, FailoverPath::promoted),
-            both(p, FailoverPath::seenByWatcher),
-            max(p, FailoverPath::labelAttempts),
-            max(p, FailoverPath::leaseReads),
-            max(p, FailoverPath::statusWritesBeforeLabels),
+            FailoverPath.both(p, FailoverPath::eventAfterRequest),
+            FailoverPath.both(p, FailoverPath::reconcileStarted),
+            FailoverPath.both(p, FailoverPath::demoted),
+            FailoverPath.both(p, FailoverPath::promoted),
+            FailoverPath.both(p, FailoverPath::seenByWatcher),
+            FailoverPath.max(p, FailoverPath::labelAttempts),
+            FailoverPath.max(p, FailoverPath::leaseReads),
+            FailoverPath.max(p, FailoverPath::statusWritesBeforeLabels),
             overlaps.get(server).get(kind),
             timeouts.get(server).get(kind));
       }
@@ -384,18 +390,5 @@ public final class FailoverPathBench {
             st.detail());
       }
     }
-  }
-
-  private static String both(List<FailoverPath> paths, ToDoubleFunction<FailoverPath> f) {
-    List<Double> v = paths.stream().map(f::applyAsDouble).filter(d -> !Double.isNaN(d)).toList();
-    if (v.isEmpty()) {
-      return "–";
-    }
-    Percentiles p = Percentiles.of(v);
-    return Report.format(p.p50()) + " / " + Report.format(p.p99());
-  }
-
-  private static int max(List<FailoverPath> paths, ToDoubleFunction<FailoverPath> f) {
-    return (int) paths.stream().mapToDouble(f).max().orElse(0);
   }
 }
