@@ -98,6 +98,13 @@ The RBAC test in operator/src/test/java/dev/baton/operator/install/ keeps the sa
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
+{{- if .Values.redisAcl.perGroupUsers }}
+# redisAcl.perGroupUsers: each group's and lock's Secret with its own Redis user, created and, on a
+# rotation, updated (deleted with its owner by the garbage collector).
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create", "update"]
+{{- end }}
 # Routing: the leader Services are watched for the Routed condition and the split-brain check; with
 # spec.service the operator owns a selector-less Service and writes its EndpointSlice.
 - apiGroups: [""]

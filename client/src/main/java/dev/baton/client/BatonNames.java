@@ -73,6 +73,22 @@ public final class BatonNames {
   /** {@code kubectl annotate rlock X baton.dev/force-release=now}. */
   public static final String FORCE_RELEASE_ANNOTATION = "baton.dev/force-release";
 
+  /**
+   * On a LeaderGroup or RedisLock, with per-group Redis users: a new value gives its Redis user a
+   * new password (the previous one is accepted until the next rotation).
+   */
+  public static final String ROTATE_REDIS_PASSWORD_ANNOTATION = "baton.dev/rotate-redis-password";
+
+  /** The Secret with a LeaderGroup's own Redis user, in the group's namespace. */
+  public static String redisUserSecret(String group) {
+    return "baton-redis-" + group;
+  }
+
+  /** The Secret with a RedisLock's own Redis user, in the lock's namespace. */
+  public static String redisLockUserSecret(String lock) {
+    return "baton-redis-lock-" + lock;
+  }
+
   /** A key in Baton's domain: baton.dev/... or a subdomain such as locks.baton.dev/... */
   public static boolean isBatonKey(String key) {
     int slash = key.indexOf('/');

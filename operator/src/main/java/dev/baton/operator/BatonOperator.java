@@ -14,6 +14,8 @@ import dev.baton.operator.metrics.JvmMeters;
 import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.pods.PodCatalog;
 import dev.baton.operator.redislock.RedisLockReconciler;
+import dev.baton.operator.redisusers.GroupRedisUsers;
+import dev.baton.operator.redisusers.LockRedisUsers;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.LeaseElection;
 import dev.baton.operator.replica.ReplicaClients;
@@ -167,7 +169,7 @@ public final class BatonOperator implements AutoCloseable {
     // Redis connects while both controllers' informers list: a cold start waits for the slowest
     // of the three, not the sum.
     CompletableFuture<Void> redisConnected =
-        CompletableFuture.runAsync(this::warmUp, startThread("redis"));
+        CompletableFuture.runAsync(() -> connections.warmUp(config.redis()), startThread("redis"));
     // JOSDK starts the controllers side by side and returns once their informers have synced. Every
     // replica processes events; a standby's are dropped before they reach a reconcile, and
     // becoming active hands every cached resource to its controller (Activation).
@@ -211,6 +213,14 @@ public final class BatonOperator implements AutoCloseable {
     leaderGroups = new LeaderGroupReconciler(kit);
     controllers.add(operator.register(leaderGroups, this::controllerSettings));
     controllers.add(operator.register(new RedisLockReconciler(kit), this::controllerSettings));
+    if (config.redisAclPerGroup()) {
+      controllers.add(
+          operator.register(
+              new GroupRedisUsers(kit, config.redisTimeout()), this::controllerSettings));
+      controllers.add(
+          operator.register(
+              new LockRedisUsers(kit, config.redisTimeout()), this::controllerSettings));
+    }
   }
 
   /** The Lease's election, or without it the sole replica that Redis keeps alone. */
@@ -235,19 +245,6 @@ public final class BatonOperator implements AutoCloseable {
             ReplicaClients.named(client, identity),
             (ns, labels) -> leaderGroups.groupFor(ns, labels).map(AgentInjector.Group::of),
             clock);
-  }
-
-  /**
-   * Connects to the default Redis before this replica may become active, so that a standby taking
-   * over does not spend its first reconciles opening connections. A Redis that does not answer yet
-   * is connected to later, when first used.
-   */
-  private void warmUp() {
-    try {
-      connections.leaseStore(config.redis());
-    } catch (RuntimeException e) {
-      log.info("Redis {} does not answer yet: {}", config.redis().describe(), e.getMessage());
-    }
   }
 
   /**

@@ -34,6 +34,7 @@ public record OperatorConfig(
     String leaderElectionLeaseName,
     List<String> sharedKeyPrefixes,
     List<String> roleLabelPrefixes,
+    boolean redisAclPerGroup,
     WebhookConfig webhook) {
 
   public static final String REDIS_URL = "BATON_REDIS_URL";
@@ -79,6 +80,13 @@ public record OperatorConfig(
   /** Label-key prefixes a role label may use without the pods' consent, besides baton.dev/. */
   public static final String ROLE_LABEL_PREFIXES = "BATON_ROLE_LABEL_PREFIXES";
 
+  /**
+   * "true": every LeaderGroup and RedisLock gets a Redis user of its own, limited to its keys, in a
+   * Secret of its namespace (docs/redis-acl.md); the operator's own user must be allowed ACL
+   * SETUSER and ACL DELUSER.
+   */
+  public static final String REDIS_ACL_PER_GROUP = "BATON_REDIS_ACL_PER_GROUP";
+
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
 
   /**
@@ -89,28 +97,8 @@ public record OperatorConfig(
    */
   public static OperatorConfig from(Map<String, String> env, boolean inCluster) {
     Function<String, String> get = k -> blankToNull(env.get(k));
-    RedisSettings redis =
-        new RedisSettings(
-                or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
-                get.apply(REDIS_USERNAME),
-                get.apply(REDIS_PASSWORD))
-            .withSentinelCredentials(
-                get.apply(REDIS_SENTINEL_USERNAME), get.apply(REDIS_SENTINEL_PASSWORD));
-    if (get.apply(REDIS_CA_FILE) != null) {
-      RedisSettings plain = redis;
-      redis =
-          parse(
-              REDIS_CA_FILE,
-              get.apply(REDIS_CA_FILE),
-              path -> plain.withCaCertificate(readFile(path)));
-    }
-    Set<String> namespaces =
-        get.apply(NAMESPACES) == null
-            ? Set.of()
-            : Arrays.stream(get.apply(NAMESPACES).split(","))
-                .map(String::trim)
-                .filter(s -> !s.isEmpty())
-                .collect(Collectors.toUnmodifiableSet());
+    RedisSettings redis = defaultRedis(get);
+    Set<String> namespaces = namespaces(get.apply(NAMESPACES));
     String clusterId = or(get.apply(CLUSTER_ID), "default");
     if (!clusterId.matches(CLUSTER_ID_PATTERN)) {
       throw new IllegalArgumentException(
@@ -144,6 +132,11 @@ public record OperatorConfig(
         parse(SHARED_KEY_PREFIXES, get.apply(SHARED_KEY_PREFIXES), OperatorConfig::keyPrefixes);
     List<String> roleLabels =
         parse(ROLE_LABEL_PREFIXES, get.apply(ROLE_LABEL_PREFIXES), OperatorConfig::labelPrefixes);
+    boolean perGroup =
+        parse(
+            REDIS_ACL_PER_GROUP,
+            or(get.apply(REDIS_ACL_PER_GROUP), "false"),
+            OperatorConfig::parseBoolean);
     return new OperatorConfig(
         redis,
         namespaces,
@@ -157,7 +150,33 @@ public record OperatorConfig(
         leaseName,
         sharedKeys,
         roleLabels,
-        WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE)));
+        perGroup,
+        WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE), perGroup));
+  }
+
+  /** The namespaces to watch; empty: all. */
+  private static Set<String> namespaces(String value) {
+    return value == null
+        ? Set.of()
+        : Arrays.stream(value.split(","))
+            .map(String::trim)
+            .filter(s -> !s.isEmpty())
+            .collect(Collectors.toUnmodifiableSet());
+  }
+
+  /** The default Redis: its URL, credentials and CA. */
+  private static RedisSettings defaultRedis(Function<String, String> get) {
+    RedisSettings redis =
+        new RedisSettings(
+                or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
+                get.apply(REDIS_USERNAME),
+                get.apply(REDIS_PASSWORD))
+            .withSentinelCredentials(
+                get.apply(REDIS_SENTINEL_USERNAME), get.apply(REDIS_SENTINEL_PASSWORD));
+    String caFile = get.apply(REDIS_CA_FILE);
+    return caFile == null
+        ? redis
+        : parse(REDIS_CA_FILE, caFile, path -> redis.withCaCertificate(readFile(path)));
   }
 
   /**

@@ -15,6 +15,8 @@ import java.util.Map;
  * @param agentRedisSecret the Secret each app namespace holds for agents of groups on the default
  *     Redis; null: none
  * @param nativeSidecar null: decided by the API server's version (1.29+)
+ * @param groupRedisUsers {@value OperatorConfig#REDIS_ACL_PER_GROUP}: agents log in as their
+ *     group's own Redis user (Secret baton-redis-&lt;group&gt;), never with agentRedisSecret
  */
 public record WebhookConfig(
     boolean enabled,
@@ -26,7 +28,8 @@ public record WebhookConfig(
     String certDir,
     String agentImage,
     String agentRedisSecret,
-    Boolean nativeSidecar) {
+    Boolean nativeSidecar,
+    boolean groupRedisUsers) {
 
   public static final String ENABLED = "BATON_WEBHOOK_ENABLED";
   public static final String PORT = "BATON_WEBHOOK_PORT";
@@ -39,7 +42,8 @@ public record WebhookConfig(
   public static final String AGENT_IMAGE = "BATON_AGENT_IMAGE";
   public static final String AGENT_REDIS_SECRET = "BATON_AGENT_REDIS_SECRET";
 
-  static WebhookConfig from(Map<String, String> env, String operatorNamespace) {
+  static WebhookConfig from(
+      Map<String, String> env, String operatorNamespace, boolean groupRedisUsers) {
     boolean enabled = "true".equalsIgnoreCase(trim(env.get(ENABLED)));
     String service = or(trim(env.get(SERVICE)), "baton-operator-webhook");
     String image = trim(env.get(AGENT_IMAGE));
@@ -70,7 +74,8 @@ public record WebhookConfig(
         trim(env.get(CERT_DIR)),
         image,
         redisSecret,
-        nativeSidecar.equals("auto") ? null : Boolean.valueOf(nativeSidecar));
+        nativeSidecar.equals("auto") ? null : Boolean.valueOf(nativeSidecar),
+        groupRedisUsers);
   }
 
   /** The names the API server may dial the Service by; the first is the one it uses. */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
+import dev.baton.client.BatonNames;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -58,8 +59,11 @@ public final class AgentInjector {
    * @param defaultRedisSecret the Secret, in each app namespace, for groups on the operator's
    *     default Redis; null: such agents run without Redis
    * @param nativeSidecar inject an init container with restartPolicy Always (1.29+)
+   * @param groupRedisUsers the operator gives every group a Redis user of its own: the agent logs
+   *     in as its group's user, from Secret baton-redis-&lt;group&gt;, whatever the group's Redis
    */
-  public record Settings(String image, String defaultRedisSecret, boolean nativeSidecar) {}
+  public record Settings(
+      String image, String defaultRedisSecret, boolean nativeSidecar, boolean groupRedisUsers) {}
 
   private final Groups groups;
   private final Settings settings;
@@ -121,10 +125,7 @@ public final class AgentInjector {
       refuse(response, what, clash);
       return;
     }
-    String redis =
-        group.get().redisSecret() != null
-            ? group.get().redisSecret()
-            : settings.defaultRedisSecret();
+    String redis = redisSecret(group.get());
     if (redis == null && options.relay()) {
       refuse(
           response,
@@ -144,6 +145,18 @@ public final class AgentInjector {
         options.mode(),
         what,
         group.get().name());
+  }
+
+  /**
+   * The Secret the agent logs in to Redis with. With per-group users never the group's spec.redis
+   * nor the default one, which hold a user that reaches other groups' keys: until the operator has
+   * written the group's Secret, the kubelet holds the agent back (the url key is not optional).
+   */
+  private String redisSecret(Group group) {
+    if (settings.groupRedisUsers()) {
+      return BatonNames.redisUserSecret(group.name());
+    }
+    return group.redisSecret() != null ? group.redisSecret() : settings.defaultRedisSecret();
   }
 
   /** The JSON patch that adds the agent, in the response. */

@@ -93,7 +93,10 @@ public final class AgentWebhook implements AutoCloseable {
         new AgentInjector(
             groups,
             new AgentInjector.Settings(
-                config.agentImage(), config.agentRedisSecret(), nativeSidecar));
+                config.agentImage(),
+                config.agentRedisSecret(),
+                nativeSidecar,
+                config.groupRedisUsers()));
     AdmissionServer server = AdmissionServer.start(config.port(), identity, injector);
     ScheduledExecutorService timer =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("baton-webhook-certs"));

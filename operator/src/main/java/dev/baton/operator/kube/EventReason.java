@@ -32,6 +32,8 @@ public enum EventReason {
   LockReaped(false),
   ForceReleased(false),
   QuorumLost(true),
+  RedisUserRefused(true),
+  RedisUserRotated(false),
   AgentMissing(true),
   AgentOutdated(false),
   AgentPermissionsNotWritten(true);

@@ -40,6 +40,19 @@ public class RedisConnections implements AutoCloseable {
     return connection(settings).leases();
   }
 
+  /**
+   * Connects before this replica may become active, so that a standby taking over does not spend
+   * its first reconciles opening connections. A Redis that does not answer yet is connected to
+   * later, when first used.
+   */
+  public void warmUp(RedisSettings settings) {
+    try {
+      leaseStore(settings);
+    } catch (RuntimeException e) {
+      log.info("Redis {} does not answer yet: {}", settings.describe(), e.getMessage());
+    }
+  }
+
   public RedissonClient redisson(RedisSettings settings) {
     return connection(settings).redisson();
   }

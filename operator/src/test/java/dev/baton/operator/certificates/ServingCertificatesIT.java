@@ -132,7 +132,7 @@ class ServingCertificatesIT {
                   identity,
                   new AgentInjector(
                       (ns, labels) -> Optional.empty(),
-                      new AgentInjector.Settings("image", null, true)))));
+                      new AgentInjector.Settings("image", null, true, false)))));
     }
   }
 

@@ -17,6 +17,15 @@ class WebhookConfigTest {
     assertThat(c.port()).isEqualTo(9443);
     assertThat(c.agentRedisSecret()).isEqualTo("baton-redis");
     assertThat(c.nativeSidecar()).as("auto").isNull();
+    assertThat(c.groupRedisUsers()).isFalse();
+  }
+
+  @Test
+  void perGroupRedisUsersReachTheInjectedAgents() {
+    OperatorConfig c = OperatorConfig.from(Map.of("BATON_REDIS_ACL_PER_GROUP", "true"), false);
+
+    assertThat(c.redisAclPerGroup()).isTrue();
+    assertThat(c.webhook().groupRedisUsers()).isTrue();
   }
 
   @Test

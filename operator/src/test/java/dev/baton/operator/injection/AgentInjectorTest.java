@@ -15,6 +15,8 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The webhook's answers to AdmissionReviews as kube-apiserver sends them for a pod a ReplicaSet
@@ -35,7 +37,7 @@ class AgentInjectorTest {
 
   private static AgentInjector injector(boolean nativeSidecar) {
     return new AgentInjector(
-        ORDERS, new AgentInjector.Settings(IMAGE, "baton-redis", nativeSidecar));
+        ORDERS, new AgentInjector.Settings(IMAGE, "baton-redis", nativeSidecar, false));
   }
 
   /** A pod as the ReplicaSet controller sends it: generateName, no name, no namespace. */
@@ -251,7 +253,7 @@ class AgentInjectorTest {
             (ns, labels) ->
                 Optional.of(
                     new AgentInjector.Group("orders", "db.example.com/role", "orders-redis")),
-            new AgentInjector.Settings(IMAGE, "baton-redis", true));
+            new AgentInjector.Settings(IMAGE, "baton-redis", true, false));
     ObjectNode pod = pod("gate", "8081");
 
     JsonNode agent =
@@ -264,6 +266,41 @@ class AgentInjectorTest {
     assertThat(agent.toString()).contains("orders-redis").doesNotContain("baton-redis");
   }
 
+  /**
+   * With per-group Redis users the agent logs in as its group's user, never with the group's
+   * spec.redis Secret nor the default one (both hold a user that reaches other groups' keys), and
+   * relay needs no default Secret; without them, the agent takes what it took before.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      nullValues = "-",
+      value = {
+        "orders-redis, baton-redis, true, baton-redis-orders",
+        "-, baton-redis, true, baton-redis-orders",
+        "-, -, true, baton-redis-orders",
+        "orders-redis, baton-redis, false, orders-redis",
+        "-, baton-redis, false, baton-redis"
+      })
+  void theAgentsRedisSecretIsItsGroupsOwnWithGroupRedisUsers(
+      String groupSecret, String defaultSecret, boolean groupRedisUsers, String expected)
+      throws Exception {
+    AgentInjector injector =
+        new AgentInjector(
+            (ns, labels) -> Optional.of(new AgentInjector.Group("orders", null, groupSecret)),
+            new AgentInjector.Settings(IMAGE, defaultSecret, true, groupRedisUsers));
+    ObjectNode pod = pod("relay", "8081");
+
+    JsonNode response = injector.review(review(pod, false)).path("response");
+    assertThat(response.path("allowed").asBoolean()).as(response.toString()).isTrue();
+    JsonNode agent = patched(pod, response).path("spec").path("initContainers").get(0);
+
+    assertThat(secretRefs(agent))
+        .containsExactly(
+            "BATON_REDIS_URL=" + expected + "/url",
+            "BATON_REDIS_USERNAME=" + expected + "/username",
+            "BATON_REDIS_PASSWORD=" + expected + "/password");
+  }
+
   @Test
   void answersOtherRequestsWithoutLookingAtThem() {
     ObjectNode review = review(pod("gate", "8081"), false);
@@ -273,6 +310,22 @@ class AgentInjectorTest {
 
     assertThat(response.path("allowed").asBoolean()).isTrue();
     assertThat(response.has("patch")).isFalse();
+  }
+
+  /** Each variable taken from a Secret, as NAME=secret/key. */
+  private static List<String> secretRefs(JsonNode container) {
+    return container.path("env").findParents("name").stream()
+        .filter(e -> e.path("valueFrom").has("secretKeyRef"))
+        .map(
+            e -> {
+              JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+              return e.path("name").asText()
+                  + "="
+                  + ref.path("name").asText()
+                  + "/"
+                  + ref.path("key").asText();
+            })
+        .toList();
   }
 
   private static List<String> env(JsonNode container) {

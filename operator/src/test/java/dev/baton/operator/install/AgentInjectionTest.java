@@ -141,7 +141,7 @@ class AgentInjectionTest {
     AgentInjector injector =
         new AgentInjector(
             (ns, labels) -> Optional.of(new AgentInjector.Group("orders", null, null)),
-            new AgentInjector.Settings(IMAGE, "baton-redis", true));
+            new AgentInjector.Settings(IMAGE, "baton-redis", true, true));
     JsonNode response = injector.review(review).path("response");
     assertThat(response.path("allowed").asBoolean()).as(response.toString()).isTrue();
     JsonNode ops = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -22,7 +23,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,10 +37,10 @@ import org.junit.jupiter.api.Test;
  * stored in the embedded API, which calls the operator over HTTPS for every labeled pod a
  * ReplicaSet would create (the relay example's pod template, generateName and no name), trusting
  * only the caBundle the operator wrote. Three replicas get the agent and one leads; the operator
- * writes their Role, RoleBinding and NetworkPolicy owned by the group; a pod created while the
- * webhook does not answer is created without the agent (failurePolicy Ignore), reported on its
- * LeaderGroup and never elected; under Fail it is not created; an invalid annotation is refused
- * naming it.
+ * writes their Role, RoleBinding and NetworkPolicy owned by the group, and (with per-group Redis
+ * users) each agent logs in as the group's own Redis user; a pod created while the webhook does not
+ * answer is created without the agent (failurePolicy Ignore), reported on its LeaderGroup and never
+ * elected; under Fail it is not created; an invalid annotation is refused naming it.
  */
 class AgentWebhookIT {
 
@@ -64,6 +69,8 @@ class AgentWebhookIT {
         .env("BATON_WEBHOOK_CA_SECRET", SERVICE + "-ca")
         .env("BATON_WEBHOOK_CONFIGURATION", configuration.getMetadata().getName())
         .env("BATON_AGENT_IMAGE", "ghcr.io/baton-dev/baton-operator:0.2.0")
+        // A Redis user per group, as examples/operator-values.yaml turns it on.
+        .env("BATON_REDIS_ACL_PER_GROUP", "true")
         .startOperator();
     answering(true);
   }
@@ -104,6 +111,28 @@ class AgentWebhookIT {
     String leader = cluster.awaitLeader("orders", BatonCluster.ROLE);
     assertThat(injected).contains(leader);
     String uid = cluster.get("orders").getMetadata().getUid();
+    // Each agent logs in to Redis as the group's own user, from the Secret the operator makes in
+    // the namespace, never with the operator's Secret (baton-redis).
+    for (String name : injected) {
+      assertThat(redisSecrets(cluster.pod(name))).as(name).containsOnly("baton-redis-orders");
+    }
+    Secret own =
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    cluster
+                        .client
+                        .secrets()
+                        .inNamespace(Sandbox.NS)
+                        .withName("baton-redis-orders")
+                        .get(),
+                Objects::nonNull);
+    assertThat(new String(Base64.getDecoder().decode(own.getData().get("username"))))
+        .isEqualTo("baton-group:shop/orders");
+    assertThat(own.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(r -> assertThat(r.getUid()).isEqualTo(uid));
     await()
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
@@ -303,6 +332,14 @@ class AgentWebhookIT {
         .endMetadata()
         .withSpec(Serialization.clone(t.getSpec()))
         .build();
+  }
+
+  /** The Secrets the pod's agent takes its environment from. */
+  private static Set<String> redisSecrets(Pod pod) {
+    return pod.getSpec().getInitContainers().get(0).getEnv().stream()
+        .filter(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+        .map(e -> e.getValueFrom().getSecretKeyRef().getName())
+        .collect(Collectors.toSet());
   }
 
   private String createPod() throws IOException {

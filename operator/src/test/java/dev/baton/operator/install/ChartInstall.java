@@ -6,14 +6,16 @@ import java.util.Map;
 
 /**
  * The chart values that start the operator with a given environment: the namespaces it watches,
- * whether it elects an active replica, and the release namespace (where its Lease is).
+ * whether it elects an active replica, the release namespace (where its Lease is), the webhook, and
+ * per-group Redis users.
  */
 record ChartInstall(
     List<String> watchNamespaces,
     boolean leaderElection,
     String namespace,
     String leaseName,
-    boolean webhook) {
+    boolean webhook,
+    boolean redisUsers) {
 
   static ChartInstall matching(Map<String, String> env) {
     String namespaces = env.get("BATON_NAMESPACES");
@@ -32,7 +34,8 @@ record ChartInstall(
         election,
         namespace,
         env.getOrDefault("BATON_LEADER_ELECTION_LEASE_NAME", ""),
-        webhook);
+        webhook,
+        Boolean.parseBoolean(env.getOrDefault("BATON_REDIS_ACL_PER_GROUP", "false")));
   }
 
   String values() {
@@ -47,6 +50,9 @@ record ChartInstall(
     }
     if (!webhook) {
       v.append("webhook: {enabled: false}\n");
+    }
+    if (redisUsers) {
+      v.append("redisAcl: {perGroupUsers: true}\n");
     }
     return v.toString();
   }
