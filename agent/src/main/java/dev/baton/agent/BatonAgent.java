@@ -114,7 +114,7 @@ public final class BatonAgent implements AutoCloseable {
       gates.forEach(leadership::add);
       metrics.leadership(leadership::view);
       metrics.podReady(leadership::podReady);
-      metrics.podWatch(leadership::podWatchOpen, leadership::podWatchFailures);
+      metrics.podWatch(() -> podWatchState(leadership), leadership::podWatchFailures);
       if (redisson != null) {
         metrics.redis(leadership.redisHealth());
       }
@@ -223,5 +223,18 @@ public final class BatonAgent implements AutoCloseable {
     // SIGTERM: the gates close and the key is let go before the JVM ends, with status 0.
     GracefulStop.install("baton-agent-shutdown", agent::close);
     Lean.heap(agent.threads());
+  }
+
+  /**
+   * The pod watch's state as the agent's leadership tells it: open, or, when it is not, opening
+   * until a watch failed, broken after.
+   */
+  private static BatonLeadership.WatchState podWatchState(AgentLeadership leadership) {
+    if (leadership.podWatchOpen()) {
+      return BatonLeadership.WatchState.OPEN;
+    }
+    return leadership.podWatchFailures() == 0
+        ? BatonLeadership.WatchState.OPENING
+        : BatonLeadership.WatchState.BROKEN;
   }
 }

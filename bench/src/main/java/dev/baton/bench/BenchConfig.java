@@ -41,6 +41,7 @@ public record BenchConfig(
       Set.of(
           "failover",
           "failover-process",
+          "failover-path",
           "operator-failover",
           "leadership",
           "routing",

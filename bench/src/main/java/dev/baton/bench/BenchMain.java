@@ -34,6 +34,13 @@ public final class BenchMain {
     if (config.runs("failover") || config.runs("failover-process")) {
       ok &= run("failover-process", () -> new ShippedJarFailover(config).run(report), report);
     }
+    if (config.runs("failover-path")) {
+      ok &=
+          run(
+              "failover-path",
+              () -> new dev.baton.bench.failover.FailoverPathBench(config).run(report),
+              report);
+    }
     if (config.runs("operator-failover")) {
       ok &= run("operator-failover", () -> new OperatorFailoverBench(config).run(report), report);
     }

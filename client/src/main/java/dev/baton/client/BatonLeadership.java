@@ -124,6 +124,24 @@ public final class BatonLeadership implements AutoCloseable {
    */
   public record Belief(boolean leader, long term, long confirmedUntilNanos) {}
 
+  /** How a source's push channel (the pod watch) stands: what a metric shows. */
+  public enum WatchState {
+    /** Asked for, not answered yet: at the start, and after each retry. */
+    OPENING,
+    /** Open: changes arrive as they are written. */
+    OPEN,
+    /**
+     * Failed without an answer (a connection that timed out or was reset, a stream cut): asked for
+     * again within 100 ms, then later and later; the pod is read every 70 ms meanwhile.
+     */
+    BROKEN,
+    /**
+     * Answered with a refusal (a 4xx or 5xx): asked for again later and later; reads keep their
+     * usual pace, not to add to the load of a server that refuses.
+     */
+    REFUSED
+  }
+
   /** A source's news: whether this pod leads, and for how long that answer holds. */
   record Confirmation(boolean leader, long term, long validForMillis, long askedAtNanos) {}
 
@@ -146,6 +164,11 @@ public final class BatonLeadership implements AutoCloseable {
     /** How many times that channel failed or was refused since the start. */
     default long watchFailures() {
       return 0;
+    }
+
+    /** How that channel stands. */
+    default WatchState watchState() {
+      return watching() ? WatchState.OPEN : WatchState.BROKEN;
     }
 
     @Override
@@ -256,7 +279,7 @@ public final class BatonLeadership implements AutoCloseable {
 
   /**
    * Whether the pod watch (or the Redis subscription) is open now: while it is not, news of a
-   * demotion waits for the next read, every {@code confirmEvery}.
+   * change waits for the next read ({@link #watchState} says how often the pod is read then).
    */
   public boolean watching() {
     return source.watching();
@@ -265,6 +288,15 @@ public final class BatonLeadership implements AutoCloseable {
   /** How many times the watch failed or was refused since the start (each one is logged). */
   public long watchFailures() {
     return source.watchFailures();
+  }
+
+  /**
+   * How the pod watch (or the Redis subscription) stands, for a metric: open, opening, broken
+   * (retried within 100 ms, then with a back-off up to 5 s, the pod read every 70 ms meanwhile) or
+   * refused by the server (retried with a back-off up to 30 s, reads at their usual pace).
+   */
+  public WatchState watchState() {
+    return source.watchState();
   }
 
   /** The term of the current leadership; after a revocation, the term of the last one; else 0. */

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
@@ -73,9 +74,10 @@ final class PodWatch implements BatonLeadership.Source {
   private final ScheduledExecutorService threads;
   private volatile boolean closed;
   private volatile Events watch;
-  private volatile boolean watchOpen;
+  private volatile BatonLeadership.WatchState watchState = BatonLeadership.WatchState.OPENING;
   private final AtomicLong watchFailures = new AtomicLong();
   private volatile int failuresInARow;
+  private final PeriodicReads reads;
   private volatile String lastWatchProblem;
   private Consumer<BatonLeadership.Confirmation> sink;
   private Consumer<String> unreachable;
@@ -104,15 +106,26 @@ final class PodWatch implements BatonLeadership.Source {
     this.requests = new PodRequests(target);
     this.http = requests.client(options.confirmEvery());
     this.threads = Executors.newScheduledThreadPool(2, DaemonThreads.named("baton-leadership-pod"));
+    this.reads = new PeriodicReads(threads, this::confirm, this::readEveryNanos);
   }
 
   @Override
   public void start(Consumer<BatonLeadership.Confirmation> sink, Consumer<String> unreachable) {
     this.sink = sink;
     this.unreachable = unreachable;
-    long every = options.confirmEvery().toMillis();
-    threads.scheduleWithFixedDelay(this::confirm, 0, every, TimeUnit.MILLISECONDS);
+    reads.within(0);
     threads.execute(this::openWatch);
+  }
+
+  /** How often the pod is read now: more often while the watch opens or is broken. */
+  private long readEveryNanos() {
+    return WatchRetry.readEvery(watchState, options.confirmEvery()).toNanos();
+  }
+
+  /** The watch stands so now; reads come as often as that asks, starting now if need be. */
+  private void watchIs(BatonLeadership.WatchState state) {
+    watchState = state;
+    reads.within(readEveryNanos());
   }
 
   /** A read of the pod: confirms (or not) from the moment it was sent. */
@@ -192,13 +205,16 @@ final class PodWatch implements BatonLeadership.Source {
   /**
    * Watches the pod as kubectl and client-go do: a {@code GET ...?watch=true}, answered with a
    * chunked stream of JSON events, one per line. (A real API server refuses a WebSocket watch
-   * without an {@code Origin} header.) Opened again whenever it ends; after a failure, later and
-   * later, so that a watch the server refuses costs a request every few seconds, not two a second,
-   * while the periodic reads alone confirm.
+   * without an {@code Origin} header.) Opened again whenever it ends; after a failure within 100
+   * ms, then later and later ({@link WatchRetry}), so that a watch the server refuses costs a
+   * request every few seconds, while the periodic reads confirm.
    */
   private void openWatch() {
     if (closed) {
       return;
+    }
+    if (watchState != BatonLeadership.WatchState.OPEN) {
+      watchIs(BatonLeadership.WatchState.OPENING);
     }
     HttpRequest req = requests.watch();
     Events events = new Events();
@@ -212,42 +228,44 @@ final class PodWatch implements BatonLeadership.Source {
                     "the pod watch broke: "
                         + (error.getCause() == null ? error : error.getCause())
                             .getClass()
-                            .getSimpleName());
+                            .getSimpleName(),
+                    BatonLeadership.WatchState.BROKEN);
               } else if (response.statusCode() != 200) {
                 watchFailed(
                     "the pod watch was refused: "
                         + response.statusCode()
                         + " "
-                        + abbreviate(String.valueOf(response.body())));
+                        + abbreviate(String.valueOf(response.body())),
+                    BatonLeadership.WatchState.REFUSED);
               } else if (System.nanoTime() - opened > TimeUnit.SECONDS.toNanos(1)) {
                 // The server ended it (timeoutSeconds): open the next one at once.
-                watchOpen = false;
+                watchIs(BatonLeadership.WatchState.OPENING);
                 later(this::openWatch, 0);
               } else {
-                watchFailed("the pod watch ended as soon as it opened");
+                watchFailed(
+                    "the pod watch ended as soon as it opened", BatonLeadership.WatchState.BROKEN);
               }
             });
   }
 
-  /** The longest wait between two refused watches. */
-  private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(30);
-
-  private void watchFailed(String why) {
-    watchOpen = false;
+  private void watchFailed(String why, BatonLeadership.WatchState state) {
     if (closed) {
       return;
     }
+    watchIs(state);
     watchFailures.incrementAndGet();
     unreachable.accept(why);
+    Duration retry = WatchRetry.after(++failuresInARow, state);
     if (!why.equals(lastWatchProblem)) {
       lastWatchProblem = why;
       log.warn(
-          "{}; leadership is confirmed by reads every {} ms until it opens (retrying with back-off)",
+          "{}; leadership is confirmed by reads every {} ms until it opens (asked for again in {}"
+              + " ms, then later and later)",
           why,
-          options.confirmEvery().toMillis());
+          WatchRetry.readEvery(state, options.confirmEvery()).toMillis(),
+          retry.toMillis());
     }
-    long backoff = options.confirmEvery().toNanos() << Math.min(failuresInARow++, 6);
-    later(this::openWatch, Math.min(backoff, MAX_BACKOFF_NANOS));
+    later(this::openWatch, retry.toNanos());
   }
 
   private static String abbreviate(String body) {
@@ -278,7 +296,7 @@ final class PodWatch implements BatonLeadership.Source {
         return HttpResponse.BodySubscribers.mapping(
             HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8), body -> body);
       }
-      watchOpen = true;
+      watchIs(BatonLeadership.WatchState.OPEN);
       failuresInARow = 0;
       lastWatchProblem = null;
       return HttpResponse.BodySubscribers.mapping(
@@ -347,7 +365,12 @@ final class PodWatch implements BatonLeadership.Source {
 
   @Override
   public boolean watching() {
-    return watchOpen;
+    return watchState == BatonLeadership.WatchState.OPEN;
+  }
+
+  @Override
+  public BatonLeadership.WatchState watchState() {
+    return watchState;
   }
 
   @Override
@@ -366,6 +389,7 @@ final class PodWatch implements BatonLeadership.Source {
   @Override
   public void close() {
     closed = true;
+    reads.close();
     threads.shutdownNow();
     Events w = watch;
     if (w != null) {

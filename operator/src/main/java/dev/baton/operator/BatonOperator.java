@@ -5,6 +5,7 @@ import dev.baton.client.GracefulStop;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.injection.AgentInjector;
 import dev.baton.operator.injection.AgentWebhook;
+import dev.baton.operator.kube.ReadRetry;
 import dev.baton.operator.leadergroup.LeaderGroupReconciler;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -79,7 +80,9 @@ public final class BatonOperator implements AutoCloseable {
   private LeaderGroupReconciler leaderGroups;
   private PodCatalog pods;
   private final Liveness liveness = new Liveness();
-  private volatile boolean informersStarted;
+  private final ReadRetry reads = new ReadRetry();
+  // What the start waits for, told by /readyz; null once started.
+  private volatile String starting = "the informers are listing";
   private boolean closed;
 
   /**
@@ -102,18 +105,7 @@ public final class BatonOperator implements AutoCloseable {
               + " set -D{}=4",
           AsyncPool.PARALLELISM);
     }
-    if (args.length > 0 && args[0].equals("demo")) {
-      System.exit(DemoLauncher.run());
-    }
-    if (args.length > 0 && args[0].equals("version")) {
-      // Also the image build's proof that its class archive maps (java -Xshare:on ... version).
-      System.out.println("baton-operator " + version());
-      System.exit(0);
-    }
-    if (args.length > 0) {
-      System.err.println("usage: java -jar baton-operator.jar [demo|version]");
-      System.exit(2);
-    }
+    CommandLine.exitUnlessRun(args);
     boolean inCluster = Files.exists(SERVICE_ACCOUNT_NAMESPACE);
     OperatorConfig config = OperatorConfig.from(System.getenv(), inCluster);
     BatonOperator baton = new BatonOperator(config, new KubernetesClientBuilder().build(), true);
@@ -154,7 +146,7 @@ public final class BatonOperator implements AutoCloseable {
             ? identity()
             : identity() + "/" + UUID.randomUUID().toString().substring(0, 8);
     role = replicaRole(identity);
-    fencedClient = ReplicaClients.fenced(client, role, identity);
+    fencedClient = ReplicaClients.fenced(client, role, identity, reads);
     operator =
         new Operator(
             o ->
@@ -164,9 +156,16 @@ public final class BatonOperator implements AutoCloseable {
                     .withUseSSAToPatchPrimaryResource(false)
                     // Per controller, not per resource: a label per group would grow without bound.
                     .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry))
-                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5)));
+                    .withReconciliationTerminationTimeout(Duration.ofSeconds(5))
+                    // A refused list (429 while the server's storage initializes, a 5xx) is
+                    // listed again as long as it takes; /readyz says 503 until every informer
+                    // has listed (docs/design.md, "Starting against a server that refuses").
+                    .withStopOnInformerErrorDuringStartup(false)
+                    .withCacheSyncTimeout(Duration.ofDays(365)));
     Clock clock = Clock.systemUTC();
     registerControllers(clock);
+    // The probes answer from the start: alive, and not ready until the informers have listed.
+    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
     // Redis connects while both controllers' informers list: a cold start waits for the slowest
     // of the three, not the sum.
     CompletableFuture<Void> redisConnected =
@@ -175,14 +174,14 @@ public final class BatonOperator implements AutoCloseable {
     // replica processes events; a standby's are dropped before they reach a reconcile, and
     // becoming active hands every cached resource to its controller (Activation).
     operator.start();
-    informersStarted = true;
+    starting = "informers synced; the replica's role is starting";
     redisConnected.join();
     if (config.webhook().enabled()) {
       startWebhook(identity, clock);
     }
     role.start(this::becomeActive, this::noLongerActive);
-    // Ready means able to take over: the endpoints answer once the role is in play.
-    http = HttpEndpoints.start(config.httpPort(), registry, liveness::check, this::readiness);
+    // Ready means able to take over: once the role is in play.
+    starting = null;
     log.info(
         "Baton started: cluster id {}, namespaces {}, default Redis {}, http port {}; {}",
         config.clusterId(),
@@ -300,8 +299,14 @@ public final class BatonOperator implements AutoCloseable {
   }
 
   private HttpEndpoints.Check readiness() {
-    if (!informersStarted) {
-      return new HttpEndpoints.Check(false, "controllers not started");
+    String waitingFor = starting;
+    if (waitingFor != null) {
+      String refused = reads.lastRefusal();
+      return new HttpEndpoints.Check(
+          false,
+          "starting: "
+              + waitingFor
+              + (refused == null ? "" : "; the API server refused a read: " + refused));
     }
     List<String> unhealthy =
         controllers.stream()
@@ -334,12 +339,6 @@ public final class BatonOperator implements AutoCloseable {
 
   private String leaseNamespace() {
     return config.leaseNamespace(SERVICE_ACCOUNT_NAMESPACE);
-  }
-
-  /** The version the jar was built as, from its manifest. */
-  static String version() {
-    String v = BatonOperator.class.getPackage().getImplementationVersion();
-    return v == null ? "(unknown: not run from the built jar)" : v;
   }
 
   /** -1 when the webhook is off. */

@@ -33,7 +33,9 @@ import java.util.function.UnaryOperator;
  * merge patch means ({@link StrategicMergePatches}): what Helm needs to install, upgrade and
  * uninstall a chart here. Pods are created through the mutating webhooks stored here, and validated
  * as the API server validates them ({@link AdmissionWebhooks}). Pods' logs and proxy ({@link
- * PodSubresources}) serve kubectl baton's logs and report.
+ * PodSubresources}) serve kubectl baton's logs and report. A test can make it behave as a real API
+ * server does where that matters to it ({@link #latency}, {@link #refuseLists}, {@link
+ * #dropWatches}).
  */
 public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
@@ -50,6 +52,7 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
 
   private final KubernetesMockServer server;
   private final KubernetesCrudDispatcher crud;
+  private final ServerConditions conditions;
   private final AdmissionWebhooks admission;
   private final KubernetesClient client;
   private final PodSubresources pods;
@@ -57,10 +60,12 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
   private EmbeddedKubernetes(
       KubernetesMockServer server,
       KubernetesCrudDispatcher crud,
+      ServerConditions conditions,
       AdmissionWebhooks admission,
       PodSubresources pods) {
     this.server = server;
     this.crud = crud;
+    this.conditions = conditions;
     this.admission = admission;
     this.pods = pods;
     this.client = server.createClient(new JdkHttpClientFactory());
@@ -100,15 +105,16 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
                             () -> body(crud.handleGet(CRD_LIST)))))));
     AdmissionWebhooks admission = new AdmissionWebhooks(pods);
     Dispatcher api = admission;
+    ServerConditions conditions = new ServerConditions();
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(),
-            new KubeHttpServer(),
+            new KubeHttpServer(conditions),
             new HashMap<>(),
             new RecordingDispatcher(wrap.apply(api)),
             false);
     server.init();
-    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, admission, pods);
+    EmbeddedKubernetes k = new EmbeddedKubernetes(server, crud, conditions, admission, pods);
     if (withCrds) {
       for (String file : CRD_FILES) {
         k.client.apiextensions().v1().customResourceDefinitions().resource(crd(file)).create();
@@ -123,6 +129,57 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     return response.getBody() == null
         ? "{}"
         : new String(response.getBody().getBytes(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * From now on every request takes as long as {@code profile} draws for its kind before it is
+   * handled, and every watch event reaches its watcher as late as the profile says, in order; null
+   * switches it off (a watch event already held back still arrives late).
+   */
+  public EmbeddedKubernetes latency(LatencyProfile profile) {
+    conditions.latency(profile);
+    return this;
+  }
+
+  /**
+   * The next {@code times} lists of {@code plural} (as in its URL: "leadergroups", "pods") are
+   * answered 429 "storage is (re)initializing" with {@code Retry-After: 1}, as a real API server
+   * answers them for about a second after the CRD was created or the server restarted.
+   */
+  public EmbeddedKubernetes refuseLists(String plural, int times) {
+    conditions.refuseLists(plural, times);
+    return this;
+  }
+
+  /**
+   * The next {@code times} watch requests on {@code plural} fail: their connection is cut before an
+   * answer, as when a new pod's first connection to the API server times out.
+   */
+  public EmbeddedKubernetes dropWatches(String plural, int times) {
+    conditions.dropWatches(plural, times);
+    return this;
+  }
+
+  /** When (System.nanoTime) each list of {@code plural} was refused, in order. */
+  public List<Long> refusedLists(String plural) {
+    return times(ServerConditions.LIST_REFUSED, plural);
+  }
+
+  /** When each watch on {@code plural} was asked for, dropped or not, in order. */
+  public List<Long> watchesAsked(String plural) {
+    return times(ServerConditions.WATCH_ASKED, plural);
+  }
+
+  /** When each dropped watch on {@code plural} was asked for, in order. */
+  public List<Long> droppedWatches(String plural) {
+    return times(ServerConditions.WATCH_DROPPED, plural);
+  }
+
+  private List<Long> times(String what, String plural) {
+    return conditions.seen().stream()
+        .filter(s -> s.what().equals(what) && s.plural().equals(plural))
+        .map(ServerConditions.Seen::atNanos)
+        .toList();
   }
 
   /**
@@ -212,5 +269,6 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
   public void close() {
     client.close();
     server.destroy();
+    conditions.close();
   }
 }

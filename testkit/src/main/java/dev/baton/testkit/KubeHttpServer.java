@@ -34,10 +34,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       WebSocket builder alone does not.
  * </ul>
  *
- * Everything else goes to the dispatcher exactly as Fabric8's front hands it. The stock server's
- * fields are private, so its start is replaced here and its state set by reflection.
+ * Everything else goes to the dispatcher exactly as Fabric8's front hands it, after the {@link
+ * ServerConditions} a test switched on: a latency profile holds each request and delays each watch
+ * event, lists may be refused with 429 and watch requests dropped. The stock server's fields are
+ * private, so its start is replaced here and its state set by reflection.
  */
 final class KubeHttpServer extends MockWebServer {
+
+  private final ServerConditions conditions;
+
+  KubeHttpServer(ServerConditions conditions) {
+    this.conditions = conditions;
+  }
 
   @Override
   public synchronized void start(InetAddress address, int port) {
@@ -57,27 +65,19 @@ final class KubeHttpServer extends MockWebServer {
         new HttpServerRequestHandler(vertx) {
           @Override
           protected MockResponse onHttpRequest(RecordedRequest request) {
-            return dispatcher().dispatch(request);
+            return conditions.delayingEvents(dispatcher().dispatch(request));
           }
         };
     server.requestHandler(
         request -> {
-          if (!isWatch(request.uri())) {
-            fabric8.handle(request);
-          } else if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
-            streamWatch(request);
-          } else if (request.getHeader("Origin") == null) {
-            request
-                .response()
-                .setStatusCode(403)
-                .putHeader("Content-Type", "application/json")
-                .end(
-                    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
-                        + "\"message\":\"websocket watch without an Origin header\","
-                        + "\"reason\":\"Forbidden\",\"code\":403}");
-          } else {
-            fabric8.handle(request);
+          long hold = conditions.holdNanos(request.method().name(), request.uri());
+          if (hold <= 0) {
+            route(request, fabric8);
+            return;
           }
+          // Held without a thread: the request's body waits, paused, for the timer.
+          request.pause();
+          vertx.setTimer(Math.max(1, Math.round(hold / 1e6)), id -> route(request, fabric8));
         });
     CompletableFuture<HttpServer> listening = new CompletableFuture<>();
     server
@@ -99,17 +99,52 @@ final class KubeHttpServer extends MockWebServer {
     set("port", server.actualPort());
   }
 
-  private static boolean isWatch(String uri) {
-    int q = uri.indexOf('?');
-    if (q < 0) {
-      return false;
+  private void route(HttpServerRequest request, HttpServerRequestHandler fabric8) {
+    String uri = request.uri();
+    MockResponse refused = conditions.refusal(request.method().name(), uri);
+    if (refused != null) {
+      request.resume();
+      HttpServerResponse response = request.response().setStatusCode(refused.code());
+      refused.getHeaders().toMultimap().forEach((k, v) -> response.headers().add(k, v));
+      response.end(io.vertx.core.buffer.Buffer.buffer(refused.getBody().getBytes()));
+    } else if (!ServerConditions.isWatch(uri)) {
+      fabric8.handle(request);
+    } else if (conditions.dropsWatch(uri)) {
+      cut(request);
+    } else if (!"websocket".equalsIgnoreCase(request.getHeader("Upgrade"))) {
+      request.resume();
+      streamWatch(request);
+    } else if (request.getHeader("Origin") == null) {
+      request.resume();
+      request
+          .response()
+          .setStatusCode(403)
+          .putHeader("Content-Type", "application/json")
+          .end(
+              "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\","
+                  + "\"message\":\"websocket watch without an Origin header\","
+                  + "\"reason\":\"Forbidden\",\"code\":403}");
+    } else {
+      fabric8.handle(request);
     }
-    for (String param : uri.substring(q + 1).split("&")) {
-      if (param.equals("watch=true") || param.equals("watch=1")) {
-        return true;
-      }
-    }
-    return false;
+  }
+
+  /**
+   * Cuts the connection in the middle of a status line: the client sees its request fail as when
+   * its connection to the API server timed out. A connection closed with nothing sent would not do:
+   * the JDK's client sends a GET again at once, unseen by its caller, when a connection closes
+   * before any byte of an answer.
+   */
+  private static void cut(HttpServerRequest request) {
+    io.netty.channel.Channel channel =
+        ((io.vertx.core.net.impl.ConnectionBase) request.connection()).channel();
+    channel
+        .pipeline()
+        .firstContext()
+        .writeAndFlush(
+            io.netty.buffer.Unpooled.copiedBuffer(
+                "HTTP/1.1 5", java.nio.charset.StandardCharsets.US_ASCII))
+        .addListener(f -> channel.close());
   }
 
   /**
@@ -125,7 +160,7 @@ final class KubeHttpServer extends MockWebServer {
             request.uri(),
             Headers.builder().addAll(request.headers()).build(),
             new io.fabric8.mockwebserver.http.Buffer());
-    MockResponse answer = dispatcher().dispatch(recorded);
+    MockResponse answer = conditions.delayingEvents(dispatcher().dispatch(recorded));
     HttpServerResponse response = request.response();
     WebSocketListener listener = answer.getWebSocketListener();
     if (listener == null) {

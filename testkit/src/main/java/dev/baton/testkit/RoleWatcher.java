@@ -15,7 +15,10 @@ import java.util.TreeSet;
 /**
  * Watches the pods of a namespace and records every change of a role label, in the order the API
  * server emits them. After each event it counts the pods labeled leader: more than one at any point
- * is a violation of the one-leader invariant.
+ * is a violation of the one-leader invariant. That count means what the server stored only while
+ * events arrive in the order written, as a real server's watch delivers them; an event older than
+ * one before it (a lower resourceVersion) is recorded apart ({@link #outOfOrder}), so a delivery
+ * fault of a test server is never taken for an operator's fault or hidden by one.
  */
 public final class RoleWatcher implements AutoCloseable {
 
@@ -24,6 +27,8 @@ public final class RoleWatcher implements AutoCloseable {
   private final List<String> history = new ArrayList<>();
   private final List<String> violations = new ArrayList<>();
   private final List<Long> leaderChangeNanos = new ArrayList<>();
+  private final List<String> outOfOrder = new ArrayList<>();
+  private long lastVersion = -1;
   private final Watch watch;
   private String lastLeader;
 
@@ -47,6 +52,7 @@ public final class RoleWatcher implements AutoCloseable {
 
   private synchronized void record(Watcher.Action action, Pod pod) {
     String name = pod.getMetadata().getName();
+    checkOrder(action, pod);
     String role =
         pod.getMetadata().getLabels() == null ? null : pod.getMetadata().getLabels().get(roleLabel);
     if (action == Watcher.Action.DELETED) {
@@ -68,6 +74,28 @@ public final class RoleWatcher implements AutoCloseable {
     if (leader != null) {
       lastLeader = leader;
     }
+  }
+
+  /**
+   * A write's event carries the version the write gave the object, and a watch delivers writes in
+   * the order they were made. A deletion's event is left out of the comparison: only writes that
+   * store a new version of the object are compared.
+   */
+  private void checkOrder(Watcher.Action action, Pod pod) {
+    if (action == Watcher.Action.DELETED) {
+      return;
+    }
+    long version;
+    try {
+      version = Long.parseLong(pod.getMetadata().getResourceVersion());
+    } catch (NumberFormatException e) {
+      return; // opaque, as a server may make it: nothing to compare
+    }
+    if (version < lastVersion) {
+      outOfOrder.add(
+          action + " " + pod.getMetadata().getName() + " at " + version + " after " + lastVersion);
+    }
+    lastVersion = Math.max(lastVersion, version);
   }
 
   public synchronized Set<String> leaders() {
@@ -92,6 +120,11 @@ public final class RoleWatcher implements AutoCloseable {
 
   public synchronized List<String> violations() {
     return List.copyOf(violations);
+  }
+
+  /** Events that arrived after a later write's event: the watch reordered them. */
+  public synchronized List<String> outOfOrder() {
+    return List.copyOf(outOfOrder);
   }
 
   public synchronized List<String> history() {

@@ -2,6 +2,7 @@ package dev.baton.agent.metrics;
 
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.leadership.RedisHealth;
+import dev.baton.client.BatonLeadership;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +24,8 @@ public final class AgentMetrics {
   private volatile Supplier<LeadershipView> leadership = () -> null;
   private volatile BooleanSupplier podReady = () -> false;
   private volatile RedisHealth redis;
-  private volatile BooleanSupplier podWatchOpen = () -> false;
+  private volatile Supplier<BatonLeadership.WatchState> podWatchState =
+      () -> BatonLeadership.WatchState.OPENING;
   private volatile LongSupplier podWatchFailures = () -> 0;
 
   public void leadership(Supplier<LeadershipView> view) {
@@ -34,9 +36,9 @@ public final class AgentMetrics {
     this.podReady = ready;
   }
 
-  /** The pod watch: whether it is open, and how often it failed. */
-  public void podWatch(BooleanSupplier open, LongSupplier failures) {
-    this.podWatchOpen = open;
+  /** The pod watch: how it stands (opening, open, broken, refused), and how often it failed. */
+  public void podWatch(Supplier<BatonLeadership.WatchState> state, LongSupplier failures) {
+    this.podWatchState = state;
     this.podWatchFailures = failures;
   }
 
@@ -98,11 +100,13 @@ public final class AgentMetrics {
         "pod_ready",
         "1 while this pod, as last seen, is ready as the operator counts it",
         podReady.getAsBoolean() ? 1 : 0);
+    BatonLeadership.WatchState watch = podWatchState.get();
     gauge(
         out,
         "pod_watch_open",
         "1 while the watch of this pod is open; 0: a demotion is learned from the next read only",
-        podWatchOpen.getAsBoolean() ? 1 : 0);
+        watch == BatonLeadership.WatchState.OPEN ? 1 : 0);
+    podWatchState(out, watch);
     counter(
         out,
         "pod_watch_failures_total",
@@ -179,6 +183,29 @@ public final class AgentMetrics {
       out.append(PREFIX).append(e.getKey()).append(' ').append(e.getValue()).append('\n');
     }
     return out.toString();
+  }
+
+  /**
+   * One series per state, 1 for the state the watch is in: opening (not open yet, the pod read
+   * often), open, broken (no answer, the pod read often), refused (a 4xx or 5xx, reads at their
+   * usual pace), so an alert can tell a network that drops the first connection from missing RBAC.
+   */
+  private static void podWatchState(StringBuilder out, BatonLeadership.WatchState now) {
+    String name = PREFIX + "pod_watch_state";
+    out.append("# HELP ")
+        .append(name)
+        .append(" 1 for the state the watch of this pod is in: opening, open, broken, refused\n")
+        .append("# TYPE ")
+        .append(name)
+        .append(" gauge\n");
+    for (BatonLeadership.WatchState s : BatonLeadership.WatchState.values()) {
+      out.append(name)
+          .append("{state=\"")
+          .append(s.name().toLowerCase(java.util.Locale.ROOT))
+          .append("\"} ")
+          .append(s == now ? 1 : 0)
+          .append('\n');
+    }
   }
 
   private static void counter(StringBuilder out, String name, String help, long value) {

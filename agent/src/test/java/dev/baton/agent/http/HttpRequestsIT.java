@@ -1,6 +1,7 @@
 package dev.baton.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -62,6 +63,20 @@ class HttpRequestsIT extends TwoAgentsOverHttp {
         .contains("baton_agent_leader 0")
         .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
         .doesNotContain(sandbox.cluster.redis.url());
+    // The pod watch's state, one series per state, 1 for the state it is in.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                http.send(
+                        HttpRequest.newBuilder(uri(a0, "/metrics")).build(),
+                        HttpResponse.BodyHandlers.ofString())
+                    .body(),
+            body ->
+                body.contains("baton_agent_pod_watch_state{state=\"open\"} 1")
+                    && body.contains("baton_agent_pod_watch_state{state=\"broken\"} 0")
+                    && body.contains("baton_agent_pod_watch_state{state=\"refused\"} 0")
+                    && body.contains("baton_agent_pod_watch_open 1"));
   }
 
   @Test

@@ -8,8 +8,10 @@ import dev.baton.bench.Report;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.ByteRecorder;
+import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.KubernetesUnderTest;
+import dev.baton.testkit.LatencyProfile;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.io.IOException;
@@ -44,6 +46,7 @@ public final class RelayBench {
   private static final String FOLLOWER = "relay-f";
   private static final List<String> CANDIDATES = List.of("relay-a", "relay-b", "relay-c");
   private static final long CLIENT_EVERY_MILLIS = 5;
+  private static final long PROFILE_SEED = 59;
 
   private final BenchConfig config;
   private final Path jar;
@@ -76,10 +79,70 @@ public final class RelayBench {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");
     }
-    Path dir = Files.createDirectories(config.out().resolve("relay"));
+    Report.Section s =
+        report.section(
+            "relay",
+            "Relay mode: connections through a follower's agent across hand-overs (ms from the"
+                + " change asked to the first frame at the new leader's app through the follower)",
+            "API server",
+            "hand-over",
+            "trials",
+            "to the new leader: p50",
+            "p99",
+            "max",
+            "goal (p50 / p99)",
+            "attempts",
+            "refused (goal 0)",
+            "given up by the relay (goal 0)",
+            "cut by the old leader's gate as it shut: before their frame reached its app",
+            "after",
+            "late frames at a demoted app");
+    // The plain mock first, with the steady-state overhead; then, in the same run, the mock that
+    // answers as kube-apiserver v1.32 did on a real node.
+    runOn(null, s, report);
+    String kubeconfig = System.getenv(KubernetesUnderTest.KUBECONFIG);
+    if (kubeconfig == null || kubeconfig.isBlank()) {
+      runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, null);
+    }
+    s.note(
+        "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
+            + " address with the same gate port and leader-only port, as pods share port"
+            + " numbers on their own IPs; confirmWithin "
+            + AgentBench.CONFIRM_WITHIN.toMillis()
+            + " ms; the real operator on the mock API server, one redis-server; the mock plain,"
+            + " then (fresh agents, operator and mock) with LatencyProfile.kubeApiserver132(seed "
+            + PROFILE_SEED
+            + "): each request held as long as kube-apiserver v1.32's histogram says for its"
+            + " kind (a pod PATCH 10-25 ms), watch events delivered 2-10 ms after the write. A"
+            + " client opens a connection to the follower every "
+            + CLIENT_EVERY_MILLIS
+            + " ms from the change on, writes a stamped frame and reads its echo; the time is"
+            + " the first such frame that reached the new leader's application. Refused: the"
+            + " follower's port did not take the connection; given up: its relay held it past"
+            + " two confirmWithin (its metric). A connection the old leader's gate took in the"
+            + " moment before it shut (the operator had demoted it, its agent had not yet seen"
+            + " it) is cut with the others, as a direct connection would be; the relay cannot"
+            + " send it elsewhere, since the old application may have its bytes. Such cuts"
+            + " happen within tens of ms of the change (seen: opened 8-21 ms after it), before"
+            + " or after the frame reached the old application. The deleted pod is recreated"
+            + " and its agent started again between trials.");
+  }
+
+  /**
+   * The hand-overs on one server: the plain mock ({@code profile} null) or the mock with a latency
+   * profile; the steady-state overhead too when {@code overheadTo} is given.
+   */
+  private void runOn(LatencyProfile profile, Report.Section s, Report overheadTo) throws Exception {
+    // The first run is on what the environment names: the plain mock, or a real cluster.
+    String server = profile == null ? "plain" : "v1.32 latency profile";
+    Path dir =
+        Files.createDirectories(config.out().resolve(profile == null ? "relay" : "relay-profile"));
     int trials = Math.max(5, config.processTrials());
-    try (Sandbox cluster =
-            new Sandbox(KubernetesUnderTest.fromEnvironment(), BatonOperator::launch, Map.of());
+    KubernetesUnderTest kube =
+        profile == null
+            ? KubernetesUnderTest.fromEnvironment()
+            : EmbeddedKubernetes.start().latency(profile);
+    try (Sandbox cluster = new Sandbox(kube, BatonOperator::launch, Map.of());
         AgentFleet fleet = new AgentFleet(cluster, jar, dir, AgentBench.CONFIRM_WITHIN)) {
       cluster.startOperator();
       for (String pod : ips.keySet()) {
@@ -91,24 +154,6 @@ public final class RelayBench {
         startAgent(fleet, pod);
       }
       fleet.awaitOpenLeader();
-
-      Report.Section s =
-          report.section(
-              "relay",
-              "Relay mode: connections through a follower's agent across hand-overs (ms from the"
-                  + " change asked to the first frame at the new leader's app through the follower)",
-              "hand-over",
-              "trials",
-              "to the new leader: p50",
-              "p99",
-              "max",
-              "goal (p50 / p99)",
-              "attempts",
-              "refused (goal 0)",
-              "given up by the relay (goal 0)",
-              "cut by the old leader's gate as it shut: before their frame reached its app",
-              "after",
-              "late frames at a demoted app");
       for (Kind kind : Kind.values()) {
         List<Double> took = new ArrayList<>();
         Counts counts = new Counts();
@@ -118,8 +163,9 @@ public final class RelayBench {
           took.add(trial(cluster, fleet, kind, counts));
         }
         Percentiles p = Percentiles.of(took);
-        BenchMain.progress("relay " + kind + ": " + p + ", " + counts);
+        BenchMain.progress("relay " + server + " " + kind + ": " + p + ", " + counts);
         s.row(
+            server,
             kind.description,
             p.count(),
             p.p50(),
@@ -133,26 +179,9 @@ public final class RelayBench {
             counts.cut().get(),
             fleet.bytes().violations().size() - lateBefore);
       }
-      s.note(
-          "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
-              + " address with the same gate port and leader-only port, as pods share port"
-              + " numbers on their own IPs; confirmWithin "
-              + AgentBench.CONFIRM_WITHIN.toMillis()
-              + " ms; the real operator on the mock API server, one redis-server. A client opens"
-              + " a connection to the follower every "
-              + CLIENT_EVERY_MILLIS
-              + " ms from the change on, writes a stamped frame and reads its echo; the time is"
-              + " the first such frame that reached the new leader's application. Refused: the"
-              + " follower's port did not take the connection; given up: its relay held it past"
-              + " two confirmWithin (its metric). A connection the old leader's gate took in the"
-              + " moment before it shut (the operator had demoted it, its agent had not yet seen"
-              + " it) is cut with the others, as a direct connection would be; the relay cannot"
-              + " send it elsewhere, since the old application may have its bytes. Such cuts"
-              + " happen within tens of ms of the change (seen: opened 8-21 ms after it), before"
-              + " or after the frame reached the old application. The deleted pod is recreated"
-              + " and its agent started again between trials.");
-
-      overhead(report, cluster, fleet);
+      if (overheadTo != null) {
+        overhead(overheadTo, cluster, fleet);
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.baton.operator.kube;
 
+import dev.baton.operator.metrics.FailoverTrace;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
@@ -61,8 +62,12 @@ public final class StatusWriter {
       }
       log.debug(
           "status change: {} -> {}", Serialization.asJson(base), Serialization.asJson(merged));
+      String ns = seen.getMetadata().getNamespace();
+      String name = seen.getMetadata().getName();
       try {
+        FailoverTrace.stamp(FailoverTrace.Step.STATUS_SENT, ns, name, seen.getKind());
         R written = client.resource(copyWithStatus(current, merged)).updateStatus();
+        FailoverTrace.stamp(FailoverTrace.Step.STATUS_ANSWERED, ns, name, seen.getKind());
         if (written != null) {
           last.put(
               seen.getMetadata().getUid(),

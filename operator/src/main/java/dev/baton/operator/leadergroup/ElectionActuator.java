@@ -6,6 +6,7 @@ import dev.baton.client.HolderRecord;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.PodLabeler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -33,7 +34,10 @@ final class ElectionActuator {
     /** Gives the pod the marks of its role, when it does not carry them already. */
     void label(Pod pod, PodLabeler.Role role);
 
-    /** Demotes a pod by name, whatever the cache says about it. */
+    /**
+     * Demotes a pod by name, whatever the cache says about it, in one write no resourceVersion
+     * guards ({@link PodLabeler#demote}).
+     */
     void demote(String namespace, String pod, PodLabeler.Role follower);
 
     /** Removes every mark of the group from a pod that left it. */
@@ -132,7 +136,7 @@ final class ElectionActuator {
       if (effect instanceof ElectionPlan.Effect.ClearStray c) {
         writes.clear(c.pod(), settings.roleLabel());
       } else if (effect instanceof ElectionPlan.Effect.Demote d) {
-        writes.label(d.pod(), follower());
+        writes.demote(seen.namespace(), d.pod().getMetadata().getName(), follower());
         demoted.add(d.pod().getMetadata().getName());
       } else if (effect instanceof ElectionPlan.Effect.DemoteByName d) {
         if (d.write()) {
@@ -151,6 +155,8 @@ final class ElectionActuator {
                 LeaseStore.Acquisition::unreserved,
                 refused -> reserve(refused.unreservedCounter()));
         if (!got.acquired()) {
+          // The lease is not the record the renewer renews: the next look reads Redis.
+          renewer.forget(id);
           return false;
         }
         held(HolderRecord.parse(got.holder()).orElseThrow(), got.holder(), a.since());
@@ -181,12 +187,20 @@ final class ElectionActuator {
     }
 
     private LeaseStore.Acquisition acquire(ElectionPlan.Effect.AcquireLease a) {
-      return store.acquire(
-          settings.keys(),
-          a.expected(),
-          a.prefix(),
-          settings.ttl().toMillis(),
-          reservations.known(seen.group(), reserved()));
+      trace(FailoverTrace.Step.LEASE_ACQUIRE_SENT);
+      LeaseStore.Acquisition got =
+          store.acquire(
+              settings.keys(),
+              a.expected(),
+              a.prefix(),
+              settings.ttl().toMillis(),
+              reservations.known(seen.group(), reserved()));
+      trace(FailoverTrace.Step.LEASE_ACQUIRE_ANSWERED);
+      return got;
+    }
+
+    private void trace(FailoverTrace.Step step) {
+      FailoverTrace.stamp(step, seen.namespace(), seen.group().getMetadata().getName(), "");
     }
 
     private void reserve(long counter) {

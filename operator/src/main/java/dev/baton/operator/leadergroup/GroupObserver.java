@@ -10,6 +10,7 @@ import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisSettings;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.tenancy.RoleLabelScope;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -79,9 +80,12 @@ final class GroupObserver {
   }
 
   /**
-   * Reads the lease. While the renewer keeps the one this operator holds fresh and its holder is
-   * still a ready member, nothing is sent: pod events then cost no Redis call. Renewing, when it is
-   * due, is the act step's (a kept leader's lease is renewed there).
+   * Reads the lease. While the renewer keeps the one this operator holds fresh, nothing is sent:
+   * the lease is where the renewer left it moments ago, and every write the act step makes to it is
+   * a compare-and-set over that record (an acquire over it, a release of it), so a lease that
+   * changed since is refused there, its renewal forgotten, and the next look reads Redis. Pod
+   * events then cost no Redis call, and a failover none before its first label write. Renewing,
+   * when it is due, is the act step's (a kept leader's lease is renewed there).
    *
    * @throws RedisSecrets.SecretProblem when the group's Secret is missing or unusable
    * @throws dev.baton.operator.lease.RedisUnavailableException when Redis does not answer
@@ -92,7 +96,7 @@ final class GroupObserver {
       ElectionState state,
       PodView pods,
       LeaseStore store) {
-    LeaseView lease = lease(group, settings, state, pods, store);
+    LeaseView lease = lease(group, settings, state, store);
     return new Observation(
         clusterId,
         group,
@@ -105,21 +109,19 @@ final class GroupObserver {
   }
 
   private LeaseView lease(
-      LeaderGroup group,
-      GroupSettings settings,
-      ElectionState state,
-      PodView pods,
-      LeaseStore store) {
+      LeaderGroup group, GroupSettings settings, ElectionState state, LeaseStore store) {
     HolderRecord holder = state.holder();
-    if (holder != null && pods.switchoverTo() == null) {
+    if (holder != null) {
       String record = holder.encode();
-      boolean holderEligible =
-          pods.candidates().stream().anyMatch(c -> c.uid().equals(holder.uid()) && c.eligible());
-      if (holderEligible && renewer.fresh(ResourceID.fromResource(group), record)) {
+      if (renewer.fresh(ResourceID.fromResource(group), record)) {
         return new LeaseView(classify(record), true, -1);
       }
     }
+    String ns = group.getMetadata().getNamespace();
+    String name = group.getMetadata().getName();
+    FailoverTrace.stamp(FailoverTrace.Step.LEASE_READ_SENT, ns, name, "");
     LeaseStore.Observation seen = store.observe(settings.keys());
+    FailoverTrace.stamp(FailoverTrace.Step.LEASE_READ_ANSWERED, ns, name, "");
     return new LeaseView(classify(seen.holder()), false, seen.term());
   }
 

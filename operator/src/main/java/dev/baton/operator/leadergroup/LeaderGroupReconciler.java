@@ -12,6 +12,7 @@ import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.PodLabeler;
 import dev.baton.operator.replica.Activation;
 import dev.baton.operator.replica.ReplicaRole;
@@ -143,6 +144,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     }
     removeLegacyFinalizer(group);
     long started = System.nanoTime();
+    trace(group, FailoverTrace.Step.RECONCILE_STARTED);
     ResourceID id = ResourceID.fromResource(group);
     ElectionState state = keptOrFromStatus(states.get(id), group);
     GroupSettings settings;
@@ -262,7 +264,13 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     GroupReporter.Reported r =
         reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
     keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
+    trace(group, FailoverTrace.Step.RECONCILE_ENDED);
     return r.control();
+  }
+
+  private static void trace(LeaderGroup group, FailoverTrace.Step step) {
+    FailoverTrace.stamp(
+        step, group.getMetadata().getNamespace(), group.getMetadata().getName(), "");
   }
 
   /** The one place the state that outlives a reconcile is written. */

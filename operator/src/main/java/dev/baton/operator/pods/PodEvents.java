@@ -1,5 +1,6 @@
 package dev.baton.operator.pods;
 
+import dev.baton.operator.metrics.FailoverTrace;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -8,12 +9,9 @@ import io.javaoperatorsdk.operator.health.Status;
 import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -34,18 +32,18 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
     catalog.addListener(this);
   }
 
-  /** As long as JOSDK waits for an informer's first listing by default. */
-  static final Duration SYNC_TIMEOUT = Duration.ofMinutes(2);
-
+  /**
+   * Waits for the catalog's first listing for as long as it takes, as JOSDK's informers do in this
+   * operator: a list the server refuses is listed again (the catalog's informers retry every
+   * failure but a pod they cannot decode), and a group must never be reconciled against pods not
+   * listed yet, which would look like a group without candidates.
+   */
   @Override
   public void start() throws OperatorException {
     try {
-      catalog.start().get(SYNC_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      catalog.start().get();
     } catch (ExecutionException e) {
       throw new OperatorException("could not list pods: " + e.getCause().getMessage(), e);
-    } catch (TimeoutException e) {
-      throw new OperatorException(
-          "pods not listed within " + SYNC_TIMEOUT.toSeconds() + " s; the log says why", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new OperatorException("interrupted while listing pods", e);
@@ -65,7 +63,7 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
       // Both: a pod relabeled out of a group concerns the group it left.
       Set<ResourceID> ids = new HashSet<>(primaries.apply(before));
       ids.addAll(primaries.apply(now));
-      ids.forEach(id -> getEventHandler().handleEvent(new Event(id)));
+      ids.forEach(id -> handle(id, now));
     }
   }
 
@@ -79,8 +77,17 @@ public final class PodEvents<P extends HasMetadata> extends AbstractEventSource<
       return;
     }
     for (ResourceID id : primaries.apply(pod)) {
-      getEventHandler().handleEvent(new Event(id));
+      handle(id, pod);
     }
+  }
+
+  private void handle(ResourceID id, Pod pod) {
+    FailoverTrace.stamp(
+        FailoverTrace.Step.POD_EVENT,
+        id.getNamespace().orElse(""),
+        id.getName(),
+        pod.getMetadata().getName());
+    getEventHandler().handleEvent(new Event(id));
   }
 
   @Override

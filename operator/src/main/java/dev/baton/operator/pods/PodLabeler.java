@@ -48,6 +48,11 @@ public class PodLabeler {
 
   /** Returns true when a patch was sent. */
   public boolean apply(Pod pod, Role role) {
+    return apply(pod, role, () -> {});
+  }
+
+  /** The same; {@code sending} runs right before each patch is sent. */
+  public boolean apply(Pod pod, Role role, Runnable sending) {
     Map<String, String> labels = new LinkedHashMap<>();
     Map<String, String> annotations = new LinkedHashMap<>();
     String value = role.leader() ? BatonNames.LEADER : BatonNames.FOLLOWER;
@@ -79,7 +84,7 @@ public class PodLabeler {
     }
     // Read again after a conflict, a pod another group marked meanwhile is left alone: a group
     // never overwrites another's marks (docs/design.md, "Multi-tenant clusters").
-    return patch(pod, labels, annotations, p -> markedByNoneOr(p, role.group()));
+    return patch(pod, labels, annotations, p -> markedByNoneOr(p, role.group()), sending);
   }
 
   private static boolean markedByNoneOr(Pod pod, String group) {
@@ -102,21 +107,54 @@ public class PodLabeler {
     }
   }
 
-  /** Demotes a pod by name, whatever the cache says about it (used right after a promotion). */
-  public void demote(String namespace, String podName, Role follower) {
-    Map<String, String> labels = new LinkedHashMap<>();
+  /**
+   * Demotes a pod by name, whatever the cache says about it, in one write guarded by nothing: a
+   * merge patch that sets the role label to follower and removes the term, since and failover-delay
+   * annotations, keys Baton alone writes, so no change of the pod by anyone else since it was seen
+   * can make it wrong. A demotion must land before the lease changes hands (break before make), and
+   * a pod being deleted changes under the operator (its kubelet reports its containers stopping): a
+   * resourceVersion guard would cost a 409, a read and a second write there, before the new leader
+   * could be labeled. The deletion cost Baton put on a leader is left to the next guarded write of
+   * the pod's follower marks, since users may write that key too. A pod that is gone counts as
+   * demoted.
+   *
+   * @param sending runs right before the patch is sent
+   */
+  public void demote(String namespace, String podName, Role follower, Runnable sending) {
+    Map<String, Object> labels = new LinkedHashMap<>();
     labels.put(follower.roleLabel(), BatonNames.FOLLOWER);
-    Map<String, String> annotations = new LinkedHashMap<>();
+    Map<String, Object> annotations = new LinkedHashMap<>();
     annotations.put(BatonNames.TERM_ANNOTATION, null);
     annotations.put(BatonNames.LEADER_SINCE_ANNOTATION, null);
     annotations.put(BatonNames.FAILOVER_DELAY_ANNOTATION, null);
-    Pod byName = new Pod();
-    byName.setMetadata(
+    Map<String, Object> metadata = new LinkedHashMap<>();
+    metadata.put("labels", labels);
+    metadata.put("annotations", annotations);
+    sending.run();
+    try {
+      client
+          .pods()
+          .resource(address(namespace, podName))
+          .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(metadata));
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 404) {
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * A pod's name and namespace alone: what the client needs to address a patch without reading the
+   * pod first, and without copying a cached pod whole on every write.
+   */
+  private static Pod address(String namespace, String name) {
+    Pod pod = new Pod();
+    pod.setMetadata(
         new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
             .withNamespace(namespace)
-            .withName(podName)
+            .withName(name)
             .build());
-    patch(byName, labels, annotations);
+    return pod;
   }
 
   /** Removes everything Baton wrote on a pod that no longer belongs to the group. */
@@ -153,15 +191,19 @@ public class PodLabeler {
    * RedisLock holder labels, which need the same guarded write.
    */
   public boolean patch(Pod seen, Map<String, String> labels, Map<String, String> annotations) {
-    return patch(seen, labels, annotations, p -> true);
+    return patch(seen, labels, annotations, p -> true, () -> {});
   }
 
-  /** The same, not written when the pod read again after a conflict fails {@code stillOurs}. */
+  /**
+   * The same, not written when the pod read again after a conflict fails {@code stillOurs}; {@code
+   * sending} runs right before each patch is sent.
+   */
   private boolean patch(
       Pod seen,
       Map<String, String> labels,
       Map<String, String> annotations,
-      Predicate<Pod> stillOurs) {
+      Predicate<Pod> stillOurs,
+      Runnable sending) {
     if (labels.isEmpty() && annotations.isEmpty()) {
       return false;
     }
@@ -180,10 +222,12 @@ public class PodLabeler {
         return false;
       }
       try {
-        // Through the pod in hand: by name alone, the client would GET the pod before patching.
+        sending.run();
+        // Addressed by a pod in hand: by name alone, the client would GET the pod before
+        // patching; the resourceVersion that guards the write is in the patch itself.
         client
             .pods()
-            .resource(pod)
+            .resource(address(pod.getMetadata().getNamespace(), pod.getMetadata().getName()))
             .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(metadata));
         return true;
       } catch (KubernetesClientException e) {

@@ -1,6 +1,7 @@
 package dev.baton.operator.replica;
 
 import dev.baton.operator.kube.PooledHttpClientFactory;
+import dev.baton.operator.kube.ReadRetry;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -23,10 +24,17 @@ public final class ReplicaClients {
    * resend (the role lapsed meanwhile) throws where nothing catches it: the request then never
    * completes and the reconcile that sent it waits forever. So this client resends nothing; a
    * failed request fails the reconcile, which JOSDK retries with its own back-off, each time
-   * through the fence as the role is then.
+   * through the fence as the role is then. Reads alone are sent once more when the server asks for
+   * it ({@link ReadRetry}: 429 and 503, after its Retry-After).
    */
   public static KubernetesClient fenced(
       KubernetesClient client, ReplicaRole role, String identity) {
+    return fenced(client, role, identity, new ReadRetry());
+  }
+
+  /** The same, with the read retry whose last refusal readiness tells. */
+  public static KubernetesClient fenced(
+      KubernetesClient client, ReplicaRole role, String identity, ReadRetry reads) {
     return new KubernetesClientBuilder()
         .withConfig(
             new ConfigBuilder(withUserAgent(client, identity))
@@ -34,7 +42,9 @@ public final class ReplicaClients {
                 .build())
         .withHttpClientFactory(new PooledHttpClientFactory())
         .withHttpClientBuilderConsumer(
-            b -> b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role)))
+            b ->
+                b.addOrReplaceInterceptor("baton-write-fence", new WriteFence(role))
+                    .addOrReplaceInterceptor("baton-read-retry", reads))
         .build();
   }
 

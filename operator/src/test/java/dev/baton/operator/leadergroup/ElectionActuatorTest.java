@@ -62,8 +62,16 @@ class ElectionActuatorTest {
   }
 
   @Test
-  void aRefusedAcquireLabelsNobodyAndAsksToDecideAgain() {
+  void aRefusedAcquireLabelsNobodyAsksToDecideAgainAndForgetsTheRenewalSoTheNextLookReadsRedis() {
     FakeLeases store = new FakeLeases(prefix -> new LeaseStore.Acquisition(false, "x", -1, -1));
+    ResourceID id = ResourceID.fromResource(ElectionWorld.GROUP);
+    renewer.hold(
+        id,
+        store,
+        new ElectionKeys("shop/payments"),
+        held.encode(),
+        java.time.Duration.ofSeconds(10),
+        java.time.Duration.ofSeconds(3));
 
     var outcome = failover(store);
 
@@ -71,6 +79,9 @@ class ElectionActuatorTest {
     assertThat(calls).containsExactly("follower a", "acquire");
     assertThat(outcome.demoted()).containsExactly("a");
     assertThat(outcome.labeledLeader()).isNull();
+    // The lease is not the record the renewer renewed: no look may rely on its freshness.
+    assertThat(renewer.record(id)).isNull();
+    assertThat(renewer.fresh(id, held.encode())).isFalse();
   }
 
   @Test
@@ -125,6 +136,9 @@ class ElectionActuatorTest {
     @Override
     public void demote(String namespace, String pod, PodLabeler.Role follower) {
       calls.add("follower " + pod);
+      if (pod.equals(failOn)) {
+        throw new KubernetesClientException("server error", 500, null);
+      }
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.baton.testkit.EmbeddedKubernetes;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -92,5 +93,49 @@ class PodLabelerIT {
             BatonNames.LEADER_SINCE_ANNOTATION,
             BatonNames.DELETION_COST_ANNOTATION,
             BatonNames.FAILOVER_DELAY_ANNOTATION);
+  }
+
+  @Test
+  void aDemotionLandsInOneWriteOnAPodThatChangedSinceItWasSeenAndLeavesTheDeletionCost() {
+    labeler.apply(createBarePod(), leader(4));
+    // The pod changes after the operator saw it, as a terminating pod's kubelet reports its
+    // containers stopping: a guarded write would be refused with 409 and cost a read and a resend.
+    client
+        .pods()
+        .inNamespace("shop")
+        .withName("p")
+        .edit(
+            p -> {
+              p.getMetadata().getAnnotations().put("note", "kept");
+              return p;
+            });
+    AtomicInteger sent = new AtomicInteger();
+
+    labeler.demote(
+        "shop",
+        "p",
+        new PodLabeler.Role("baton.dev/role", "g", false, 0, null, true, null),
+        sent::incrementAndGet);
+
+    assertThat(sent).hasValue(1);
+    Pod now = client.pods().inNamespace("shop").withName("p").get();
+    assertThat(now.getMetadata().getLabels()).containsEntry("baton.dev/role", "follower");
+    assertThat(now.getMetadata().getAnnotations())
+        .containsEntry("note", "kept")
+        .containsEntry(BatonNames.GROUP_ANNOTATION, "g")
+        // A key users may write too: left to the next guarded write of the follower marks.
+        .containsEntry(BatonNames.DELETION_COST_ANNOTATION, BatonNames.LEADER_DELETION_COST)
+        .doesNotContainKeys(
+            BatonNames.TERM_ANNOTATION,
+            BatonNames.LEADER_SINCE_ANNOTATION,
+            BatonNames.FAILOVER_DELAY_ANNOTATION);
+
+    // A pod that is gone is demoted already.
+    labeler.demote(
+        "shop",
+        "gone",
+        new PodLabeler.Role("baton.dev/role", "g", false, 0, null, true, null),
+        sent::incrementAndGet);
+    assertThat(client.pods().inNamespace("shop").withName("gone").get()).isNull();
   }
 }
