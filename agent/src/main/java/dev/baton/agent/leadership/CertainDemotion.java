@@ -7,11 +7,11 @@ import dev.baton.client.PodFacts;
 /**
  * Whether the operator is certain to demote this pod, so that the agent may shut its gates and let
  * its hold go before the demotion reaches its watch (docs/design.md, "Not ready: the agent
- * anticipates a certain demotion"). A terminating pod (its deletion timestamp set) is never a candidate again. A pod that is
- * not ready is demoted at once only under a failover delay of zero: the operator writes the
- * annotation on the leader with the role label and the term (the group's {@code
- * spec.failoverDelay}, or {@code paused}); anything else, an absent annotation or a value this
- * agent does not know, leaves the decision to the operator.
+ * anticipates a certain demotion"). A terminating pod (its deletion timestamp set) is never a
+ * candidate again. A pod that is not ready is demoted at once only under a failover delay of zero:
+ * the operator writes the annotation on the leader with the role label and the term (the group's
+ * {@code spec.failoverDelay}, or {@code paused}); anything else, an absent annotation or a value
+ * this agent does not know, leaves the decision to the operator.
  */
 public final class CertainDemotion {
 

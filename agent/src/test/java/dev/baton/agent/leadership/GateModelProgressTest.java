@@ -8,11 +8,11 @@ import dev.baton.agent.leadership.GateModel.Budget;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the exhaustive search cannot see: it checks that nothing unsafe ever happens, and a gate that
- * never opens is safe. These walks through the same model, every call answered and every message
- * delivered, check that the gates do open, and when: a leader that renews stays open, a hand-over
- * opens its successor at once, a dead holder's successor opens after one confirmWithin and not
- * before, a key lost under its leader is taken again without a break.
+ * What the exhaustive search cannot see: it checks that nothing unsafe ever happens, and a gate
+ * that never opens is safe. These walks through the same model, every call answered and every
+ * message delivered, check that the gates do open, and when: a leader that renews stays open, a
+ * hand-over opens its successor at once, a dead holder's successor opens after one confirmWithin
+ * and not before, a key lost under its leader is taken again without a break.
  */
 class GateModelProgressTest {
 

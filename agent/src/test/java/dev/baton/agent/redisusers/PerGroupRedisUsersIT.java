@@ -5,11 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.BatonAgent;
 import dev.baton.agent.config.AgentConfig;
-import dev.baton.agent.threads.AgentThreads;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.redis.RedisConnection;
 import dev.baton.agent.testing.AgentSandbox;
 import dev.baton.agent.testing.HoldKeys;
+import dev.baton.agent.threads.AgentThreads;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.client.KubernetesApi;
