@@ -162,16 +162,9 @@ class GateTest {
 
   @Test
   void aLeaderOnlyGateTakesOnlyARelaysPreambleAndAnswersBeforeAnyClientByte() throws Exception {
-    RelayHandshake handshake = new RelayHandshake("shop", 7001, "s3cret");
-    handshake.groupFrom(() -> "orders");
+    RelayHandshake handshake = handshake("orders", "s3cret");
     byte[] preamble = handshake.say(1);
-    Gate leaderOnly =
-        new Gate(
-            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
-            "127.0.0.1",
-            handshake,
-            metrics,
-            threads);
+    Gate leaderOnly = leaderOnlyGate(handshake);
     try {
       // Shut: the preamble is read, and the connection reset without an answer.
       assertReset(leaderOnly, preamble);
@@ -197,17 +190,9 @@ class GateTest {
 
   @Test
   void aLeaderOnlyGateRefusesAnotherGroupsRelayAndAnOlderTerms() throws Exception {
-    RelayHandshake own = new RelayHandshake("shop", 7001, null);
-    own.groupFrom(() -> "orders");
-    RelayHandshake other = new RelayHandshake("shop", 7001, null);
-    other.groupFrom(() -> "payments");
-    Gate leaderOnly =
-        new Gate(
-            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
-            "127.0.0.1",
-            own,
-            metrics,
-            threads);
+    RelayHandshake own = handshake("orders", null);
+    RelayHandshake other = handshake("payments", null);
+    Gate leaderOnly = leaderOnlyGate(own);
     try {
       leaderOnly.opened(5);
       assertReset(leaderOnly, other.say(5));
@@ -225,15 +210,8 @@ class GateTest {
 
   @Test
   void aTrickledPreambleHoldsAHandshakeThreadForOneDeadlineOnly() throws Exception {
-    RelayHandshake own = new RelayHandshake("shop", 7001, null);
-    own.groupFrom(() -> "orders");
-    Gate leaderOnly =
-        new Gate(
-            new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
-            "127.0.0.1",
-            own,
-            metrics,
-            threads);
+    RelayHandshake own = handshake("orders", null);
+    Gate leaderOnly = leaderOnlyGate(own);
     try {
       leaderOnly.opened(1);
       byte[] preamble = own.say(1);
@@ -257,6 +235,22 @@ class GateTest {
     } finally {
       leaderOnly.close();
     }
+  }
+
+  /** A relay's handshake for the leader-only port 7001 of {@code group} in namespace shop. */
+  private static RelayHandshake handshake(String group, String secret) {
+    RelayHandshake h = new RelayHandshake("shop", 7001, secret);
+    h.groupFrom(() -> group);
+    return h;
+  }
+
+  private Gate leaderOnlyGate(RelayHandshake handshake) {
+    return new Gate(
+        new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+        "127.0.0.1",
+        handshake,
+        metrics,
+        threads);
   }
 
   private static void assertReset(Gate leaderOnly, byte[] said) throws IOException {

@@ -297,127 +297,103 @@ record GateModel(
 
   // ---- copies
 
+  /** This world's fields, to change a few and build the next world from. */
+  private static final class Copy {
+    long now;
+    List<Agent> agents;
+    List<Pod> pods;
+    long termCounter;
+    HoldScriptsModel redis;
+    List<HoldScriptsModel> history;
+    int incarnations;
+    long maxOpened;
+    List<Flight> flights;
+    List<Read> reads;
+    List<Integer> notes;
+    Budget budget;
+    String broke;
+
+    Copy(GateModel w) {
+      now = w.now;
+      agents = w.agents;
+      pods = w.pods;
+      termCounter = w.termCounter;
+      redis = w.redis;
+      history = w.history;
+      incarnations = w.incarnations;
+      maxOpened = w.maxOpened;
+      flights = w.flights;
+      reads = w.reads;
+      notes = w.notes;
+      budget = w.budget;
+      broke = w.broke;
+    }
+
+    GateModel build() {
+      return new GateModel(
+          now,
+          agents,
+          pods,
+          termCounter,
+          redis,
+          history,
+          incarnations,
+          maxOpened,
+          flights,
+          reads,
+          notes,
+          budget,
+          broke);
+    }
+  }
+
   GateModel withAgent(int i, Agent a) {
     List<Agent> l = new ArrayList<>(agents);
     l.set(i, a);
-    return new GateModel(
-        now,
-        List.copyOf(l),
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.agents = List.copyOf(l);
+    return c.build();
   }
 
   GateModel withPod(int i, Pod p, long terms) {
     List<Pod> l = new ArrayList<>(pods);
     l.set(i, p);
-    return new GateModel(
-        now,
-        agents,
-        List.copyOf(l),
-        terms,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.pods = List.copyOf(l);
+    c.termCounter = terms;
+    return c.build();
   }
 
   GateModel withFlights(List<Flight> f) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        List.copyOf(f),
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.flights = List.copyOf(f);
+    return c.build();
   }
 
   GateModel withReads(List<Read> r) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        List.copyOf(r),
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.reads = List.copyOf(r);
+    return c.build();
   }
 
   GateModel withNotes(List<Integer> n) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        List.copyOf(n),
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.notes = List.copyOf(n);
+    return c.build();
   }
 
   GateModel withNow(long t) {
-    return new GateModel(
-        t,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.now = t;
+    return c.build();
   }
 
   GateModel withRedis(HoldScriptsModel r, int inc) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        r,
-        remember(r),
-        inc,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.redis = r;
+    c.history = remember(r);
+    c.incarnations = inc;
+    return c.build();
   }
 
   /** The key as it was, for a later restore: the last three states that held a value. */
@@ -435,72 +411,28 @@ record GateModel(
   }
 
   GateModel opened(long term) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        Math.max(maxOpened, term),
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.maxOpened = Math.max(maxOpened, term);
+    return c.build();
   }
 
   GateModel withBudget(Budget b) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        b,
-        broke);
+    Copy c = new Copy(this);
+    c.budget = b;
+    return c.build();
+  }
+
+  /** This world, broken: {@code why} is the invariant an action broke on its way. */
+  GateModel broken(String why) {
+    Copy c = new Copy(this);
+    c.broke = why;
+    return c.build();
   }
 
   /** With the history of what was written replaced (the canonical form renames it). */
-  /** This world, broken: {@code why} is the invariant an action broke on its way. */
-  GateModel broken(String why) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        history,
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        why);
-  }
-
   GateModel withHistory(List<HoldScriptsModel> h) {
-    return new GateModel(
-        now,
-        agents,
-        pods,
-        termCounter,
-        redis,
-        List.copyOf(h),
-        incarnations,
-        maxOpened,
-        flights,
-        reads,
-        notes,
-        budget,
-        broke);
+    Copy c = new Copy(this);
+    c.history = List.copyOf(h);
+    return c.build();
   }
 }

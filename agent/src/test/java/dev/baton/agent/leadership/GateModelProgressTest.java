@@ -23,6 +23,20 @@ class GateModelProgressTest {
     return GateModelTest.settle(GateModelAgents.advance(w, w.now() + STEP));
   }
 
+  /**
+   * How long after {@code w} agent {@code i}'s gates first forward, step by step; -1: not in 6 s.
+   */
+  private static long opensAfter(GateModel w, int i) {
+    long from = w.now();
+    for (int k = 0; k < 60; k++) {
+      w = step(w);
+      if (w.forwarding().contains(i)) {
+        return w.now() - from;
+      }
+    }
+    return -1;
+  }
+
   @Test
   void aLeaderThatRenewsStaysOpenForAsLongAsItLeads() {
     GateModel w = GateModelTest.leading(2, ENOUGH);
@@ -52,16 +66,9 @@ class GateModelProgressTest {
     w = GateModelAgents.pause(w, 0); // never runs again: its hold goes stale
     w = GateModelTest.settle(GateModelOperator.demote(w));
     w = GateModelTest.settle(GateModelOperator.promote(w, 1));
-    long promoted = w.now();
-    long opened = -1;
-    for (int i = 0; i < 60 && opened < 0; i++) {
-      w = step(w);
-      if (w.forwarding().contains(1)) {
-        opened = w.now();
-      }
-    }
-    assertThat(opened).as("the successor opened").isPositive();
-    assertThat((opened - promoted) / MS)
+    long opened = opensAfter(w, 1);
+    assertThat(opened).as("the successor opened").isNotNegative();
+    assertThat(opened / MS)
         .as("ms from the promotion to the successor's gate")
         .isBetween(TTL / MS - STEP / MS, 2 * TTL / MS + STEP / MS);
   }
@@ -74,16 +81,9 @@ class GateModelProgressTest {
     w = GateModelTest.settle(GateModelOperator.demote(w));
     w = GateModelTest.settle(GateModelOperator.promote(w, 1));
     assertThat(w.redis().value()).as("taken while absent").startsWith("A ");
-    long taken = w.now();
-    long opened = -1;
-    for (int i = 0; i < 60 && opened < 0; i++) {
-      w = step(w);
-      if (w.forwarding().contains(1)) {
-        opened = w.now();
-      }
-    }
-    assertThat(opened).as("the successor opened").isPositive();
-    assertThat(opened - taken).as("held a whole confirmWithin first").isGreaterThanOrEqualTo(TTL);
+    long opened = opensAfter(w, 1);
+    assertThat(opened).as("the successor opened").isNotNegative();
+    assertThat(opened).as("held a whole confirmWithin first").isGreaterThanOrEqualTo(TTL);
   }
 
   @Test

@@ -113,9 +113,10 @@ final class CaBundle {
    * that has not expired. Unchanged text when it already holds exactly those.
    */
   static String wanted(String had, CaSecret.Authority ca, Instant now) {
+    List<X509Certificate> before = parse(had);
     List<X509Certificate> keep = new ArrayList<>();
     keep.add(ca.current().certificate());
-    List<X509Certificate> others = new ArrayList<>(parse(had));
+    List<X509Certificate> others = new ArrayList<>(before);
     if (ca.previous() != null) {
       others.add(ca.previous());
     }
@@ -125,7 +126,6 @@ final class CaBundle {
         keep.add(c);
       }
     }
-    List<X509Certificate> before = parse(had);
     if (before.size() == keep.size()
         && keep.stream().allMatch(k -> before.stream().anyMatch(b -> Certificates.same(b, k)))) {
       return had;

@@ -7,12 +7,11 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import dev.baton.client.DaemonThreads;
 import dev.baton.operator.certificates.ServingIdentity;
+import dev.baton.operator.metrics.HttpEndpoints;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.concurrent.ExecutorService;
@@ -99,12 +98,7 @@ public final class AdmissionServer implements AutoCloseable {
   }
 
   private static void send(HttpExchange ex, int code, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", "application/json");
-    ex.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = ex.getResponseBody()) {
-      out.write(bytes);
-    }
+    HttpEndpoints.send(ex, code, body, "application/json");
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.baton.operator.injection;
 
+import dev.baton.client.BatonNames;
 import java.util.List;
 
 /**
@@ -12,7 +13,7 @@ import java.util.List;
 public final class AgentNames {
 
   /** The opt-in label: {@value #GATE} or {@value #RELAY}. */
-  public static final String LABEL = "baton.dev/agent";
+  public static final String LABEL = BatonNames.AGENT_LABEL;
 
   public static final String GATE = "gate";
   public static final String RELAY = "relay";
@@ -63,7 +64,7 @@ public final class AgentNames {
   public static final String DEFAULT_MEMORY_LIMIT = "96Mi";
 
   /** The injected container's name: what tells a pod that already has the agent. */
-  public static final String CONTAINER = "baton-agent";
+  public static final String CONTAINER = BatonNames.AGENT_CONTAINER;
 
   /** The projected volume that carries the agent's service account token, mounted in it alone. */
   public static final String TOKEN_VOLUME = "baton-agent-token";

@@ -58,7 +58,8 @@ public final class HttpEndpoints implements AutoCloseable {
         "text/plain; charset=utf-8");
   }
 
-  private static void send(HttpExchange ex, int code, String body, String type) throws IOException {
+  /** Answers {@code code} with {@code body} as {@code type}, its length given. */
+  public static void send(HttpExchange ex, int code, String body, String type) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     ex.getResponseHeaders().set("Content-Type", type);
     ex.sendResponseHeaders(code, bytes.length);

@@ -34,7 +34,7 @@ final class UserSecret {
   static final String ROTATED_FOR = "baton.dev/rotated-for";
 
   /** What was found or written: the password hashes Redis is to accept, newest first. */
-  record Found(Secret secret, List<String> passwordHashes, boolean rotated) {}
+  record Found(List<String> passwordHashes, boolean rotated) {}
 
   /** The Secret exists and belongs to something else: it is never taken over. */
   static final class NotOurs extends RuntimeException {
@@ -66,7 +66,7 @@ final class UserSecret {
               .inNamespace(ns)
               .resource(build(owner, secretName, username, url, newPassword(), null, wanted))
               .create();
-      return new Found(created, hashes(created), false);
+      return new Found(hashes(created), false);
     }
     boolean ours =
         s.getMetadata().getOwnerReferences().stream()
@@ -78,7 +78,7 @@ final class UserSecret {
     String madeFor = annotation(s, ROTATED_FOR);
     boolean drifted = !username.equals(value(s, USERNAME)) || !url.equals(value(s, URL));
     if (Objects.equals(madeFor, wanted) && !drifted && value(s, PASSWORD) != null) {
-      return new Found(s, hashes(s), false);
+      return new Found(hashes(s), false);
     }
     boolean rotate = !Objects.equals(madeFor, wanted) || value(s, PASSWORD) == null;
     String current = value(s, PASSWORD);
@@ -88,7 +88,7 @@ final class UserSecret {
             : build(owner, secretName, username, url, current, previousOf(s), madeFor);
     next.getMetadata().setResourceVersion(s.getMetadata().getResourceVersion());
     Secret updated = client.secrets().inNamespace(ns).resource(next).update();
-    return new Found(updated, hashes(updated), rotate);
+    return new Found(hashes(updated), rotate);
   }
 
   static String rotateRequest(HasMetadata owner) {
