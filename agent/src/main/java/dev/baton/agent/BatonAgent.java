@@ -104,6 +104,7 @@ public final class BatonAgent implements AutoCloseable {
                   handshakes.get(leaderOnly),
                   leadership::view,
                   config.relayHold(),
+                  bind,
                   metrics,
                   threads);
           relays.add(relay);
@@ -187,6 +188,7 @@ public final class BatonAgent implements AutoCloseable {
       leadership.close();
     }
     gates.forEach(Gate::close);
+    relays.forEach(Relay::close);
     if (http != null) {
       http.close();
     }

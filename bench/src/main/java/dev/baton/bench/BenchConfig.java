@@ -40,6 +40,7 @@ public record BenchConfig(
   public static final Set<String> ALL =
       Set.of(
           "failover",
+          "agent-hostile",
           "failover-process",
           "failover-path",
           "operator-failover",

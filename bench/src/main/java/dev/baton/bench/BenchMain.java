@@ -72,6 +72,13 @@ public final class BenchMain {
               () -> new dev.baton.bench.agent.AgentHttpBench(config).run(report),
               report);
     }
+    if (config.runs("agent-hostile")) {
+      ok &=
+          run(
+              "agent-hostile",
+              () -> new dev.baton.bench.agent.HostileLoad(config).run(report),
+              report);
+    }
     report.write(config.out());
     System.out.println();
     System.out.println(report.markdown());

@@ -14,8 +14,6 @@ import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -64,12 +62,14 @@ public final class Gate implements Exclusive, AutoCloseable {
   private final AgentMetrics metrics;
   private final ServerSocketChannel server;
   private final RelayHandshake handshake; // null: a public gate
-  private final ExecutorService handshakes;
   private volatile Consumer<SocketChannel> whenShut; // null: reset
   private final List<GateLoop> loops = new ArrayList<>();
   private int next; // the loop the next connection goes to; guarded by this
   private volatile GateWindow window = GateWindow.SHUT; // written under this
   private long openTerm; // the term the gate last opened with; guarded by this
+  private final java.util.concurrent.atomic.AtomicInteger live =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final GateLimits limits;
 
   /**
    * Binds the port at once, so that a port in use stops the agent before anything else starts.
@@ -97,11 +97,17 @@ public final class Gate implements Exclusive, AutoCloseable {
         handshake,
         metrics,
         threads,
-        Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()));
+        Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()),
+        GateLimits.DEFAULT);
   }
 
-  Gate(GateRoute route, AgentMetrics metrics, AgentThreads threads, int loopCount) {
-    this(route, null, null, metrics, threads, loopCount);
+  Gate(
+      GateRoute route,
+      AgentMetrics metrics,
+      AgentThreads threads,
+      int loopCount,
+      GateLimits limits) {
+    this(route, null, null, metrics, threads, loopCount, limits);
   }
 
   private Gate(
@@ -110,14 +116,13 @@ public final class Gate implements Exclusive, AutoCloseable {
       RelayHandshake handshake,
       AgentMetrics metrics,
       AgentThreads threads,
-      int loopCount) {
+      int loopCount,
+      GateLimits limits) {
     this.route = route;
+    this.limits = limits;
+    java.util.concurrent.Semaphore pending = new java.util.concurrent.Semaphore(limits.pending());
     this.metrics = metrics;
     this.handshake = handshake;
-    this.handshakes =
-        handshake == null
-            ? null
-            : threads.bounded("baton-agent-relay-in-" + route.listenPort(), 64, 1L << 18);
     InetSocketAddress target = new InetSocketAddress(route.targetHost(), route.targetPort());
     ServerSocketChannel s = null;
     try {
@@ -130,7 +135,17 @@ public final class Gate implements Exclusive, AutoCloseable {
           256);
       s.configureBlocking(false);
       for (int i = 0; i < loopCount; i++) {
-        loops.add(new GateLoop(route, target, metrics, i, this::mayRelay, threads));
+        loops.add(
+            new GateLoop(
+                "baton-agent-gate-" + route.listenPort() + "-" + i,
+                route,
+                target,
+                metrics,
+                this::mayRelay,
+                live::decrementAndGet,
+                limits,
+                pending,
+                threads));
       }
       loops.get(0).accepting(s, this::accepted);
     } catch (IOException e) {
@@ -210,11 +225,7 @@ public final class Gate implements Exclusive, AutoCloseable {
   /** On the first loop: a connection was accepted. */
   private void accepted(SocketChannel client) {
     if (handshake != null) {
-      try {
-        handshakes.execute(() -> handshake(client));
-      } catch (RejectedExecutionException e) {
-        refuse(client);
-      }
+      loops.get(0).readPreamble(client, this::handshaken);
       return;
     }
     if (take(client, null)) {
@@ -237,6 +248,10 @@ public final class Gate implements Exclusive, AutoCloseable {
     if (!mayRelay(System.nanoTime())) {
       return false;
     }
+    if (live.get() >= limits.connections()) {
+      metrics.gateBounded(route.listenPort(), "connections");
+      return false;
+    }
     if (handshake != null) {
       String refusal = handshake.refusal(preamble, openTerm);
       if (refusal != null) {
@@ -253,22 +268,17 @@ public final class Gate implements Exclusive, AutoCloseable {
       }
     }
     metrics.gateAccepted(route.listenPort());
+    live.incrementAndGet();
     loops.get(next).forward(client);
     next = (next + 1) % loops.size();
     return true;
   }
 
-  /** A leader-only gate's connection: its preamble first, then taken as any other, or reset. */
-  private void handshake(SocketChannel client) {
-    try {
-      client.configureBlocking(true);
-      if (take(client, RelayHandshake.readLine(client.socket()))) {
-        return;
-      }
-    } catch (IOException e) {
-      log.debug("gate {}: a relay's preamble did not arrive: {}", route, e.getMessage());
+  /** A leader-only gate's connection, its preamble read: taken as any other, or reset. */
+  private void handshaken(SocketChannel client, String preamble) {
+    if (!take(client, preamble)) {
+      refuse(client);
     }
-    refuse(client);
   }
 
   private void refuse(SocketChannel client) {

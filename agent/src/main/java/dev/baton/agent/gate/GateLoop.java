@@ -40,9 +40,20 @@ final class GateLoop {
   private static final Logger log = LoggerFactory.getLogger(GateLoop.class);
   private static final long CONNECT_TIMEOUT_NANOS = 1_000_000_000L;
 
+  private static final long STALL_CHECK_NANOS = 1_000_000_000L;
+
+  /**
+   * Relays' preambles one loop reads at once; the oldest is reset to make room. A relay sends its
+   * line at once, so it is read long before a crowd of slow ones could push it out.
+   */
+  static final int MAX_PREAMBLES = 1024;
+
   private final GateRoute route;
   private final InetSocketAddress target;
-  private final AgentMetrics metrics;
+  private final AgentMetrics
+      metrics; // null: a relay's loop, whose connections the gate does not count
+  private final Runnable ended;
+  private final GateLimits limits;
   private final Selector selector;
   private final LongPredicate mayRelay;
   private final Thread thread;
@@ -54,26 +65,40 @@ final class GateLoop {
   // The loop thread's alone:
   private final Set<Forwarding> forwardings = new HashSet<>();
   private final List<Forwarding> connecting = new ArrayList<>();
-  private final GateBuffers buffers = new GateBuffers();
+  private final java.util.ArrayDeque<Preamble> preambles = new java.util.ArrayDeque<>();
+  private java.util.function.BiConsumer<SocketChannel, String> onPreamble;
+  private final GateBuffers buffers;
+  private long stallChecked;
 
   /**
+   * @param target where each connection is forwarded; null for a relay's loop, which is given both
+   *     ends connected ({@link #carry})
+   * @param metrics where the connections are counted; null: they are not (a relay's)
    * @param mayRelay whether a byte may be relayed at a {@link System#nanoTime()}: checked after
    *     every wake-up and before every write
+   * @param ended told once of every connection that ended, broke or was cut
+   * @param pending the budget of buffers for slower peers, shared by the gate's loops
    */
   GateLoop(
+      String name,
       GateRoute route,
       InetSocketAddress target,
       AgentMetrics metrics,
-      int index,
       LongPredicate mayRelay,
+      Runnable ended,
+      GateLimits limits,
+      java.util.concurrent.Semaphore pending,
       AgentThreads threads)
       throws IOException {
     this.route = route;
     this.mayRelay = mayRelay;
     this.target = target;
     this.metrics = metrics;
+    this.ended = ended;
+    this.limits = limits;
+    this.buffers = new GateBuffers(pending);
     this.selector = Selector.open();
-    this.thread = threads.thread("baton-agent-gate-" + route.listenPort() + "-" + index, this::run);
+    this.thread = threads.thread(name, this::run);
   }
 
   /**
@@ -92,10 +117,66 @@ final class GateLoop {
   /** Any thread: forwards {@code client} on this loop. */
   void forward(SocketChannel client) {
     if (Thread.currentThread() == thread) {
-      new Forwarding(client).connect();
+      new Forwarding(client, null).connect();
     } else {
-      submit(() -> new Forwarding(client).connect());
+      submit(() -> new Forwarding(client, null).connect());
     }
+  }
+
+  /**
+   * On this loop's thread: reads a relay's preamble from {@code client} as it arrives, then gives
+   * the line to {@code done} on this thread; a preamble that does not end within its deadline, or
+   * is pushed out by {@link #MAX_PREAMBLES} newer ones, is reset.
+   */
+  void readPreamble(
+      SocketChannel client, java.util.function.BiConsumer<SocketChannel, String> done) {
+    onPreamble = done;
+    try {
+      client.configureBlocking(false);
+      if (preambles.size() >= MAX_PREAMBLES) {
+        bounded("preambles");
+        Sockets.rst(preambles.poll().channel);
+      }
+      Preamble p = new Preamble(client);
+      client.register(selector, SelectionKey.OP_READ, p);
+      preambles.add(p);
+    } catch (IOException | ClosedSelectorException e) {
+      Sockets.rst(client);
+    }
+  }
+
+  private void preambleReady(SelectionKey key, Preamble p) {
+    String line;
+    try {
+      line = p.read();
+    } catch (IOException e) {
+      log.debug("gate {}: not a relay's preamble: {}", route, e.getMessage());
+      preambles.remove(p);
+      Sockets.rst(p.channel);
+      return;
+    }
+    if (line == null) {
+      return;
+    }
+    preambles.remove(p);
+    // Off this selector before it is registered for forwarding (here or on another loop): the
+    // next selection, which runs before the queued task, completes the cancel.
+    key.cancel();
+    submit(() -> onPreamble.accept(p.channel, line));
+  }
+
+  private void expirePreambles() {
+    long now = System.nanoTime();
+    while (!preambles.isEmpty() && preambles.peek().expired(now)) {
+      Preamble p = preambles.poll();
+      log.debug("gate {}: a relay's preamble did not arrive in time", route);
+      Sockets.rst(p.channel);
+    }
+  }
+
+  /** Any thread: carries bytes between {@code client} and {@code target}, both connected. */
+  void carry(SocketChannel client, SocketChannel target) {
+    submit(() -> new Forwarding(client, target).connect());
   }
 
   /** Any thread: resets every connection of this loop; the latch counts down once they are. */
@@ -156,10 +237,12 @@ final class GateLoop {
         if (!tasks.isEmpty()) {
           // A cut's own selectNow (flushCloses) may have taken the wake-up of a task queued since.
           selector.selectNow();
-        } else if (connecting.isEmpty()) {
-          selector.select();
-        } else {
+        } else if (!connecting.isEmpty() || !preambles.isEmpty()) {
           selector.select(50);
+        } else if (buffers.out() > 0) {
+          selector.select(STALL_CHECK_NANOS / 1_000_000);
+        } else {
+          selector.select();
         }
         runTasks();
         if (!forwardings.isEmpty() && !mayRelay.test(System.nanoTime())) {
@@ -177,12 +260,20 @@ final class GateLoop {
           }
           if (Gate.isAccept(key)) {
             accept();
+          } else if (key.attachment() instanceof Preamble p) {
+            preambleReady(key, p);
           } else {
             ((GateSide) key.attachment()).ready(key);
           }
         }
         if (!connecting.isEmpty()) {
           expireConnects();
+        }
+        if (buffers.out() > 0) {
+          expireStalls();
+        }
+        if (!preambles.isEmpty()) {
+          expirePreambles();
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -201,6 +292,8 @@ final class GateLoop {
     shut = true;
     runTasks();
     resetAll("the gate stopped");
+    preambles.forEach(p -> Sockets.rst(p.channel));
+    preambles.clear();
     Sockets.closeQuietly(server);
     try {
       selector.close();
@@ -218,7 +311,7 @@ final class GateLoop {
       f.reset();
     }
     flushCloses();
-    if (!all.isEmpty()) {
+    if (!all.isEmpty() && metrics != null) {
       metrics.gateCut(route.listenPort(), all.size());
       log.info("gate {}: {} connection(s) reset ({})", route, all.size(), reason);
     }
@@ -269,6 +362,29 @@ final class GateLoop {
     }
   }
 
+  /** Resets, about once a second, the connections whose slower side took nothing for a while. */
+  private void expireStalls() {
+    long now = System.nanoTime();
+    if (now - stallChecked < STALL_CHECK_NANOS) {
+      return;
+    }
+    stallChecked = now;
+    for (Forwarding f : List.copyOf(forwardings)) {
+      if (f.client.stalled(now, limits.stallNanos())
+          || f.target.stalled(now, limits.stallNanos())) {
+        log.debug("gate {}: a slower peer took nothing for too long, reset", route);
+        bounded("stalled");
+        f.fail();
+      }
+    }
+  }
+
+  private void bounded(String bound) {
+    if (metrics != null) {
+      metrics.gateBounded(route.listenPort(), bound);
+    }
+  }
+
   /** One client connection and its connection to the target. */
   final class Forwarding {
 
@@ -278,11 +394,16 @@ final class GateLoop {
     int halfClosed;
     boolean finished;
 
-    Forwarding(SocketChannel clientChannel) {
+    /**
+     * @param connectedTarget null: a new connection to the loop's target
+     */
+    Forwarding(SocketChannel clientChannel, SocketChannel connectedTarget) {
       client = new GateSide(this, clientChannel, buffers);
-      SocketChannel t = null;
+      SocketChannel t = connectedTarget;
       try {
-        t = SocketChannel.open();
+        if (t == null) {
+          t = SocketChannel.open();
+        }
       } catch (IOException e) {
         log.debug("gate {}: no socket for the target: {}", route, e.getMessage());
       }
@@ -308,7 +429,10 @@ final class GateLoop {
         target.channel.configureBlocking(false);
         target.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
         client.key = client.channel.register(selector, 0, client);
-        if (target.channel.connect(GateLoop.this.target)) {
+        if (target.channel.isConnected()) {
+          target.key = target.channel.register(selector, SelectionKey.OP_READ, target);
+          client.key.interestOps(SelectionKey.OP_READ);
+        } else if (target.channel.connect(GateLoop.this.target)) {
           target.key = target.channel.register(selector, 0, target);
           connected();
         } else {
@@ -347,6 +471,13 @@ final class GateLoop {
       }
     }
 
+    /** A slower peer's bytes would need a buffer beyond the loop's bound: reset, not kept. */
+    void overflowed() {
+      log.debug("gate {}: every buffer for slower peers is held, a connection reset", route);
+      bounded("buffers");
+      fail();
+    }
+
     /** Either side broke: both go, with RST. */
     void fail() {
       end();
@@ -363,7 +494,10 @@ final class GateLoop {
     private void finished() {
       if (!finished) {
         finished = true;
-        metrics.gateEnded(route.listenPort());
+        if (metrics != null) {
+          metrics.gateEnded(route.listenPort());
+        }
+        ended.run();
         buffers.giveBack(client.pending);
         buffers.giveBack(target.pending);
         client.pending = null;

@@ -20,6 +20,9 @@ final class GateSide {
   /** Bytes read from this side that its peer has not taken yet; null when none. */
   ByteBuffer pending;
 
+  /** When {@link #pending} was last filled or last moved ({@link System#nanoTime()}). */
+  long pendingMoved;
+
   GateSide(GateLoop.Forwarding forwarding, SocketChannel channel, GateBuffers buffers) {
     this.forwarding = forwarding;
     this.channel = channel;
@@ -41,6 +44,11 @@ final class GateSide {
     } catch (IOException | CancelledKeyException e) {
       forwarding.fail();
     }
+  }
+
+  /** Whether this side's bytes for its peer have waited, unmoved, past the loop's stall bound. */
+  boolean stalled(long now, long stallNanos) {
+    return pending != null && now - pendingMoved > stallNanos;
   }
 
   /** Reads what this side sent and writes it to the peer. */
@@ -65,8 +73,13 @@ final class GateSide {
     if (b.hasRemaining()) {
       // The peer is slower: keep the rest, read nothing more here until the peer took it.
       ByteBuffer keep = buffers.take();
+      if (keep == null) {
+        forwarding.overflowed();
+        return;
+      }
       keep.put(b).flip();
       pending = keep;
+      pendingMoved = System.nanoTime();
       key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
       peer.key.interestOps(peer.key.interestOps() | SelectionKey.OP_WRITE);
     }
@@ -81,7 +94,9 @@ final class GateSide {
       forwarding.fail();
       return;
     }
-    peer.channel.write(pending);
+    if (peer.channel.write(pending) > 0) {
+      pendingMoved = System.nanoTime();
+    }
     if (pending.hasRemaining()) {
       return;
     }

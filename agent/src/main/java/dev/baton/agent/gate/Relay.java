@@ -1,17 +1,19 @@
 package dev.baton.agent.gate;
 
+import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +31,11 @@ import org.slf4j.LoggerFactory;
  * connection, and cuts a relayed connection with the others when it shuts (the reset travels back
  * through the pipe).
  *
- * <p>Blocking sockets and two threads per relayed connection (small stacks): the relay carries
- * connections for the seconds of a hand-over and those kube-proxy still sends to a follower, not
- * the group's steady traffic, which goes to the leader's own gate once the Service has caught up.
+ * <p>Finding the leader's gate takes a thread per connection, a blocking connect and a one-byte
+ * answer, and at most {@link #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the
+ * seconds of a hand-over. Once the leader's gate took the connection, both ends go to the relay's
+ * event loops ({@link GateLoop}), as a gate's connections do, and hold no thread: idle relayed
+ * connections cost a few KiB each, up to {@link #MAX_RELAYED}.
  */
 public final class Relay {
 
@@ -45,11 +49,13 @@ public final class Relay {
 
   private static final long STACK_BYTES = 1L << 18;
 
-  /**
-   * Connections one gate relays at once; more are reset. Two threads each: the bound keeps a flood
-   * of connections to a follower from taking the agent's memory (about 180 KiB each).
-   */
-  static final int MAX_RELAYED = 512;
+  /** Connections looking for the leader's gate at once (a thread each); more are reset. */
+  static final int MAX_REACHING = 64;
+
+  /** Connections relayed at once (no thread, a few KiB each); more are reset. */
+  static final int MAX_RELAYED = 4096;
+
+  private static final int LOOPS = 2;
 
   private final int publicPort;
   private final int leaderOnlyPort;
@@ -57,13 +63,18 @@ public final class Relay {
   private final Supplier<LeadershipView> leadership;
   private final Duration holdFor;
   private final AgentMetrics metrics;
+  private final String bindHost;
   private final ExecutorService threads;
-  private final ExecutorService upstream;
+  private final List<GateLoop> loops = new ArrayList<>();
+  private final AtomicInteger relayed = new AtomicInteger();
+  private final AtomicInteger next = new AtomicInteger();
 
   /**
    * @param leaderOnlyPort the port of every agent's leader-only gate
    * @param handshake what that gate expects first
    * @param holdFor how long a connection may wait for a leader's gate before it is reset
+   * @param bindHost the address relayed connections leave from (the pod's, which the leader-only
+   *     gate's network policy admits); null: the system's choice
    */
   public Relay(
       int publicPort,
@@ -71,6 +82,7 @@ public final class Relay {
       RelayHandshake handshake,
       Supplier<LeadershipView> leadership,
       Duration holdFor,
+      String bindHost,
       AgentMetrics metrics,
       AgentThreads agentThreads) {
     this.publicPort = publicPort;
@@ -79,14 +91,40 @@ public final class Relay {
     this.leadership = leadership;
     this.holdFor = holdFor;
     this.metrics = metrics;
+    this.bindHost = bindHost;
     this.threads =
-        agentThreads.bounded("baton-agent-relay-" + publicPort, MAX_RELAYED, STACK_BYTES);
-    this.upstream =
-        agentThreads.bounded("baton-agent-relay-" + publicPort + "-up", MAX_RELAYED, STACK_BYTES);
+        agentThreads.bounded("baton-agent-relay-" + publicPort, MAX_REACHING, STACK_BYTES);
+    GateRoute route = new GateRoute(publicPort, "leader", leaderOnlyPort);
+    java.util.concurrent.Semaphore pending =
+        new java.util.concurrent.Semaphore(GateLimits.DEFAULT.pending());
+    try {
+      for (int i = 0; i < LOOPS; i++) {
+        loops.add(
+            new GateLoop(
+                "baton-agent-relay-" + publicPort + "-loop-" + i,
+                route,
+                null,
+                null,
+                now -> true, // the leader's gate decides; a reset there travels back through
+                relayed::decrementAndGet,
+                GateLimits.DEFAULT,
+                pending,
+                agentThreads));
+      }
+    } catch (IOException e) {
+      loops.forEach(GateLoop::stop);
+      throw new IllegalStateException("relay " + publicPort + ": no event loop: " + e, e);
+    }
+    loops.forEach(GateLoop::start);
   }
 
   /** From the gate's accepting thread: carries {@code client} on a thread of its own. */
   public void take(SocketChannel client) {
+    if (relayed.get() >= MAX_RELAYED) {
+      metrics.relay(publicPort, "refused");
+      Sockets.rst(client);
+      return;
+    }
     try {
       threads.execute(() -> carry(client));
     } catch (RuntimeException e) {
@@ -99,8 +137,7 @@ public final class Relay {
     long deadline = System.nanoTime() + holdFor.toNanos();
     try {
       channel.configureBlocking(true);
-      Socket client = channel.socket();
-      client.setTcpNoDelay(true);
+      channel.socket().setTcpNoDelay(true);
       String refusedBy = null;
       long refusedAt = 0;
       while (true) {
@@ -109,10 +146,13 @@ public final class Relay {
         String who = ip == null ? null : ip + " " + v.leaderTerm();
         if (who != null
             && (!who.equals(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
-          Socket leader = reach(ip, v.leaderTerm());
+          SocketChannel leader = reach(ip, v.leaderTerm());
           if (leader != null) {
             metrics.relay(publicPort, "relayed");
-            pipe(client, leader);
+            channel.configureBlocking(false);
+            leader.configureBlocking(false);
+            relayed.incrementAndGet();
+            loops.get(Math.floorMod(next.getAndIncrement(), loops.size())).carry(channel, leader);
             return;
           }
           // That gate shut, or is not there yet: the next holder, or this one a little later.
@@ -138,79 +178,36 @@ public final class Relay {
    * A connection to the leader's gate that it took for the holder of {@code term}, or null when it
    * did not.
    */
-  private Socket reach(String ip, long term) {
+  private SocketChannel reach(String ip, long term) {
     byte[] preamble = handshake.say(term);
     if (preamble == null) {
       return null; // the agent does not know its group yet
     }
-    Socket s = new Socket();
+    SocketChannel c = null;
     try {
+      c = SocketChannel.open();
+      Socket s = c.socket();
       s.setTcpNoDelay(true);
+      if (bindHost != null) {
+        s.bind(new InetSocketAddress(bindHost, 0));
+      }
       s.connect(new InetSocketAddress(ip, leaderOnlyPort), CONNECT_TIMEOUT_MILLIS);
       s.getOutputStream().write(preamble);
       s.setSoTimeout(ANSWER_TIMEOUT_MILLIS);
       if (s.getInputStream().read() == Gate.ACCEPTED) {
         s.setSoTimeout(0);
-        return s;
+        return c;
       }
     } catch (IOException e) {
       log.debug(
           "relay {}: {}:{} did not take it: {}", publicPort, ip, leaderOnlyPort, e.toString());
     }
-    reset(s);
+    Sockets.rst(c);
     return null;
   }
 
-  /**
-   * Both directions until both ended; a reset or error on either side resets both, so a cut at the
-   * leader's gate reaches the client as a reset, as a direct connection's would.
-   */
-  private void pipe(Socket client, Socket leader) {
-    java.util.concurrent.Future<?> up = upstream.submit(() -> copy(client, leader));
-    copy(leader, client);
-    try {
-      up.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException e) {
-      // the copy resets both sides itself
-    }
-    close(client);
-    close(leader);
-  }
-
-  private static void copy(Socket from, Socket to) {
-    byte[] buffer = new byte[8192];
-    try {
-      InputStream in = from.getInputStream();
-      OutputStream out = to.getOutputStream();
-      int n;
-      while ((n = in.read(buffer)) >= 0) {
-        out.write(buffer, 0, n);
-      }
-      to.shutdownOutput();
-    } catch (IOException e) {
-      reset(from);
-      reset(to);
-    }
-  }
-
-  private static void reset(Socket s) {
-    try {
-      if (!s.isClosed()) {
-        s.setSoLinger(true, 0);
-      }
-    } catch (IOException e) {
-      // not connected: nothing to reset
-    }
-    close(s);
-  }
-
-  private static void close(Socket s) {
-    try {
-      s.close();
-    } catch (IOException e) {
-      // closing anyway
-    }
+  /** Resets the connections relayed now and stops the relay's loops. */
+  public void close() {
+    loops.forEach(GateLoop::stop);
   }
 }

@@ -1,9 +1,5 @@
 package dev.baton.agent.gate;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -22,9 +18,9 @@ import javax.crypto.spec.SecretKeySpec;
  * BATON_AGENT_RELAY_SECRET}, one per group) the line carries an HMAC-SHA256 of the rest, so that
  * only the group's own agents are taken; without one, {@code -}.
  *
- * <p>The line is read with one deadline for the whole of it and at most {@link #MAX_BYTES} bytes: a
- * connection that trickles its preamble holds a handshake thread for at most {@link
- * #DEADLINE_MILLIS}.
+ * <p>The line is read by the gate's event loop ({@link Preamble}) with one deadline for the whole
+ * of it, {@link #DEADLINE_MILLIS}, and at most {@link #MAX_BYTES} bytes: a connection that trickles
+ * its preamble holds no thread, and is reset at the deadline.
  */
 public final class RelayHandshake {
 
@@ -95,38 +91,6 @@ public final class RelayHandshake {
     }
     if (term < openTerm) {
       return "a relay for term " + term + ", older than this gate's " + openTerm;
-    }
-    return null;
-  }
-
-  /**
-   * The preamble's line without its newline, or null when none came within the deadline and the
-   * size bound. Reads a byte at a time: nothing after the newline is taken from the socket (a relay
-   * sends nothing more before the gate's answer, but a reader must not rely on it).
-   */
-  static String readLine(Socket s) throws IOException {
-    long deadline = System.nanoTime() + DEADLINE_MILLIS * 1_000_000L;
-    InputStream in = s.getInputStream();
-    byte[] line = new byte[MAX_BYTES];
-    for (int n = 0; n < MAX_BYTES; n++) {
-      long left = (deadline - System.nanoTime()) / 1_000_000L;
-      if (left <= 0) {
-        return null;
-      }
-      s.setSoTimeout((int) left);
-      int b;
-      try {
-        b = in.read();
-      } catch (SocketTimeoutException e) {
-        return null;
-      }
-      if (b < 0) {
-        return null;
-      }
-      if (b == '\n') {
-        return new String(line, 0, n, StandardCharsets.US_ASCII);
-      }
-      line[n] = (byte) b;
     }
     return null;
   }

@@ -40,6 +40,11 @@ public final class AgentHttp implements AutoCloseable {
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
+    // A request's head must arrive within 5 s, or its connection is closed: a client that
+    // trickles one would otherwise hold one of the API's threads for as long as it likes.
+    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+      System.setProperty("sun.net.httpserver.maxReqTime", "5");
+    }
   }
 
   private static final Logger log = LoggerFactory.getLogger(AgentHttp.class);
@@ -47,8 +52,12 @@ public final class AgentHttp implements AutoCloseable {
       new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
   static final Duration MAX_WAIT = Duration.ofMinutes(10);
 
-  /** Requests served at once, long polls and event streams included; more wait to be accepted. */
-  static final int MAX_THREADS = 256;
+  /**
+   * Requests served at once, long polls and event streams included; more are reset at once. The API
+   * listens on the pod's loopback: its clients are the pod's own containers, which need a few each.
+   * Each thread costs about 130 KiB of the container's memory while it serves.
+   */
+  static final int MAX_THREADS = 16;
 
   private static final String LOCKS = "/v1/locks/";
 
@@ -56,7 +65,7 @@ public final class AgentHttp implements AutoCloseable {
   private final LockService locks;
   private final AgentMetrics metrics;
   private final HttpServer server;
-  private final HttpServer probes;
+  private final ProbeServer probes;
   private final ExecutorService threads;
   private final LeadershipEvents events;
 
@@ -79,7 +88,8 @@ public final class AgentHttp implements AutoCloseable {
     threads = agentThreads.bounded("baton-agent-http", MAX_THREADS, 0);
     server = listen(listen, this::handle);
     try {
-      this.probes = probes.map(p -> listen(p, this::handleProbe)).orElse(null);
+      this.probes =
+          probes.map(p -> new ProbeServer(p, this::probeAnswer, agentThreads)).orElse(null);
     } catch (RuntimeException e) {
       server.stop(0);
       throw e;
@@ -106,7 +116,7 @@ public final class AgentHttp implements AutoCloseable {
 
   /** The probes listener's port, or -1 when there is none. */
   public int probesPort() {
-    return probes == null ? -1 : probes.getAddress().getPort();
+    return probes == null ? -1 : probes.port();
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -162,35 +172,41 @@ public final class AgentHttp implements AutoCloseable {
 
   /** Health, readiness and metrics; true when {@code path} was one of them. */
   private boolean probe(HttpExchange ex, String path) throws IOException {
+    ProbeServer.Answer a = probeAnswer(path);
+    if (a.status() == 404) {
+      return false;
+    }
+    ex.getResponseHeaders().set("Content-Type", a.type());
+    send(ex, a.status(), a.body());
+    return true;
+  }
+
+  /** Health, readiness and metrics: the same on the API's port and on the probes' own. */
+  private ProbeServer.Answer probeAnswer(String path) {
     if (path.equals("/healthz")) {
-      text(ex, 200, "ok\n");
+      return plain(200, "ok\n");
     } else if (path.equals("/readyz")) {
       String why =
           leadership.ready()
               ? leadership.notReadyReason().orElse(null)
               : "the pod has not been read yet";
-      text(ex, why == null ? 200 : 503, why == null ? "ok\n" : why + "\n");
+      return why == null ? plain(200, "ok\n") : plain(503, why + "\n");
     } else if (path.equals("/metrics")) {
-      ex.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-      send(ex, 200, metrics.scrape().getBytes(StandardCharsets.UTF_8));
-    } else {
-      return false;
+      return new ProbeServer.Answer(
+          200,
+          "text/plain; version=0.0.4; charset=utf-8",
+          metrics.scrape().getBytes(StandardCharsets.UTF_8));
     }
-    return true;
+    return new ProbeServer.Answer(
+        404,
+        "application/json",
+        ("{\"error\":\"only /healthz, /readyz and /metrics are served here\"}")
+            .getBytes(StandardCharsets.UTF_8));
   }
 
-  /** The probes' listener: nothing that acts for the pod (no locks), nothing else. */
-  private void handleProbe(HttpExchange ex) throws IOException {
-    try (ex) {
-      String path = ex.getRequestURI().getRawPath();
-      if (!probe(ex, path)) {
-        json(ex, 404, error("only /healthz, /readyz and /metrics are served here: " + path));
-      }
-    } catch (IOException e) {
-      log.debug("a client went away: {}", e.toString());
-    } catch (RuntimeException e) {
-      log.warn("probe {} failed", ex.getRequestURI().getRawPath(), e);
-    }
+  private static ProbeServer.Answer plain(int status, String body) {
+    return new ProbeServer.Answer(
+        status, "text/plain; charset=utf-8", body.getBytes(StandardCharsets.UTF_8));
   }
 
   /**
@@ -344,11 +360,6 @@ public final class AgentHttp implements AutoCloseable {
     send(ex, status, JSON.writeValueAsBytes(body));
   }
 
-  private static void text(HttpExchange ex, int status, String body) throws IOException {
-    ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-    send(ex, status, body.getBytes(StandardCharsets.UTF_8));
-  }
-
   private static void send(HttpExchange ex, int status, byte[] body) throws IOException {
     ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
     try (OutputStream out = ex.getResponseBody()) {
@@ -368,7 +379,7 @@ public final class AgentHttp implements AutoCloseable {
     events.close();
     server.stop(0);
     if (probes != null) {
-      probes.stop(0);
+      probes.close();
     }
   }
 }

@@ -56,6 +56,16 @@ public final class AgentMetrics {
     count("gate_refused_total{port=\"" + port + "\"}", 1);
   }
 
+  /**
+   * A connection reset by one of the gate's bounds: {@code connections} (the gate forwarded as many
+   * as it may), {@code buffers} (its loop held every buffer for slower peers), {@code stalled} (its
+   * slower peer took nothing for too long), {@code handshakes} (preambles from its address were
+   * being read already).
+   */
+  public void gateBounded(int port, String bound) {
+    count("gate_bounded_total{port=\"" + port + "\",bound=\"" + bound + "\"}", 1);
+  }
+
   public void gateCut(int port, int connections) {
     count("gate_cut_total{port=\"" + port + "\"}", connections);
   }

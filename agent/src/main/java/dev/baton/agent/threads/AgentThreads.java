@@ -24,11 +24,14 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code baton-agent-hold-calls}: the hold key's calls to Redis, one at a time, and the
  *       retries of the {@code baton:gates} subscription;
  *   <li>{@code baton-agent-gate-<port>-<n>}: a gate's event loops (two per core, at most eight per
- *       gate), which alone touch the connections they carry;
- *   <li>{@code baton-agent-relay-in-<port>}: a leader-only gate's handshakes, bounded;
- *   <li>{@code baton-agent-relay-<port>}: a follower's relayed connections, two per connection,
- *       bounded;
- *   <li>{@code baton-agent-http}: the HTTP API and the probes, bounded;
+ *       gate), which alone touch the connections they carry; the first also accepts, and reads
+ *       relays' preambles on a leader-only gate;
+ *   <li>{@code baton-agent-relay-<port>}: a follower's connections while they look for the leader's
+ *       gate, one each, bounded;
+ *   <li>{@code baton-agent-relay-<port>-loop-<n>}: the two event loops that carry a follower's
+ *       relayed connections once the leader's gate took them;
+ *   <li>{@code baton-agent-http}: the local HTTP API, bounded;
+ *   <li>{@code baton-agent-probes}: the probes' port, one event loop;
  *   <li>{@code baton-agent-trim}: gives the C heap's free pages back, once a minute.
  * </ul>
  *

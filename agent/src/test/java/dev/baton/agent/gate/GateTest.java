@@ -209,7 +209,7 @@ class GateTest {
   }
 
   @Test
-  void aTrickledPreambleHoldsAHandshakeThreadForOneDeadlineOnly() throws Exception {
+  void aTrickledPreambleIsResetAtItsDeadline() throws Exception {
     RelayHandshake own = handshake("orders", null);
     Gate leaderOnly = leaderOnlyGate(own);
     try {

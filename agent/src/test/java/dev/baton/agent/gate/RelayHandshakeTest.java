@@ -2,10 +2,6 @@ package dev.baton.agent.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -67,21 +63,5 @@ class RelayHandshakeTest {
     RelayHandshake h = of("shop", null, 7001, null);
     assertThat(h.say(1)).isNull();
     assertThat(h.refusal("BATON-RELAY/2 shop/orders 1 7001 -", 0)).contains("not this pod");
-  }
-
-  @Test
-  void aLineIsReadUpToItsNewlineAndNoFurtherAndAnOverlongOneIsNot() throws Exception {
-    try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
-        Socket accepted = server.accept()) {
-      OutputStream out = client.getOutputStream();
-      out.write("BATON-RELAY/2 shop/orders 1 7001 -\nafter".getBytes(StandardCharsets.US_ASCII));
-      assertThat(RelayHandshake.readLine(accepted)).isEqualTo("BATON-RELAY/2 shop/orders 1 7001 -");
-      assertThat(new String(accepted.getInputStream().readNBytes(5), StandardCharsets.US_ASCII))
-          .as("the bytes after the line stay in the socket")
-          .isEqualTo("after");
-      out.write(new byte[RelayHandshake.MAX_BYTES + 10]);
-      assertThat(RelayHandshake.readLine(accepted)).isNull();
-    }
   }
 }

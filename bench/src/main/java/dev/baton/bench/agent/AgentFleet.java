@@ -13,6 +13,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -99,6 +100,34 @@ final class AgentFleet implements AutoCloseable {
       env.put("BATON_REDIS_URL", "redis://127.0.0.1:" + redisProxy.port());
     }
     start(pod, javaJar(), env);
+  }
+
+  /**
+   * Starts the agent of {@code pod} as the image does: the entrypoint, its default options, and a
+   * class archive it trained as the Dockerfile has it train (once, beside a copy of the jar), with
+   * {@code extraEnv} besides the usual.
+   */
+  double startAsTheImage(String pod, Path entrypoint, Map<String, String> extraEnv)
+      throws IOException, InterruptedException {
+    Path home = dir.resolve("image-home");
+    if (!Files.isRegularFile(home.resolve("baton-agent.jsa"))) {
+      Files.createDirectories(home);
+      Files.copy(jar, home.resolve("baton-agent.jar"));
+      ProcessBuilder training =
+          new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("class-archive-training.log").toFile());
+      training.environment().keySet().removeIf(k -> !k.equals("PATH") && !k.equals("HOME"));
+      training.environment().put("BATON_HOME", home.toString());
+      if (training.start().waitFor() != 0) {
+        throw new IllegalStateException(
+            "the entrypoint did not train the agent's class archive; see "
+                + dir.resolve("class-archive-training.log"));
+      }
+    }
+    Map<String, String> env = new HashMap<>(extraEnv);
+    env.put("BATON_HOME", home.toString());
+    return start(pod, List.of("sh", entrypoint.toAbsolutePath().toString()), env);
   }
 
   List<String> javaJar() {
@@ -194,6 +223,12 @@ final class AgentFleet implements AutoCloseable {
       Thread.currentThread().interrupt();
       return null;
     }
+  }
+
+  /** Whether the agent of {@code pod} is running. */
+  boolean alive(String pod) {
+    Agent a = agents.get(pod);
+    return a != null && a.process().isAlive();
   }
 
   int httpPort(String pod) {

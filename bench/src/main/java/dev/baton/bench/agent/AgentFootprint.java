@@ -38,31 +38,8 @@ final class AgentFootprint {
     this.dir = dir;
   }
 
-  /**
-   * Starts the agent of {@code pod} as the image does: the entrypoint, its default options, and a
-   * class archive it trained as the Dockerfile has it train (once, beside a copy of the jar).
-   */
   private double startAsTheImage(String pod) throws IOException, InterruptedException {
-    Path home = dir.resolve("image-home");
-    if (!Files.isRegularFile(home.resolve("baton-agent.jsa"))) {
-      Files.createDirectories(home);
-      Files.copy(jar, home.resolve("baton-agent.jar"));
-      ProcessBuilder training =
-          new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
-              .redirectErrorStream(true)
-              .redirectOutput(dir.resolve("class-archive-training.log").toFile());
-      training.environment().keySet().removeIf(k -> !k.equals("PATH") && !k.equals("HOME"));
-      training.environment().put("BATON_HOME", home.toString());
-      if (training.start().waitFor() != 0) {
-        throw new IllegalStateException(
-            "the entrypoint did not train the agent's class archive; see "
-                + dir.resolve("class-archive-training.log"));
-      }
-    }
-    return fleet.start(
-        pod,
-        List.of("sh", entrypoint.toAbsolutePath().toString()),
-        Map.of("BATON_HOME", home.toString()));
+    return fleet.startAsTheImage(pod, entrypoint, Map.of());
   }
 
   /**
