@@ -180,4 +180,75 @@ class HoldAnswersTest {
     assertThat(renew.retakeAs()).isNotNull();
     return renew;
   }
+
+  @Test
+  void aTakeOpensTheGatesUntilItsSendingPlusTheTtlLessTheMargin() {
+    HoldCall.Take take = d.promoted(3);
+    long sentAt = d.now;
+    d.now += 300 * MS;
+    d.answer(take, sentAt, DecisionDriver.answer(1, ""));
+    assertThat(d.last(Effect.Open.class).untilNanos()).isEqualTo(sentAt + TTL - MARGIN);
+  }
+
+  @Test
+  void aRenewalExtendsTheGatesToItsSendingPlusTheTtlLessTheMargin() {
+    HoldCall.Renew renew = renewalOut();
+    d.now += 300 * MS;
+    d.answer(renew, renewSentAt, DecisionDriver.answer(1, ""));
+    assertThat(d.last(Effect.Open.class).untilNanos()).isEqualTo(renewSentAt + TTL - MARGIN);
+    assertThat(d.state.key().hold().lastSentNanos()).isEqualTo(renewSentAt);
+  }
+
+  @Test
+  void aRenewalRedisDidNotAnswerLeavesTheHoldToItsDeadline() {
+    HoldCall.Renew renew = renewalOut();
+    Hold held = d.state.key().hold();
+    d.now += 300 * MS;
+    d.answer(renew, renewSentAt, null);
+    assertThat(d.state.key().hold()).isEqualTo(held);
+    assertThat(d.state.gates().open()).isTrue();
+    d.now = held.untilNanos();
+    d.tick();
+    assertThat(d.state.gates().open()).as("at its deadline").isFalse();
+  }
+
+  @Test
+  void aRenewalAnsweredAfterItsHoldWasLetGoReopensNothing() {
+    HoldCall.Renew renew = renewalOut();
+    d.feed(new Input.Belief(false, 3, d.now));
+    assertThat(d.all(HoldCall.LetGo.class)).hasSize(1);
+    d.now += MS;
+    assertThat(d.answer(renew, renewSentAt, DecisionDriver.answer(1, "")))
+        .noneMatch(e -> e instanceof Effect.Open);
+    assertThat(d.state.key().hold()).isNull();
+  }
+
+  @Test
+  void aRenewalThatFindsTheKeyAnothersOrLostDropsTheHoldAndClosesTheGates() {
+    for (int code : new int[] {0, 2}) {
+      DecisionDriver fresh = new DecisionDriver();
+      fresh.leading(3);
+      fresh.now += 500 * MS;
+      fresh.tick();
+      HoldCall.Renew renew = fresh.last(HoldCall.Renew.class);
+      fresh.now += MS;
+      List<Effect> effects = fresh.answer(renew, fresh.now - MS, DecisionDriver.answer(code, ""));
+      assertThat(effects).as("answered %d", code).anyMatch(e -> e instanceof Effect.Close);
+      assertThat(fresh.state.gates().open()).isFalse();
+      assertThat(effects).noneMatch(e -> e instanceof HoldCall.LetGo);
+      assertThat(fresh.state.key().hold()).isNull();
+    }
+  }
+
+  @Test
+  void aReadOfTheHolderRedisDidNotAnswerChangesNothingButLetsTheNextCallGo() {
+    d.feed(new Input.PodSeen(pod(BatonNames.FOLLOWER, null, null)));
+    HoldCall.ReadHolder read = d.last(HoldCall.ReadHolder.class);
+    AgentState before = d.state;
+    d.now += 300 * MS;
+    d.answer(read, d.now - 300 * MS, null);
+    assertThat(d.state.key().callPending()).isFalse();
+    assertThat(d.state.leader()).isEqualTo(before.leader());
+    assertThat(d.state.key().watched()).isNull();
+  }
 }
