@@ -73,4 +73,13 @@ class CertainDemotionTest {
     assertThat(CertainDemotion.after(false, pod("follower", null, false), ROLE)).isFalse();
     assertThat(CertainDemotion.after(false, pod("leader", "0s", true), ROLE)).isFalse();
   }
+
+  @Test
+  void aTerminatingPodIsCutReadyOrNot() {
+    PodFacts ready = pod("leader", "10s", true);
+    assertThat(
+            CertainDemotion.applies(
+                new PodFacts(true, "uid-1", ready.labels(), ready.annotations(), true, null, true)))
+        .isTrue();
+  }
 }

@@ -20,12 +20,10 @@ import org.junit.jupiter.api.Test;
  * what its reads and scripts allow, never a gate opened for a term below the newest shown to it or
  * one another gate opened with, and never a hold let go while its gates forward. The number of
  * worlds explored is printed. The depths are the test suite's (about 30 s on two cores); {@code
- * -Dbaton.gate.model.deeper=N} explores N actions deeper (the wide run: N=1 takes about 3 minutes),
- * {@code -Dbaton.gate.model.quick=true} (the mutation tests) two shallower.
+ * -Dbaton.gate.model.deeper=N} explores N actions deeper (the wide run: N=1 takes about 3 minutes).
  */
 class GateModelTest {
 
-  private static final boolean QUICK = Boolean.getBoolean("baton.gate.model.quick");
   private static final int DEEPER = Integer.getInteger("baton.gate.model.deeper", 0);
 
   /**
@@ -124,7 +122,7 @@ class GateModelTest {
   }
 
   static Result explore(GateModel start, int depth, Moves moves) {
-    return GateModelSearch.explore(start, depth + DEEPER - (QUICK ? 2 : 0), moves);
+    return GateModelSearch.explore(start, depth + DEEPER, moves);
   }
 
   private static void report(String what, Result r) {

@@ -30,4 +30,23 @@ class HoldValueTest {
         new HoldValue('H', 1, 2, "r.x", HoldValue.hold("shop", "p", 1, "n", 0, "::1")).raw();
     assertThat(HoldValue.parse(value).hold()).endsWith("@::1");
   }
+
+  @Test
+  void theLongestAddressFitsAndALongerOneIsLeftOut() {
+    String longest = "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255";
+    assertThat(longest).hasSize(45);
+    assertThat(HoldValue.addressOf(HoldValue.hold("shop", "p", 1, "n", 0, longest)))
+        .isEqualTo(longest);
+    assertThat(HoldValue.hold("shop", "p", 1, "n", 0, longest + "0"))
+        .isEqualTo("agent:shop/p:1:n-0");
+  }
+
+  @Test
+  void aNameIsReadFromItsFirstCharacterOn() {
+    assertThat(HoldValue.podOf("/p:1:n-0")).isEqualTo("p");
+    assertThat(HoldValue.addressOf("@10.0.0.1")).isEqualTo("10.0.0.1");
+    assertThat(HoldValue.podOf("p:1:n-0")).as("no namespace").isNull();
+    assertThat(HoldValue.podOf(null)).isNull();
+    assertThat(HoldValue.addressOf(null)).isNull();
+  }
 }
