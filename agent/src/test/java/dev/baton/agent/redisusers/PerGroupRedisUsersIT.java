@@ -160,10 +160,17 @@ class PerGroupRedisUsersIT {
 
       // A rotation: the new password and the previous one log in; the one before is refused.
       String first = value(mine, "password");
+      String relaySecret = value(mine, "relay-secret");
+      assertThat(relaySecret).as("the group's relay secret").hasSizeGreaterThanOrEqualTo(32);
+      assertThat(relaySecret).isNotEqualTo(value(theirs, "relay-secret"));
+      passwords.add(relaySecret);
       annotate(s, "1");
       Secret rotated = awaitPasswordOtherThan(s, first);
       String second = value(rotated, "password");
       passwords.add(second);
+      assertThat(value(rotated, "relay-secret"))
+          .as("kept across a rotation: agents started before and after take each other's relays")
+          .isEqualTo(relaySecret);
       // The Secret is written before Redis is told: the new password logs in once both are.
       await()
           .atMost(Duration.ofSeconds(10))

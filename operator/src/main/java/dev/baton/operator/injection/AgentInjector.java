@@ -164,7 +164,12 @@ public final class AgentInjector {
       JsonNode pod, AgentOptions options, Group group, String redis, ObjectNode response) {
     AgentSidecar.Target target =
         new AgentSidecar.Target(
-            settings.image(), group.roleLabel(), redis, settings.nativeSidecar());
+            settings.image(),
+            group.roleLabel(),
+            redis,
+            // Only the group's own Secret holds a key that is the group's alone.
+            settings.groupRedisUsers() ? BatonNames.redisUserSecret(group.name()) : null,
+            settings.nativeSidecar());
     var ops =
         PodPatch.of(
             pod,

@@ -37,7 +37,16 @@ public final class AgentSidecar {
    * @param nativeSidecar an init container with restartPolicy Always (Kubernetes 1.29+), else a
    *     plain container
    */
-  public record Target(String image, String roleLabel, String redisSecret, boolean nativeSidecar) {}
+  /**
+   * @param relaySecret the Secret whose {@code relay-secret} the agents of the group sign their
+   *     relays with (the group's own Redis user's Secret); null: unsigned relays
+   */
+  public record Target(
+      String image,
+      String roleLabel,
+      String redisSecret,
+      String relaySecret,
+      boolean nativeSidecar) {}
 
   private AgentSidecar() {}
 
@@ -101,6 +110,9 @@ public final class AgentSidecar {
     env.add(value("BATON_AGENT_GATE", o.gatePort() + ":127.0.0.1:" + o.appPort()));
     if (o.relay()) {
       env.add(value("BATON_AGENT_RELAY", o.gatePort() + ":" + o.leaderOnlyPort()));
+      if (t.relaySecret() != null) {
+        env.add(secret("BATON_AGENT_RELAY_SECRET", t.relaySecret(), "relay-secret", false));
+      }
     }
     env.add(value("BATON_AGENT_HEALTH_LISTEN", ":" + o.healthPort()));
     if (t.roleLabel() != null) {

@@ -22,6 +22,10 @@ import java.util.Objects;
  * for the agent, and the SHA-256 of the password before the last rotation, which Redis keeps
  * accepting until the next one. Owned by the resource, so it goes with it. The Secret is the one
  * record of the password: Redis is set from it, never the other way round.
+ *
+ * <p>It also holds {@code relay-secret}, the key a group's agents sign their relays' preambles with
+ * (BATON_AGENT_RELAY_SECRET): made once, and kept across password rotations, since agents started
+ * before and after one must still take each other's relays.
  */
 final class UserSecret {
 
@@ -29,6 +33,7 @@ final class UserSecret {
   static final String USERNAME = "username";
   static final String PASSWORD = "password";
   static final String PREVIOUS_HASH = "previous-password-sha256";
+  static final String RELAY_SECRET = "relay-secret";
 
   /** On the Secret: the value of the resource's rotate annotation its password was made for. */
   static final String ROTATED_FOR = "baton.dev/rotated-for";
@@ -64,7 +69,9 @@ final class UserSecret {
           client
               .secrets()
               .inNamespace(ns)
-              .resource(build(owner, secretName, username, url, newPassword(), null, wanted))
+              .resource(
+                  build(
+                      owner, secretName, username, url, newPassword(), null, wanted, newPassword()))
               .create();
       return new Found(hashes(created), false);
     }
@@ -76,7 +83,12 @@ final class UserSecret {
           "Secret " + ns + "/" + secretName + " exists and is not owned by this resource");
     }
     String madeFor = annotation(s, ROTATED_FOR);
-    boolean drifted = !username.equals(value(s, USERNAME)) || !url.equals(value(s, URL));
+    String relaySecret = value(s, RELAY_SECRET);
+    boolean drifted =
+        !username.equals(value(s, USERNAME)) || !url.equals(value(s, URL)) || relaySecret == null;
+    if (relaySecret == null) {
+      relaySecret = newPassword(); // a Secret written before relays were signed
+    }
     if (Objects.equals(madeFor, wanted) && !drifted && value(s, PASSWORD) != null) {
       return new Found(hashes(s), false);
     }
@@ -84,8 +96,8 @@ final class UserSecret {
     String current = value(s, PASSWORD);
     Secret next =
         rotate
-            ? build(owner, secretName, username, url, newPassword(), current, wanted)
-            : build(owner, secretName, username, url, current, previousOf(s), madeFor);
+            ? build(owner, secretName, username, url, newPassword(), current, wanted, relaySecret)
+            : build(owner, secretName, username, url, current, previousOf(s), madeFor, relaySecret);
     next.getMetadata().setResourceVersion(s.getMetadata().getResourceVersion());
     Secret updated = client.secrets().inNamespace(ns).resource(next).update();
     return new Found(hashes(updated), rotate);
@@ -104,7 +116,8 @@ final class UserSecret {
       String url,
       String password,
       String previous,
-      String rotatedFor) {
+      String rotatedFor,
+      String relaySecret) {
     SecretBuilder b =
         new SecretBuilder()
             .withNewMetadata()
@@ -123,7 +136,8 @@ final class UserSecret {
             .withType("Opaque")
             .addToData(URL, encode(url))
             .addToData(USERNAME, encode(username))
-            .addToData(PASSWORD, encode(password));
+            .addToData(PASSWORD, encode(password))
+            .addToData(RELAY_SECRET, encode(relaySecret));
     if (previous != null) {
       String hash = previous.matches("[0-9a-f]{64}") ? previous : sha256(previous);
       b.addToData(PREVIOUS_HASH, encode(hash));

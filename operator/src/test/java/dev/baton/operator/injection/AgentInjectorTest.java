@@ -269,7 +269,8 @@ class AgentInjectorTest {
   /**
    * With per-group Redis users the agent logs in as its group's user, never with the group's
    * spec.redis Secret nor the default one (both hold a user that reaches other groups' keys), and
-   * relay needs no default Secret; without them, the agent takes what it took before.
+   * relay needs no default Secret; without them, the agent takes what it took before. With them a
+   * relay signs its preambles with the group's own relay secret, from the same Secret.
    */
   @ParameterizedTest
   @CsvSource(
@@ -294,11 +295,14 @@ class AgentInjectorTest {
     assertThat(response.path("allowed").asBoolean()).as(response.toString()).isTrue();
     JsonNode agent = patched(pod, response).path("spec").path("initContainers").get(0);
 
-    assertThat(secretRefs(agent))
-        .containsExactly(
-            "BATON_REDIS_URL=" + expected + "/url",
-            "BATON_REDIS_USERNAME=" + expected + "/username",
-            "BATON_REDIS_PASSWORD=" + expected + "/password");
+    List<String> wanted = new java.util.ArrayList<>();
+    if (groupRedisUsers) {
+      wanted.add("BATON_AGENT_RELAY_SECRET=baton-redis-orders/relay-secret");
+    }
+    wanted.add("BATON_REDIS_URL=" + expected + "/url");
+    wanted.add("BATON_REDIS_USERNAME=" + expected + "/username");
+    wanted.add("BATON_REDIS_PASSWORD=" + expected + "/password");
+    assertThat(secretRefs(agent)).containsExactlyElementsOf(wanted);
   }
 
   @Test
