@@ -93,10 +93,11 @@ public final class BenchMain {
 
   private static boolean run(String name, Step step, Report report) {
     long start = System.nanoTime();
-    progress("== " + name + " ==");
+    Progress.line("== " + name + " ==");
     try {
       step.run();
-      progress("== " + name + " done in " + (System.nanoTime() - start) / 1_000_000_000 + " s ==");
+      Progress.line(
+          "== " + name + " done in " + (System.nanoTime() - start) / 1_000_000_000 + " s ==");
       return true;
     } catch (Exception | AssertionError e) {
       e.printStackTrace();
@@ -105,10 +106,5 @@ public final class BenchMain {
           .row(e.getClass().getSimpleName() + ": " + e.getMessage());
       return false;
     }
-  }
-
-  /** A progress line on stderr, so that stdout keeps the report. */
-  public static void progress(String line) {
-    System.err.println("[bench " + java.time.LocalTime.now().withNano(0) + "] " + line);
   }
 }

@@ -38,7 +38,7 @@ final class ClassArchives {
     }
     archive = config.out().resolve("class-archive-" + TRAINED.size() + ".jsa").toAbsolutePath();
     Path log = config.out().resolve("class-archive-" + TRAINED.size() + ".log");
-    BenchMain.progress("training the class archive of " + key + " (the demo's script)");
+    Progress.line("training the class archive of " + key + " (the demo's script)");
     try {
       Files.createDirectories(config.out());
       int exit;

@@ -1,5 +1,6 @@
 package dev.baton.agent.gate;
 
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -16,7 +17,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -29,8 +29,6 @@ import org.junit.jupiter.api.Test;
  * reading, and relays' preambles from one address.
  */
 class GateBoundsTest {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final AgentMetrics metrics = new AgentMetrics();
   private final AgentThreads threads = new AgentThreads();

@@ -1,5 +1,6 @@
 package dev.baton.agent.kube;
 
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -25,7 +26,6 @@ import org.junit.jupiter.api.Test;
 class PodWatchRecoveryIT {
 
   private static final String ROLE = "baton.dev/role";
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @Test
   void aWatchThatFailsToOpenIsAskedForAgainAndAPromotionIsLearnedByReadsMeanwhile() {

@@ -1,8 +1,8 @@
 package dev.baton.bench.agent;
 
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.operator.BatonOperator;
@@ -106,7 +106,7 @@ public final class AgentBench {
           handOvers++;
           writersCut += o.writerCut() ? 1 : 0;
           openedBeforeCut += o.openMillis() < o.cutMillis() ? 1 : 0;
-          BenchMain.progress("agent " + kind + " " + (t + 1) + "/" + trials + ": " + o);
+          Progress.line("agent " + kind + " " + (t + 1) + "/" + trials + ": " + o);
         }
         row(cut, kind.description + ": connection through the old gate closed", cuts);
         row(cut, kind.description + ": new leader's gate accepting (old agent alive)", opens);
@@ -118,7 +118,7 @@ public final class AgentBench {
         killedOpens.add(o.openMillis());
         handOvers++;
         writersCut += o.writerCut() ? 1 : 0;
-        BenchMain.progress("agent killed " + (t + 1) + "/" + killedTrials + ": " + o);
+        Progress.line("agent killed " + (t + 1) + "/" + killedTrials + ": " + o);
       }
       row(cut, "old agent SIGKILLed, then leader pod deleted: new gate accepting", killedOpens);
       cut.note(
@@ -304,7 +304,7 @@ public final class AgentBench {
         fromApi.add(o.fromApiMillis());
         late += o.lateFrames();
         cut += o.writersCut();
-        BenchMain.progress("agent " + fault + " " + (t + 1) + "/" + trials + ": " + o);
+        Progress.line("agent " + fault + " " + (t + 1) + "/" + trials + ": " + o);
       }
       Percentiles f = Percentiles.of(fromFault);
       Percentiles a = Percentiles.of(fromApi);

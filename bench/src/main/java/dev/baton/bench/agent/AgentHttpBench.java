@@ -3,8 +3,8 @@ package dev.baton.bench.agent;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.client.LockKeys;
 import dev.baton.operator.BatonOperator;
@@ -142,7 +142,7 @@ public final class AgentHttpBench {
     fleet.kill(POD);
     Map<String, Percentiles> out = new java.util.LinkedHashMap<>();
     samples.forEach((k, v) -> out.put(k, Percentiles.of(v)));
-    BenchMain.progress("agent http " + jvm + ": " + out);
+    Progress.line("agent http " + jvm + ": " + out);
     return out;
   }
 

@@ -2,7 +2,7 @@ package dev.baton.bench.agent;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
@@ -207,7 +207,7 @@ public final class HostileLoad {
       }
     }
     alive &= fleet.alive(LEADER) && fleet.alive(FOLLOWER);
-    BenchMain.progress(
+    Progress.line(
         String.format(
             "hostile %s: RSS %.1f / %.1f MiB, probes %d/%d, direct %d/%d, relayed %d/%d, alive %s",
             name, leaderRss, followerRss, probes, checks, direct, checks, relayed, checks, alive));
@@ -260,7 +260,7 @@ public final class HostileLoad {
         // the backlog is full: the agent is not accepting, or refuses
       }
     }
-    BenchMain.progress("hostile: " + opened + " idle connections to " + host + ":" + port);
+    Progress.line("hostile: " + opened + " idle connections to " + host + ":" + port);
   }
 
   /** {@link #TRICKLERS} connections that each send {@code text} a byte every 500 ms. */

@@ -2,8 +2,8 @@ package dev.baton.bench.agent;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
@@ -163,7 +163,7 @@ public final class RelayBench {
           took.add(trial(cluster, fleet, kind, counts));
         }
         Percentiles p = Percentiles.of(took);
-        BenchMain.progress("relay " + server + " " + kind + ": " + p + ", " + counts);
+        Progress.line("relay " + server + " " + kind + ": " + p + ", " + counts);
         s.row(
             server,
             kind.description,

@@ -4,8 +4,8 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.scale.BenchRedis;
@@ -111,10 +111,10 @@ public final class FailoverBench {
             }
           }
           if ((i + 1) % 50 == 0) {
-            BenchMain.progress("failover: " + (i + 1) + "/" + total + " Baton trials");
+            Progress.line("failover: " + (i + 1) + "/" + total + " Baton trials");
           }
         }
-        BenchMain.progress("failover: Baton trials done; waiting for the Lease anchor");
+        Progress.line("failover: Baton trials done; waiting for the Lease anchor");
         anchor = anchorRun.get();
         violations = watcher.violations();
       }

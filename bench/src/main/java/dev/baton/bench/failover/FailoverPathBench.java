@@ -4,8 +4,8 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.operator.BatonOperator;
@@ -150,7 +150,7 @@ public final class FailoverPathBench {
           }
         }
         outOfOrder.put(server, watcher.outOfOrder().size());
-        BenchMain.progress(
+        Progress.line(
             "failover-path: "
                 + server
                 + " done; two leaders seen "

@@ -1,6 +1,6 @@
 package dev.baton.bench.failover;
 
-import dev.baton.bench.BenchMain;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Waits;
 import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.RoleWatcher;
@@ -82,7 +82,7 @@ final class LeaseElectionAnchor implements AutoCloseable {
         } else {
           timeouts++;
         }
-        BenchMain.progress(
+        Progress.line(
             "failover: Lease anchor trial "
                 + (t + 1)
                 + "/"

@@ -2,8 +2,8 @@ package dev.baton.bench.failover;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
@@ -148,7 +148,7 @@ public final class OperatorFailoverBench {
           }
           client.pods().resource(Sandbox.readyPod(NS, leader, Map.of("app", "ha"))).create();
           active.start();
-          BenchMain.progress(
+          Progress.line(
               "operator failover ("
                   + label
                   + "): trial "

@@ -3,8 +3,8 @@ package dev.baton.bench.failover;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.scale.BenchRedis;
@@ -138,7 +138,7 @@ public final class ShippedJarFailover {
   }
 
   private Result measure(String name, Path jar) throws Exception {
-    BenchMain.progress("failover-process: " + name + " operator " + jar);
+    Progress.line("failover-process: " + name + " operator " + jar);
     Files.createDirectories(config.out());
     Path log = config.out().resolve("operator-failover-process-" + name + ".log");
     Map<FailoverBench.Kind, List<Double>> millis = new EnumMap<>(FailoverBench.Kind.class);

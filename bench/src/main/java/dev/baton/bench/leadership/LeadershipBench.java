@@ -6,8 +6,8 @@ import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.api.v1alpha1.RedisLockSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.client.BatonLeadership;
@@ -223,7 +223,7 @@ public final class LeadershipBench {
             TRIAL_TIMEOUT,
             "the group to settle");
         if ((i + 1) % 25 == 0) {
-          BenchMain.progress("leadership " + source + ": " + (i + 1) + "/" + trials);
+          Progress.line("leadership " + source + ": " + (i + 1) + "/" + trials);
         }
       }
     } finally {

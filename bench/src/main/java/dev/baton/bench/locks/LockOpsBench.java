@@ -1,7 +1,7 @@
 package dev.baton.bench.locks;
 
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import java.nio.file.Files;
 import java.util.Collection;
@@ -36,7 +36,7 @@ public final class LockOpsBench {
 
   public void run(Report report) throws Exception {
     List<RoundTrips.Count> counts;
-    BenchMain.progress("locks: counting round trips per operation");
+    Progress.line("locks: counting round trips per operation");
     try (RedisFleet fleet = RedisFleet.start(5)) {
       counts = new RoundTrips(fleet, config.quick() ? 200 : 1000).all();
     }
@@ -62,7 +62,7 @@ public final class LockOpsBench {
             "max",
             "round trips/op");
     for (int threads : THREADS) {
-      BenchMain.progress("locks: JMH, " + threads + " thread(s)");
+      Progress.line("locks: JMH, " + threads + " thread(s)");
       Map<String, Map<Mode, RunResult>> results = jmh(threads);
       for (LockSubject s : LockSubject.values()) {
         Map<Mode, RunResult> r = results.getOrDefault(s.name(), Map.of());

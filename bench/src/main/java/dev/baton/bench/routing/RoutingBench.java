@@ -6,8 +6,8 @@ import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.operator.BatonOperator;
@@ -214,7 +214,7 @@ public final class RoutingBench {
               TRIAL_TIMEOUT,
               "the group to settle");
           if ((i + 1) % 25 == 0) {
-            BenchMain.progress("routing " + mode + ": " + (i + 1) + "/" + trials);
+            Progress.line("routing " + mode + ": " + (i + 1) + "/" + trials);
           }
         }
       }

@@ -3,8 +3,8 @@ package dev.baton.bench.scale;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.testkit.OperatorProcess;
@@ -127,7 +127,7 @@ public final class NoisyClusterBench {
   }
 
   private Figures measure(String name, Path jar, int unrelated) throws Exception {
-    BenchMain.progress("noisy: " + name + " operator, " + unrelated + " unrelated pods");
+    Progress.line("noisy: " + name + " operator, " + unrelated + " unrelated pods");
     Path log = config.out().resolve("operator-noisy-" + name + "-" + unrelated + ".log");
     Files.createDirectories(config.out());
     try (CountingKubernetes kube = CountingKubernetes.start();
@@ -186,8 +186,7 @@ public final class NoisyClusterBench {
                 TIMEOUT,
                 Duration.ofMillis(1))) {
               ms.add((roles.lastLeaderChangeNanos() - t0) / 1e6);
-              BenchMain.progress(
-                  String.format("noisy: trial %d, %.1f ms", t, ms.get(ms.size() - 1)));
+              Progress.line(String.format("noisy: trial %d, %.1f ms", t, ms.get(ms.size() - 1)));
             } else {
               timeouts++;
             }

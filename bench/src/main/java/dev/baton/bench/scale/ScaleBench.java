@@ -4,8 +4,8 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaseSpec;
 import dev.baton.bench.BenchConfig;
-import dev.baton.bench.BenchMain;
 import dev.baton.bench.Percentiles;
+import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
 import dev.baton.bench.Waits;
 import dev.baton.bench.locks.RedisInfo;
@@ -71,7 +71,7 @@ public final class ScaleBench {
         BenchRedis redis = BenchRedis.start(config.redisCluster());
         KubernetesClient admin = kube.newClient()) {
       warmUpTestBed(kube, redis, admin, f.groups);
-      BenchMain.progress(
+      Progress.line(
           "scale: creating "
               + f.groups
               + " LeaderGroups and "
@@ -90,7 +90,7 @@ public final class ScaleBench {
 
         Map<String, Long> requests0 = kube.requests();
         RedisInfo redis0 = redis.info();
-        BenchMain.progress("scale: starting the operator process");
+        Progress.line("scale: starting the operator process");
         long start = System.nanoTime();
         try (OperatorProcess operator = startOperator("scale", kube, redis, f.log)) {
           f.cold0 = CpuSample.take(operator, redisProcess);
@@ -100,7 +100,7 @@ public final class ScaleBench {
           f.coldRedis = redis.info().minus(redis0);
 
           Waits.sleep(Duration.ofSeconds(config.quick() ? 3 : 10));
-          BenchMain.progress("scale: steady state for " + config.steadySeconds() + " s");
+          Progress.line("scale: steady state for " + config.steadySeconds() + " s");
           Map<String, Long> requests1 = kube.requests();
           RedisInfo redis1 = redis.info();
           long terms1 = watcher.termChanges();
@@ -115,7 +115,7 @@ public final class ScaleBench {
           f.steadyTermChanges = watcher.termChanges() - terms1;
           f.memory = JvmMemory.afterGc(operator.pid());
 
-          BenchMain.progress("scale: deleting " + deletions + " leaders at once");
+          Progress.line("scale: deleting " + deletions + " leaders at once");
           Map<String, Long> requests2 = kube.requests();
           f.deletions =
               deleteLeaders(
@@ -126,7 +126,7 @@ public final class ScaleBench {
                   () -> CountingKubernetes.minus(kube.requests(), requests2));
           f.series = SeriesPerGroup.scrape(operator.httpPort());
 
-          BenchMain.progress("scale: creating " + BURST_GROUPS + " groups at once");
+          Progress.line("scale: creating " + BURST_GROUPS + " groups at once");
           Waits.sleep(Duration.ofSeconds(3));
           Map<String, Long> requests3 = kube.requests();
           f.burst =
@@ -152,7 +152,7 @@ public final class ScaleBench {
       CountingKubernetes kube, BenchRedis redis, KubernetesClient admin, int groups)
       throws Exception {
     String ns = WARM_UP_NAMESPACE_PREFIX + "0";
-    BenchMain.progress("scale: warming the test bed (unreported): " + groups + " groups in " + ns);
+    Progress.line("scale: warming the test bed (unreported): " + groups + " groups in " + ns);
     create(admin, 0, groups, 1, WARM_UP_NAMESPACE_PREFIX);
     try (KubernetesClient watchClient = kube.newClient();
         ConvergenceWatcher watcher =
@@ -221,7 +221,7 @@ public final class ScaleBench {
     f.firstLeaderSeconds = (watcher.firstLeaderNanos() - start) / 1e9;
     f.convergedShareSeconds =
         Arrays.stream(SHARES).map(q -> (watcher.convergedShareNanos(q) - start) / 1e9).toArray();
-    BenchMain.progress(
+    Progress.line(
         String.format(
             Locale.ROOT,
             "scale: %d groups converged %.1f s after the operator process started",

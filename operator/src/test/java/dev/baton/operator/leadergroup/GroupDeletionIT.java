@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class GroupDeletionIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String CUSTOM_ROLE = "baton.dev/custom-role";
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();

@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,7 +11,6 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,8 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * matchLabels at all.
  */
 class GroupSelectionIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;

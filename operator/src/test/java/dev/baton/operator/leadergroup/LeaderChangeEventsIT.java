@@ -1,6 +1,7 @@
 package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -8,7 +9,6 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Event;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class LeaderChangeEventsIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);

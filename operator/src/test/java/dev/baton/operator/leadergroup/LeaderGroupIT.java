@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -30,8 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * is {@link RestartsIT}; misconfigured groups are {@link MisconfiguredGroupIT}.
  */
 class LeaderGroupIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   /** Failover times seen by the label watcher, printed for the closing note. */
   static final List<Long> failoverMillis = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,7 +36,6 @@ import org.redisson.config.ConstantDelay;
  */
 class LeadershipIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final BatonLeadership.Options OPTIONS =
       BatonLeadership.Options.defaults()
           .withConfirmEvery(Duration.ofMillis(200))

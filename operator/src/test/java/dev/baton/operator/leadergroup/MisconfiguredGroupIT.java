@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -22,8 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * is unreachable, and an invalid spec. Each bad value on its own is a row of security/BadInputTest.
  */
 class MisconfiguredGroupIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;

@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,8 +17,6 @@ import org.junit.jupiter.api.Test;
 
 /** A leader's node turning NotReady or Unknown moves leadership before the pod notices. */
 class NodeLossIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @Test
   void leaderMovesOffANodeThatTurnsUnknownAndStaysMovedWhenItReturns() {

@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,8 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * leader". Real Redis, the mock API server; the group's lease lives 3 s.
  */
 class PausedIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   /** Longer than the group's 3 s ttl: a lease not renewed would have expired within it. */
   private static final Duration PAST_TTL = Duration.ofSeconds(4);

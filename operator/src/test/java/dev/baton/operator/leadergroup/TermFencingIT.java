@@ -2,6 +2,7 @@ package dev.baton.operator.leadergroup;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,7 +13,6 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -26,8 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * derived from what survives must still be above every term any pod ever showed.
  */
 class TermFencingIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 

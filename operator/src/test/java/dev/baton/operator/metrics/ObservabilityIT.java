@@ -1,6 +1,7 @@
 package dev.baton.operator.metrics;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -17,14 +18,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Metrics, probes, and secrets that never show: against real Redis and the mock API server. */
 class ObservabilityIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private final HttpClient http = HttpClient.newHttpClient();
 
   private HttpResponse<String> get(BatonCluster s, String path) throws Exception {

@@ -2,6 +2,7 @@ package dev.baton.operator.pods;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -11,7 +12,6 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.RealisticPods;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class PodCacheIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
 

@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -22,7 +23,6 @@ class LockNodeLossIT {
   /** Far longer than the wait below: a move on expiry would fail the test. */
   private static final String TTL = "60s";
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String HELD = "locks.baton.dev/migration";
 
   private static String holder(BatonCluster cluster) {

@@ -3,6 +3,7 @@ package dev.baton.operator.redislock;
 import static dev.baton.operator.redislock.RedlockIT.awaitHolder;
 import static dev.baton.operator.redislock.RedlockIT.token;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,7 +36,6 @@ import org.redisson.api.RedissonClient;
  */
 class RedisLockIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String HELD = "locks.baton.dev/migration";
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();

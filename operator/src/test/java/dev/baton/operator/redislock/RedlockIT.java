@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -29,8 +30,6 @@ import org.redisson.api.RedissonClient;
 
 /** Redlock over five real redis-server processes, killed and restarted empty. */
 class RedlockIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final List<LocalRedis> redis = new ArrayList<>();
   private final List<RedissonClient> clients = new ArrayList<>();

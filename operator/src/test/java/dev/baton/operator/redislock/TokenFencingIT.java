@@ -1,6 +1,7 @@
 package dev.baton.operator.redislock;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,8 +27,6 @@ import org.redisson.api.RedissonClient;
  * empty. The next token must be above every token issued before, in both modes.
  */
 class TokenFencingIT {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 

@@ -1,6 +1,7 @@
 package dev.baton.operator.replica;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -30,7 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class OperatorFailoverIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String ROLE = BatonCluster.ROLE;
 
   private final AtomicReference<FaultInjector> recorder = new AtomicReference<>();

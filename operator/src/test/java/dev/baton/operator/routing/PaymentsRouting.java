@@ -2,6 +2,7 @@ package dev.baton.operator.routing;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,7 +13,6 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -22,8 +22,6 @@ import java.util.Map;
  * the group's Routed condition and status.routing.
  */
 final class PaymentsRouting {
-
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final BatonCluster cluster;
 

@@ -1,5 +1,6 @@
 package dev.baton.operator.security;
 
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,7 +10,6 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 class BadInputIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @Test
   void aSelectorOfEveryPodOrARoleLabelItSelectsOnIsInvalidAndLabelsNothing() {

@@ -1,6 +1,7 @@
 package dev.baton.operator.security;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -43,7 +44,6 @@ import org.redisson.config.Config;
 class RedisAclIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String ADMIN_PASSWORD = "Admin-Pw-0c4e2";
   private static final String BATON_PASSWORD = "Baton-Pw-6d1f8";
   private static final String WRONG_PASSWORD = "Wrong-Pw-2a9b7";

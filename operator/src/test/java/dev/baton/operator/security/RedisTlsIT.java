@@ -1,6 +1,7 @@
 package dev.baton.operator.security;
 
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -18,7 +19,6 @@ import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -31,7 +31,6 @@ import org.junit.jupiter.api.Test;
 class RedisTlsIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String PASSWORD = "Tls-Pw-71c3e";
 
   /** A redis-server with no plain port: TLS on a free port, a password for the default user. */

@@ -1,6 +1,7 @@
 package dev.baton.operator.security;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -31,7 +32,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TenantKeysIT {
 
   private static final String DEV = "dev";
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;

@@ -2,6 +2,7 @@ package dev.baton.operator.security;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
 import static dev.baton.testkit.Sandbox.NS;
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -28,7 +29,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class TenantRoleLabelsIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(20);
   private static final String DB_ROLE = "db.example.com/role";
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();

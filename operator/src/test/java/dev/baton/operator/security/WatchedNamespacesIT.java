@@ -1,5 +1,6 @@
 package dev.baton.operator.security;
 
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -24,7 +25,6 @@ import org.junit.jupiter.api.Test;
 class WatchedNamespacesIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   @Test
   void groupsAndPodsOutsideTheWatchedNamespacesAreNeverTouched() {

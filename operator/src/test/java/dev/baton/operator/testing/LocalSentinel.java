@@ -1,5 +1,6 @@
 package dev.baton.operator.testing;
 
+import static dev.baton.testkit.Timeouts.WAIT;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.FreePorts;
@@ -22,7 +23,6 @@ import java.util.stream.Collectors;
 public final class LocalSentinel implements AutoCloseable {
 
   public static final String MASTER_NAME = "baton";
-  private static final Duration WAIT = Duration.ofSeconds(20);
 
   private final String dataPassword;
   private final String sentinelPassword;

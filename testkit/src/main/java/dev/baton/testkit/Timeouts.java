@@ -1,0 +1,15 @@
+package dev.baton.testkit;
+
+import java.time.Duration;
+
+/** How long tests wait for what the system under test does on its own. */
+public final class Timeouts {
+
+  /**
+   * The wait for a reconcile, a watch event, a failover: generous, so that a loaded 2-core CI
+   * machine is never the reason a test fails; a test that passes waits only as long as it must.
+   */
+  public static final Duration WAIT = Duration.ofSeconds(20);
+
+  private Timeouts() {}
+}
