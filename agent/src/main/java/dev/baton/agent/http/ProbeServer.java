@@ -122,23 +122,44 @@ final class ProbeServer implements AutoCloseable {
     }
   }
 
-  private void accept() throws IOException {
-    SocketChannel c;
-    while ((c = server.accept()) != null) {
-      InetAddress from = ((InetSocketAddress) c.getRemoteAddress()).getAddress();
-      if (perAddress.getOrDefault(from, 0) >= MAX_PER_ADDRESS) {
+  /**
+   * Takes what is waiting. Whatever one client's connection does (reset before it was taken, say)
+   * costs that connection only, never the loop.
+   */
+  private void accept() {
+    while (true) {
+      SocketChannel c;
+      try {
+        c = server.accept();
+      } catch (IOException e) {
+        log.warn("the probes' port could not take a connection: {}", e.getMessage());
+        return; // out of file descriptors, say: the next selection tries again
+      }
+      if (c == null) {
+        return;
+      }
+      try {
+        take(c);
+      } catch (IOException e) {
         closeQuietly(c);
-        continue;
       }
-      if (open.size() >= MAX_CONNECTIONS) {
-        close(open.keySet().iterator().next()); // the oldest: its deadline is the nearest
-      }
-      c.configureBlocking(false);
-      c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      c.register(selector, SelectionKey.OP_READ);
-      open.put(c, new Exchange(from));
-      perAddress.merge(from, 1, Integer::sum);
     }
+  }
+
+  private void take(SocketChannel c) throws IOException {
+    InetAddress from = ((InetSocketAddress) c.getRemoteAddress()).getAddress();
+    if (perAddress.getOrDefault(from, 0) >= MAX_PER_ADDRESS) {
+      closeQuietly(c);
+      return;
+    }
+    if (open.size() >= MAX_CONNECTIONS) {
+      close(open.keySet().iterator().next()); // the oldest: its deadline is the nearest
+    }
+    c.configureBlocking(false);
+    c.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    c.register(selector, SelectionKey.OP_READ);
+    open.put(c, new Exchange(from));
+    perAddress.merge(from, 1, Integer::sum);
   }
 
   private void serve(SelectionKey key) {
@@ -192,7 +213,13 @@ final class ProbeServer implements AutoCloseable {
     }
     String target = requestLine[1];
     int query = target.indexOf('?');
-    Answer a = answers.apply(query < 0 ? target : target.substring(0, query));
+    Answer a;
+    try {
+      a = answers.apply(query < 0 ? target : target.substring(0, query));
+    } catch (RuntimeException e) {
+      log.warn("a probe failed: {}", e.toString());
+      a = new Answer(500, "text/plain", "internal error\n".getBytes(StandardCharsets.UTF_8));
+    }
     x.out = answer(a.status(), a.type(), a.body());
     return true;
   }
@@ -219,6 +246,7 @@ final class ProbeServer implements AutoCloseable {
       case 404 -> "Not Found";
       case 405 -> "Method Not Allowed";
       case 431 -> "Request Header Fields Too Large";
+      case 500 -> "Internal Server Error";
       case 503 -> "Service Unavailable";
       default -> "Status";
     };

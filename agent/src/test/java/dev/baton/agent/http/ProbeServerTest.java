@@ -25,10 +25,14 @@ class ProbeServerTest {
   private final ProbeServer probes =
       new ProbeServer(
           new InetSocketAddress("127.0.0.1", 0),
-          path ->
-              path.equals("/readyz")
-                  ? new ProbeServer.Answer(200, "text/plain", "ok\n".getBytes())
-                  : new ProbeServer.Answer(404, "text/plain", "no\n".getBytes()),
+          path -> {
+            if (path.equals("/boom")) {
+              throw new IllegalStateException("a probe that fails");
+            }
+            return path.equals("/readyz")
+                ? new ProbeServer.Answer(200, "text/plain", "ok\n".getBytes())
+                : new ProbeServer.Answer(404, "text/plain", "no\n".getBytes());
+          },
           threads);
   private final List<Socket> hostile = new ArrayList<>();
 
@@ -83,6 +87,22 @@ class ProbeServerTest {
         .endsWith("\r\n\r\nok\n");
     assertThat(probe("127.0.0.1", "/readyz?verbose")).startsWith("HTTP/1.1 200 ");
     assertThat(probe("127.0.0.1", "/v1/locks/x")).startsWith("HTTP/1.1 404 ");
+  }
+
+  @Test
+  void aProbeThatFailsAnswers500AndTheNextIsServed() throws Exception {
+    assertThat(probe("127.0.0.1", "/boom")).startsWith("HTTP/1.1 500 ");
+    assertThat(probe("127.0.0.1", "/readyz")).startsWith("HTTP/1.1 200 ");
+  }
+
+  @Test
+  void aClientThatResetsAtOnceCostsOnlyItsOwnConnection() throws Exception {
+    for (int i = 0; i < 50; i++) {
+      try (Socket s = new Socket("127.0.0.1", probes.port())) {
+        s.setSoLinger(true, 0); // closed with a reset, perhaps before the server took it
+      }
+    }
+    assertThat(probe("127.0.0.2", "/readyz")).startsWith("HTTP/1.1 200 ");
   }
 
   @Test
