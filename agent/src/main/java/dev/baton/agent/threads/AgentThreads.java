@@ -99,7 +99,7 @@ public final class AgentThreads implements AutoCloseable {
             0, max, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), factory(name, stackBytes)) {
           @Override
           protected void afterExecute(Runnable r, Throwable t) {
-            failed(Thread.currentThread().getName(), t);
+            failed(Thread.currentThread().getName(), ended(r, t));
           }
         };
     executors.add(e);
@@ -122,7 +122,7 @@ public final class AgentThreads implements AutoCloseable {
     };
   }
 
-  /** What a scheduled task threw, which its executor keeps in its future. */
+  /** What a submitted or scheduled task threw, which its executor keeps in its future. */
   private static Throwable ended(Runnable r, Throwable t) {
     if (t == null && r instanceof java.util.concurrent.Future<?> f && f.isDone()) {
       try {
