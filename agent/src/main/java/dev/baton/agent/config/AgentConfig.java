@@ -22,6 +22,8 @@ import java.util.function.Function;
  * @param gateBind the address the gates listen on; absent: every interface
  * @param relays relay mode: gate port to the leader-only port every agent of the group listens on
  * @param relayDrain in relay mode, how long a stopping agent goes on relaying after its gates shut
+ * @param relayHold in relay mode, how long a connection waits for a leader's gate to take it before
+ *     it is reset
  * @param relaySecret in relay mode, the group's secret a relay's preamble is signed with; absent:
  *     unsigned (the leader-only port's NetworkPolicy alone keeps other pods out)
  */
@@ -41,6 +43,7 @@ public record AgentConfig(
     Optional<String> gateBind,
     Map<Integer, Integer> relays,
     Duration relayDrain,
+    Duration relayHold,
     Optional<String> relaySecret) {
 
   public static final String POD_NAME = "POD_NAME";
@@ -58,6 +61,7 @@ public record AgentConfig(
   public static final String GATE_BIND = "BATON_AGENT_GATE_BIND";
   public static final String RELAY = "BATON_AGENT_RELAY";
   public static final String RELAY_DRAIN = "BATON_AGENT_RELAY_DRAIN";
+  public static final String RELAY_HOLD = "BATON_AGENT_RELAY_HOLD";
   public static final String RELAY_SECRET = "BATON_AGENT_RELAY_SECRET";
 
   /** One variable: its parser and its default (null: optional without a default). */
@@ -104,6 +108,8 @@ public record AgentConfig(
       new Setting<>(RELAY, AgentConfig::relays, "");
   private static final Setting<Duration> S_RELAY_DRAIN =
       new Setting<>(RELAY_DRAIN, GoDuration::parse, "2s");
+  private static final Setting<Duration> S_RELAY_HOLD =
+      new Setting<>(RELAY_HOLD, AgentConfig::relayHold, "1s");
   private static final Setting<String> S_RELAY_SECRET = new Setting<>(RELAY_SECRET, s -> s, null);
 
   /**
@@ -143,6 +149,7 @@ public record AgentConfig(
             Optional.ofNullable(S_GATE_BIND.read(env, problems)),
             S_RELAY.read(env, problems),
             S_RELAY_DRAIN.read(env, problems),
+            S_RELAY_HOLD.read(env, problems),
             Optional.ofNullable(S_RELAY_SECRET.read(env, problems)));
     if (c.relays() != null && !c.relays().isEmpty() && c.redisUrl().isEmpty()) {
       problems.add(
@@ -169,13 +176,13 @@ public record AgentConfig(
     return c;
   }
 
-  /**
-   * In relay mode, how long a connection waits for a leader's gate before it is reset: two
-   * confirmWithin, the longest a hand-over keeps every gate shut (a dead holder's hold runs out
-   * after one, and its successor's proof takes less than another).
-   */
-  public Duration relayHold() {
-    return confirmWithin.multipliedBy(2);
+  /** A relay's hold: positive, and short enough that a client is answered or reset quickly. */
+  static Duration relayHold(String text) {
+    Duration d = GoDuration.parse(text);
+    if (d.isZero() || d.isNegative() || d.compareTo(Duration.ofSeconds(30)) > 0) {
+      throw new IllegalArgumentException("must be more than 0 and at most 30s, was " + text);
+    }
+    return d;
   }
 
   /** {@code <gate port>:<leader-only port>[,...]}. */

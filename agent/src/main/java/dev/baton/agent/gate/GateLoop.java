@@ -67,6 +67,7 @@ final class GateLoop {
   private final List<Forwarding> connecting = new ArrayList<>();
   private final java.util.ArrayDeque<Preamble> preambles = new java.util.ArrayDeque<>();
   private java.util.function.BiConsumer<SocketChannel, String> onPreamble;
+  private Untouched untouched;
   private final GateBuffers buffers;
   private long stallChecked;
 
@@ -174,9 +175,32 @@ final class GateLoop {
     }
   }
 
-  /** Any thread: carries bytes between {@code client} and {@code target}, both connected. */
-  void carry(SocketChannel client, SocketChannel target) {
-    submit(() -> new Forwarding(client, target).connect());
+  /**
+   * A relay's loop: where a client goes whose target ended or broke before a byte moved either way
+   * (a leader's gate that shut in the moment after it took the connection), instead of being reset
+   * with it.
+   */
+  interface Untouched {
+    /** On the loop's thread, the client off its selector: {@code deadline} is the one carried. */
+    void handBack(SocketChannel client, long deadline);
+  }
+
+  /** Before {@link #start}: clients whose target went before a byte moved go to {@code u}. */
+  void handingBack(Untouched u) {
+    untouched = u;
+  }
+
+  /**
+   * Any thread: carries bytes between {@code client} and {@code target}, both connected; {@code
+   * deadline} is given back with the client if it is handed back ({@link #handingBack}).
+   */
+  void carry(SocketChannel client, SocketChannel target, long deadline) {
+    submit(
+        () -> {
+          Forwarding f = new Forwarding(client, target);
+          f.handBackDeadline = deadline;
+          f.connect();
+        });
   }
 
   /** Any thread: resets every connection of this loop; the latch counts down once they are. */
@@ -394,6 +418,11 @@ final class GateLoop {
     int halfClosed;
     boolean finished;
 
+    /** Whether a byte was read from either side: from then on the connection is the target's. */
+    boolean moved;
+
+    long handBackDeadline;
+
     /**
      * @param connectedTarget null: a new connection to the loop's target
      */
@@ -463,6 +492,9 @@ final class GateLoop {
      * some of it is pending): half-close its peer's output; once both ended, close both.
      */
     void passEnd(GateSide from) throws IOException {
+      if (handBack(from)) {
+        return;
+      }
       from.peer.channel.shutdownOutput();
       if (++halfClosed == 2) {
         end();
@@ -482,6 +514,32 @@ final class GateLoop {
     void fail() {
       end();
       reset();
+    }
+
+    /** {@code side} broke: both go with RST, unless the client can be handed back. */
+    void broke(GateSide side) {
+      if (!handBack(side)) {
+        fail();
+      }
+    }
+
+    /**
+     * On a relay's loop, the target ({@code side}) ended or broke before a byte moved: the client,
+     * which nobody has read from, goes back to the relay for the next leader's gate.
+     */
+    private boolean handBack(GateSide side) {
+      if (untouched == null || moved || side != target || finished) {
+        return false;
+      }
+      end();
+      Sockets.rst(target.channel);
+      client.key.cancel();
+      // Handed over once the selector let go of the channel: the queued task runs after the
+      // selectNow that completes the cancel.
+      SocketChannel c = client.channel;
+      long deadline = handBackDeadline;
+      submit(() -> untouched.handBack(c, deadline));
+      return true;
     }
 
     private void end() {

@@ -42,7 +42,7 @@ final class GateSide {
         pump();
       }
     } catch (IOException | CancelledKeyException e) {
-      forwarding.fail();
+      forwarding.broke(this);
     }
   }
 
@@ -64,6 +64,7 @@ final class GateSide {
     if (n == 0) {
       return;
     }
+    forwarding.moved = true;
     b.flip();
     if (!forwarding.mayRelay()) {
       forwarding.fail(); // past the deadline: what was read goes nowhere

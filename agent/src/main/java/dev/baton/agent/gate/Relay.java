@@ -6,7 +6,10 @@ import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,17 +34,26 @@ import org.slf4j.LoggerFactory;
  * connection, and cuts a relayed connection with the others when it shuts (the reset travels back
  * through the pipe).
  *
- * <p>Finding the leader's gate takes a thread per connection, a blocking connect and a one-byte
- * answer, and at most {@link #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the
- * seconds of a hand-over. Once the leader's gate took the connection, both ends go to the relay's
- * event loops ({@link GateLoop}), as a gate's connections do, and hold no thread: idle relayed
- * connections cost a few KiB each, up to {@link #MAX_RELAYED}.
+ * <p>Finding the leader's gate takes a thread per connection, a connect and a one-byte answer
+ * waited for in 5 ms slices (a try is left as soon as the agent knows of another holder), and at
+ * most {@link #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the moment of a
+ * hand-over. A gate that took a connection and shut before a byte moved either way hands the client
+ * back, unread, to be carried to the next holder. Once the leader's gate took the connection, both
+ * ends go to the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no
+ * thread: idle relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
  */
 public final class Relay {
 
   private static final Logger log = LoggerFactory.getLogger(Relay.class);
-  private static final int CONNECT_TIMEOUT_MILLIS = 500;
-  private static final int ANSWER_TIMEOUT_MILLIS = 1000;
+
+  /**
+   * A leader's gate on the pod network connects in well under a millisecond and answers a preamble
+   * from its event loop at once; an address that takes longer is gone or overloaded, and the
+   * connection is better tried again or elsewhere.
+   */
+  private static final Duration CONNECT_WITHIN = Duration.ofMillis(100);
+
+  private static final Duration ANSWER_WITHIN = Duration.ofMillis(250);
   private static final long POLL_MILLIS = 5;
 
   /** A holder whose gate refused is tried again after this: its gate may open a little later. */
@@ -62,6 +74,8 @@ public final class Relay {
   private final RelayHandshake handshake;
   private final Supplier<LeadershipView> leadership;
   private final Duration holdFor;
+  private final long connectNanos;
+  private final long answerNanos;
   private final AgentMetrics metrics;
   private final String bindHost;
   private final ExecutorService threads;
@@ -85,6 +99,36 @@ public final class Relay {
       String bindHost,
       AgentMetrics metrics,
       AgentThreads agentThreads) {
+    this(
+        publicPort,
+        leaderOnlyPort,
+        handshake,
+        leadership,
+        holdFor,
+        CONNECT_WITHIN,
+        ANSWER_WITHIN,
+        bindHost,
+        metrics,
+        agentThreads);
+  }
+
+  /**
+   * @param connectWithin how long one try waits for the leader's gate to connect
+   * @param answerWithin how long one try waits for its answer to the preamble
+   */
+  Relay(
+      int publicPort,
+      int leaderOnlyPort,
+      RelayHandshake handshake,
+      Supplier<LeadershipView> leadership,
+      Duration holdFor,
+      Duration connectWithin,
+      Duration answerWithin,
+      String bindHost,
+      AgentMetrics metrics,
+      AgentThreads agentThreads) {
+    this.connectNanos = connectWithin.toNanos();
+    this.answerNanos = answerWithin.toNanos();
     this.publicPort = publicPort;
     this.leaderOnlyPort = leaderOnlyPort;
     this.handshake = handshake;
@@ -115,6 +159,7 @@ public final class Relay {
       loops.forEach(GateLoop::stop);
       throw new IllegalStateException("relay " + publicPort + ": no event loop: " + e, e);
     }
+    loops.forEach(l -> l.handingBack(this::handBack));
     loops.forEach(GateLoop::start);
   }
 
@@ -125,38 +170,50 @@ public final class Relay {
       Sockets.rst(client);
       return;
     }
+    carryOnAThread(client, System.nanoTime() + holdFor.toNanos());
+  }
+
+  private void carryOnAThread(SocketChannel client, long deadline) {
     try {
-      threads.execute(() -> carry(client));
+      threads.execute(() -> carry(client, deadline));
     } catch (RuntimeException e) {
       metrics.relay(publicPort, "refused");
       Sockets.rst(client);
     }
   }
 
-  private void carry(SocketChannel channel) {
-    long deadline = System.nanoTime() + holdFor.toNanos();
-    try {
+  /**
+   * From a relay loop's thread: the leader's gate that took {@code client} ended or broke before a
+   * byte moved (it shut in the moment after it took it); nothing of the client's was read, so it
+   * goes to the next leader's gate, within what is left of its hold.
+   */
+  private void handBack(SocketChannel client, long deadline) {
+    metrics.relay(publicPort, "retried");
+    carryOnAThread(client, deadline);
+  }
+
+  private void carry(SocketChannel channel, long deadline) {
+    try (Selector selector = Selector.open()) {
       channel.configureBlocking(true);
       channel.socket().setTcpNoDelay(true);
       String refusedBy = null;
       long refusedAt = 0;
       while (true) {
-        LeadershipView v = leadership.get();
-        String ip = v.leaderIp();
-        String who = ip == null ? null : ip + " " + v.leaderTerm();
-        if (who != null
-            && (!who.equals(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
-          SocketChannel leader = reach(ip, v.leaderTerm());
+        Holder h = holder();
+        if (h != null && (!h.is(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
+          SocketChannel leader = reach(selector, h, deadline);
           if (leader != null) {
             metrics.relay(publicPort, "relayed");
             channel.configureBlocking(false);
-            leader.configureBlocking(false);
             relayed.incrementAndGet();
-            loops.get(Math.floorMod(next.getAndIncrement(), loops.size())).carry(channel, leader);
+            loops
+                .get(Math.floorMod(next.getAndIncrement(), loops.size()))
+                .carry(channel, leader, deadline);
             return;
           }
-          // That gate shut, or is not there yet: the next holder, or this one a little later.
-          refusedBy = who;
+          // That gate shut, is gone, or is not there yet: the next holder, or this one a little
+          // later.
+          refusedBy = h.who();
           refusedAt = System.nanoTime();
         }
         if (System.nanoTime() - deadline >= 0) {
@@ -174,36 +231,126 @@ public final class Relay {
     Sockets.rst(channel);
   }
 
+  /** The holder followers see now: its address and term; null while none is known. */
+  private Holder holder() {
+    LeadershipView v = leadership.get();
+    return v.leaderIp() == null || v.leaderTerm() == null
+        ? null
+        : new Holder(v.leaderIp(), v.leaderTerm());
+  }
+
+  private record Holder(String ip, long term) {
+    String who() {
+      return ip + " " + term;
+    }
+
+    boolean is(String who) {
+      return who().equals(who);
+    }
+  }
+
   /**
-   * A connection to the leader's gate that it took for the holder of {@code term}, or null when it
-   * did not.
+   * A connection to the leader's gate that it took for {@code h}, or null when it did not: it
+   * refused, did not connect or answer in time, or another holder became known meanwhile (an
+   * address that stopped answering is left at once for its successor).
    */
-  private SocketChannel reach(String ip, long term) {
-    byte[] preamble = handshake.say(term);
+  private SocketChannel reach(Selector selector, Holder h, long deadline) {
+    byte[] preamble = handshake.say(h.term());
     if (preamble == null) {
       return null; // the agent does not know its group yet
     }
     SocketChannel c = null;
+    String result = "unreachable";
     try {
       c = SocketChannel.open();
-      Socket s = c.socket();
-      s.setTcpNoDelay(true);
+      c.configureBlocking(false);
+      c.setOption(StandardSocketOptions.TCP_NODELAY, true);
       if (bindHost != null) {
-        s.bind(new InetSocketAddress(bindHost, 0));
+        c.bind(new InetSocketAddress(bindHost, 0));
       }
-      s.connect(new InetSocketAddress(ip, leaderOnlyPort), CONNECT_TIMEOUT_MILLIS);
-      s.getOutputStream().write(preamble);
-      s.setSoTimeout(ANSWER_TIMEOUT_MILLIS);
-      if (s.getInputStream().read() == Gate.ACCEPTED) {
-        s.setSoTimeout(0);
-        return c;
+      long started = System.nanoTime();
+      SelectionKey key = c.register(selector, 0);
+      if (!c.connect(new InetSocketAddress(h.ip(), leaderOnlyPort))) {
+        result = await(selector, key, SelectionKey.OP_CONNECT, h, started + connectNanos, deadline);
+        if (result != null) {
+          return null;
+        }
+        c.finishConnect();
       }
+      ByteBuffer out = ByteBuffer.wrap(preamble);
+      c.write(out); // a fresh socket's send buffer takes the 320 bytes at most of a preamble
+      if (out.hasRemaining()) {
+        throw new IOException("the preamble did not fit a fresh socket's buffer");
+      }
+      ByteBuffer answer = ByteBuffer.allocate(1);
+      long asked = System.nanoTime();
+      while (answer.hasRemaining()) {
+        if (c.read(answer) < 0) {
+          result = "refused";
+          return null;
+        }
+        if (answer.hasRemaining()) {
+          result = await(selector, key, SelectionKey.OP_READ, h, asked + answerNanos, deadline);
+          if (result != null) {
+            return null;
+          }
+        }
+      }
+      if (answer.get(0) != Gate.ACCEPTED) {
+        result = "refused";
+        return null;
+      }
+      key.cancel();
+      selector.selectNow(); // off this selector before a loop's registers it
+      result = "taken";
+      SocketChannel taken = c;
+      c = null;
+      return taken;
     } catch (IOException e) {
       log.debug(
-          "relay {}: {}:{} did not take it: {}", publicPort, ip, leaderOnlyPort, e.toString());
+          "relay {}: {}:{} did not take it: {}", publicPort, h.ip(), leaderOnlyPort, e.toString());
+      result = e instanceof java.net.ConnectException ? "unreachable" : "refused";
+      return null;
+    } finally {
+      metrics.relayAttempt(publicPort, result);
+      if (c != null) {
+        Sockets.rst(c);
+        try {
+          selector.selectNow(); // deregisters the closed channel
+        } catch (IOException e) {
+          // the selector goes with the connection's thread
+        }
+      }
     }
-    Sockets.rst(c);
-    return null;
+  }
+
+  /**
+   * Waits for {@code ops} on {@code key} in short slices; null once ready, else why it gave up:
+   * {@code abandoned} (another holder became known) or {@code unreachable} (past {@code giveUpAt}
+   * or the connection's own deadline).
+   */
+  private String await(
+      Selector selector, SelectionKey key, int ops, Holder h, long giveUpAt, long deadline)
+      throws IOException {
+    key.interestOps(ops);
+    try {
+      while (true) {
+        selector.selectedKeys().clear();
+        if (selector.select(POLL_MILLIS) > 0) {
+          return null;
+        }
+        long now = System.nanoTime();
+        Holder current = holder();
+        if (current != null && !current.equals(h)) {
+          return "abandoned";
+        }
+        if (now - giveUpAt >= 0 || now - deadline >= 0) {
+          return "unreachable";
+        }
+      }
+    } finally {
+      key.interestOps(0);
+    }
   }
 
   /** Resets the connections relayed now and stops the relay's loops. */

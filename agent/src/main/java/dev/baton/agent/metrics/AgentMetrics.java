@@ -71,11 +71,21 @@ public final class AgentMetrics {
   }
 
   /**
-   * A connection to a shut gate, relayed to the leader's agent ({@code relayed}), or refused after
-   * no leader's gate took it within the hold ({@code refused}).
+   * A connection to a shut gate, relayed to the leader's agent ({@code relayed}), handed back by a
+   * leader's gate that shut before a byte moved and carried again ({@code retried}), or reset after
+   * no leader's gate took it within the hold, or over the relay's bounds ({@code refused}).
    */
   public void relay(int port, String outcome) {
     count("relay_connections_total{port=\"" + port + "\",outcome=\"" + outcome + "\"}", 1);
+  }
+
+  /**
+   * One try of a relayed connection at a leader's gate: {@code taken}, {@code refused} (the gate
+   * said no or closed), {@code unreachable} (no connection or answer in time) or {@code abandoned}
+   * (another holder became known while it waited).
+   */
+  public void relayAttempt(int port, String result) {
+    count("relay_attempts_total{port=\"" + port + "\",result=\"" + result + "\"}", 1);
   }
 
   public void gateEnded(int port) {

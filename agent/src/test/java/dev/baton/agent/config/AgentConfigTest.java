@@ -102,13 +102,23 @@ class AgentConfigTest {
     AgentConfig c = AgentConfig.fromEnvironment(env);
     assertThat(c.relays()).containsExactly(Map.entry(8080, 8081));
     assertThat(c.gateBind()).contains("10.0.0.7");
-    assertThat(c.relayHold()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(c.relayHold()).isEqualTo(Duration.ofSeconds(1));
     assertThat(c.relayDrain()).isEqualTo(Duration.ofSeconds(2));
     assertThat(AgentConfig.fromEnvironment(POD).relays()).isEmpty();
     var withoutRedis = new java.util.HashMap<>(env);
     withoutRedis.remove("BATON_REDIS_URL");
     assertThatThrownBy(() -> AgentConfig.fromEnvironment(withoutRedis))
         .hasMessageContaining("BATON_AGENT_RELAY needs BATON_REDIS_URL");
+
+    var held = new java.util.HashMap<>(env);
+    held.put("BATON_AGENT_RELAY_HOLD", "250ms");
+    assertThat(AgentConfig.fromEnvironment(held).relayHold()).isEqualTo(Duration.ofMillis(250));
+    for (String bad : new String[] {"0s", "-1s", "31s", "soon"}) {
+      held.put("BATON_AGENT_RELAY_HOLD", bad);
+      assertThatThrownBy(() -> AgentConfig.fromEnvironment(held))
+          .as(bad)
+          .hasMessageContaining("BATON_AGENT_RELAY_HOLD");
+    }
 
     for (String bad : new String[] {"9090:9091", "8080:80", "8080", "8080:8080"}) {
       var withBad = new java.util.HashMap<>(env);

@@ -1,0 +1,229 @@
+package dev.baton.agent.gate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.agent.config.GateRoute;
+import dev.baton.agent.leadership.LeadershipView;
+import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.threads.AgentThreads;
+import dev.baton.testkit.FreePorts;
+import dev.baton.testkit.Timeouts;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.channels.ServerSocketChannel;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A follower's relay against real leader-only gates on addresses of their own (one port, as pods
+ * share port numbers on their own IPs): a connection is never left with a gate that shut before a
+ * byte moved, nor with an address that stopped answering once another holder is known, nor longer
+ * than its hold.
+ */
+class RelayTest {
+
+  private static final String A = "127.0.0.31";
+  private static final String B = "127.0.0.32";
+  private static final String SILENT = "127.0.0.33";
+
+  private final int leaderOnlyPort = FreePorts.any();
+  private final int publicPort = FreePorts.any();
+  private final AgentMetrics metrics = new AgentMetrics();
+  private final AgentThreads threads = new AgentThreads();
+  private final AtomicReference<LeadershipView> seen = new AtomicReference<>(holder(null, null));
+  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final ServerSocketChannel clients = listen("127.0.0.1", 0);
+
+  @AfterEach
+  void stop() throws Exception {
+    for (int i = closing.size() - 1; i >= 0; i--) {
+      closing.get(i).close();
+    }
+    clients.close();
+    threads.close();
+  }
+
+  @Test
+  void aConnectionWhoseLeadersGateShutBeforeAByteMovedGoesToTheNextHolder() throws Exception {
+    ServerSocket appA = app(A);
+    ServerSocket appB = app(B);
+    Gate gateA = leaderOnlyGate(A, appA);
+    Gate gateB = leaderOnlyGate(B, appB);
+    Relay relay = relay(Duration.ofSeconds(5));
+    gateA.opened(1);
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      Socket atA = appA.accept(); // A's gate took it and reached its app
+      // A is demoted before the client says anything; B leads.
+      gateB.opened(2);
+      seen.set(holder(B, 2L));
+      gateA.closed("demoted");
+      assertNothingArrives(atA);
+      Socket atB = appB.accept();
+      atB.setSoTimeout(10_000);
+      client.getOutputStream().write(42);
+      assertThat(atB.getInputStream().read()).isEqualTo(42);
+      atB.getOutputStream().write(43);
+      assertThat(client.getInputStream().read()).isEqualTo(43);
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "retried") + " 1")
+        .contains(series("relay_connections_total", "outcome", "relayed") + " 2")
+        .doesNotContain(series("relay_connections_total", "outcome", "refused"));
+  }
+
+  @Test
+  void aConnectionOnceBytesMovedGoesWithItsLeadersGate() throws Exception {
+    ServerSocket appA = app(A);
+    Gate gateA = leaderOnlyGate(A, appA);
+    Relay relay = relay(Duration.ofSeconds(5));
+    gateA.opened(1);
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      Socket atA = appA.accept();
+      client.getOutputStream().write(42);
+      assertThat(atA.getInputStream().read()).isEqualTo(42);
+      gateA.closed("demoted");
+      // A's app may have acted on the byte: the connection is A's, and it is reset with A's gate.
+      assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
+    }
+    assertThat(metrics.scrape())
+        .doesNotContain(series("relay_connections_total", "outcome", "retried"));
+  }
+
+  @Test
+  void anAddressThatStoppedAnsweringIsLeftOnceAnotherHolderIsKnown() throws Exception {
+    // The old holder's address takes connections (its kernel does) but nothing answers there.
+    ServerSocket silent = new ServerSocket();
+    closing.add(silent);
+    silent.bind(new InetSocketAddress(SILENT, leaderOnlyPort));
+    silent.setSoTimeout((int) Timeouts.WAIT.toMillis());
+    ServerSocket appB = app(B);
+    Gate gateB = leaderOnlyGate(B, appB);
+    // Tries that would wait longer than the test for an answer: only B's news ends the wait.
+    Relay relay = relay(Duration.ofSeconds(60), Duration.ofSeconds(60));
+    seen.set(holder(SILENT, 1L));
+    try (Socket client = relayed(relay)) {
+      closing.add(silent.accept()); // the relay waits for an answer there
+      gateB.opened(2);
+      seen.set(holder(B, 2L));
+      Socket atB = appB.accept();
+      atB.setSoTimeout(10_000);
+      client.getOutputStream().write(42);
+      assertThat(atB.getInputStream().read()).isEqualTo(42);
+    }
+    assertThat(metrics.scrape())
+        .as("given up because B became known")
+        .contains(series("relay_attempts_total", "result", "abandoned") + " 1")
+        .contains(series("relay_attempts_total", "result", "taken") + " 1");
+  }
+
+  @Test
+  void withNoLeadersGateWithinItsHoldAConnectionIsReset() throws Exception {
+    Relay relay = relay(Duration.ofMillis(300));
+    try (Socket client = relayed(relay)) {
+      client.setSoTimeout((int) Timeouts.WAIT.toMillis());
+      assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "refused") + " 1");
+  }
+
+  /** The peer's end: a clean end or a reset, never a byte. */
+  private static void assertNothingArrives(Socket s) throws IOException {
+    s.setSoTimeout((int) Timeouts.WAIT.toMillis());
+    try {
+      assertThat(s.getInputStream().read()).as("nothing arrives at " + s).isEqualTo(-1);
+    } catch (SocketException reset) {
+      // reset: nothing arrived either
+    }
+  }
+
+  private String series(String name, String label, String value) {
+    return AgentMetrics.PREFIX
+        + name
+        + "{port=\""
+        + publicPort
+        + "\","
+        + label
+        + "=\""
+        + value
+        + "\"}";
+  }
+
+  /** A client connection given to the relay, as a shut public gate gives it. */
+  private Socket relayed(Relay relay) throws IOException {
+    Socket client = new Socket(InetAddress.getLoopbackAddress(), clients.socket().getLocalPort());
+    client.setSoTimeout(10_000);
+    relay.take(clients.accept());
+    return client;
+  }
+
+  private Relay relay(Duration hold) {
+    return relay(hold, Duration.ofSeconds(5));
+  }
+
+  private Relay relay(Duration hold, Duration tryWithin) {
+    RelayHandshake handshake = new RelayHandshake("shop", leaderOnlyPort, null);
+    handshake.groupFrom(() -> "orders");
+    Relay relay =
+        new Relay(
+            publicPort,
+            leaderOnlyPort,
+            handshake,
+            seen::get,
+            hold,
+            tryWithin,
+            tryWithin,
+            null,
+            metrics,
+            threads);
+    closing.add(relay::close);
+    return relay;
+  }
+
+  private Gate leaderOnlyGate(String ip, ServerSocket app) {
+    RelayHandshake handshake = new RelayHandshake("shop", leaderOnlyPort, null);
+    handshake.groupFrom(() -> "orders");
+    Gate g =
+        new Gate(
+            new GateRoute(leaderOnlyPort, ip, app.getLocalPort()),
+            ip,
+            handshake,
+            new AgentMetrics(),
+            threads);
+    closing.add(g::close);
+    return g;
+  }
+
+  private ServerSocket app(String ip) throws IOException {
+    ServerSocket s = new ServerSocket(0, 50, InetAddress.getByName(ip));
+    s.setSoTimeout((int) Timeouts.WAIT.toMillis());
+    closing.add(s);
+    return s;
+  }
+
+  private static LeadershipView holder(String ip, Long term) {
+    return new LeadershipView(
+        false, null, "follower", "orders", null, ip == null ? null : "p-" + ip, term, ip);
+  }
+
+  private static ServerSocketChannel listen(String ip, int port) {
+    try {
+      ServerSocketChannel s = ServerSocketChannel.open();
+      s.bind(new InetSocketAddress(ip, port));
+      return s;
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
