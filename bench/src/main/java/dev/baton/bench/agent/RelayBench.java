@@ -5,6 +5,7 @@ import dev.baton.bench.BenchConfig;
 import dev.baton.bench.Percentiles;
 import dev.baton.bench.Progress;
 import dev.baton.bench.Report;
+import dev.baton.bench.Waits;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.ByteRecorder;
@@ -14,6 +15,8 @@ import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.LatencyProfile;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -22,6 +25,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Relay mode, measured with the shipped jar: four pods on addresses of their own (127.0.0.2x), one
@@ -48,6 +53,12 @@ public final class RelayBench {
   private static final long CLIENT_EVERY_MILLIS = 5;
   private static final long PROFILE_SEED = 59;
 
+  /** Keeps a deleted pod terminating while its agent runs on, as a kubelet does on a node. */
+  private static final String FINALIZER = "bench.baton.dev/graceful";
+
+  /** How long a deleted pod's agent runs on before its SIGTERM (a native sidecar stops last). */
+  private static final long SIDECAR_STOPS_AFTER_MILLIS = 1000;
+
   private final BenchConfig config;
   private final Path jar;
   private final Map<String, String> ips = new LinkedHashMap<>();
@@ -64,7 +75,7 @@ public final class RelayBench {
   }
 
   private enum Kind {
-    DELETED("leader pod deleted (its agent stopped)"),
+    DELETED("leader pod deleted (terminating, its agent stopped 1 s later)"),
     NOT_READY("leader turned not ready"),
     SWITCHOVER("switchover");
 
@@ -96,13 +107,26 @@ public final class RelayBench {
             "given up by the relay (goal 0)",
             "cut by the old leader's gate as it shut: before their frame reached its app",
             "after",
+            "answered after more than 1 s (goal 0)",
+            "slowest answer ms",
             "late frames at a demoted app");
+    Report.Section cuts =
+        report.section(
+            "relay-held-cut",
+            "Relay mode: a connection held through the old leader's own gate, cut after its pod"
+                + " was deleted (ms from the DELETE)",
+            "API server",
+            "trials",
+            "p50",
+            "p99",
+            "max",
+            "goal (p50)");
     // The plain mock first, with the steady-state overhead; then, in the same run, the mock that
     // answers as kube-apiserver v1.32 did on a real node.
-    runOn(null, s, report);
+    runOn(null, s, cuts, report);
     String kubeconfig = System.getenv(KubernetesUnderTest.KUBECONFIG);
     if (kubeconfig == null || kubeconfig.isBlank()) {
-      runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, null);
+      runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, cuts, null);
     }
     s.note(
         "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
@@ -119,20 +143,32 @@ public final class RelayBench {
             + " ms from the change on, writes a stamped frame and reads its echo; the time is"
             + " the first such frame that reached the new leader's application. Refused: the"
             + " follower's port did not take the connection; given up: its relay held it past"
-            + " two confirmWithin (its metric). A connection the old leader's gate took in the"
+            + " its hold (BATON_AGENT_RELAY_HOLD, 1 s; its metric); answered after more than"
+            + " 1 s: from the connect to the echo. A connection the old leader's gate took in the"
             + " moment before it shut (the operator had demoted it, its agent had not yet seen"
-            + " it) is cut with the others, as a direct connection would be; the relay cannot"
-            + " send it elsewhere, since the old application may have its bytes. Such cuts"
-            + " happen within tens of ms of the change (seen: opened 8-21 ms after it), before"
-            + " or after the frame reached the old application. The deleted pod is recreated"
-            + " and its agent started again between trials.");
+            + " it) is cut with the others once its frame was passed on, as a direct connection"
+            + " would be: the old application may have its bytes; one cut before a byte moved"
+            + " is carried to the next leader's gate (the relay's 'retried'). A deleted pod"
+            + " carries a finalizer of the benchmark's, so it stays terminating as on a node;"
+            + " right after the DELETE its 'kubelet' (the benchmark) turns it not ready, and"
+            + " SIGTERMs its agent "
+            + SIDECAR_STOPS_AFTER_MILLIS
+            + " ms later, as a native sidecar is stopped after the application; then the"
+            + " finalizer goes, and the pod is created and its agent started again.");
+    cuts.note(
+        "Before each deletion, a connection through the old leader's own gate (as kube-proxy"
+            + " would have routed it), echoed once, then blocked in a read: the time is when"
+            + " that read saw the reset or the end. The agent acts on its own pod's"
+            + " deletionTimestamp (its watch) before any relabel and before its SIGTERM.");
   }
 
   /**
    * The hand-overs on one server: the plain mock ({@code profile} null) or the mock with a latency
    * profile; the steady-state overhead too when {@code overheadTo} is given.
    */
-  private void runOn(LatencyProfile profile, Report.Section s, Report overheadTo) throws Exception {
+  private void runOn(
+      LatencyProfile profile, Report.Section s, Report.Section cuts, Report overheadTo)
+      throws Exception {
     // The first run is on what the environment names: the plain mock, or a real cluster.
     String server = profile == null ? "plain" : "v1.32 latency profile";
     Path dir =
@@ -157,10 +193,11 @@ public final class RelayBench {
       for (Kind kind : Kind.values()) {
         List<Double> took = new ArrayList<>();
         Counts counts = new Counts();
+        List<Double> heldCut = new ArrayList<>();
         long givenUp = relayGaveUp(fleet);
         int lateBefore = fleet.bytes().violations().size();
         for (int t = 0; t < trials; t++) {
-          took.add(trial(cluster, fleet, kind, counts));
+          took.add(trial(cluster, fleet, kind, counts, heldCut));
         }
         Percentiles p = Percentiles.of(took);
         Progress.line("relay " + server + " " + kind + ": " + p + ", " + counts);
@@ -177,7 +214,14 @@ public final class RelayBench {
             relayGaveUp(fleet) - givenUp,
             counts.failed().get(),
             counts.cut().get(),
+            counts.overASecond().get(),
+            counts.slowestMillis().get(),
             fleet.bytes().violations().size() - lateBefore);
+        if (!heldCut.isEmpty()) {
+          Percentiles c = Percentiles.of(heldCut);
+          Progress.line("relay " + server + " held connection cut: " + c);
+          cuts.row(server, c.count(), c.p50(), c.p99(), c.max(), "< 50");
+        }
       }
       if (overheadTo != null) {
         overhead(overheadTo, cluster, fleet);
@@ -206,6 +250,7 @@ public final class RelayBench {
   private static Pod pod(String name, String ip) {
     Pod p = Sandbox.readyPod(Sandbox.NS, name, Map.of("app", AgentBench.APP));
     p.getStatus().setPodIP(ip);
+    p.getMetadata().setFinalizers(List.of(FINALIZER));
     if (name.equals(FOLLOWER)) {
       p.getMetadata().setAnnotations(Map.of(BatonNames.CANDIDATE_ANNOTATION, "false"));
     }
@@ -221,8 +266,13 @@ public final class RelayBench {
     fleet.start(pod, fleet.javaJar(), Map.of("BATON_AGENT_RELAY", gatePort + ":" + leaderOnlyPort));
   }
 
-  /** One hand-over; the milliseconds to the first frame at the new leader through the follower. */
-  private double trial(Sandbox cluster, AgentFleet fleet, Kind kind, Counts counts)
+  /**
+   * One hand-over; the milliseconds to the first frame at the new leader through the follower. On a
+   * deletion, when a connection held through the old leader's own gate was cut goes to {@code
+   * heldCut}.
+   */
+  private double trial(
+      Sandbox cluster, AgentFleet fleet, Kind kind, Counts counts, List<Double> heldCut)
       throws Exception {
     String leader = fleet.awaitOpenLeader();
     String target = null;
@@ -234,11 +284,15 @@ public final class RelayBench {
       before.put(pod, fleet.bytes().frames(pod));
     }
     ExecutorService clients = Executors.newCachedThreadPool();
+    HeldConnection held =
+        kind == Kind.DELETED ? HeldConnection.open(ips.get(leader), gatePort) : null;
     long t0 = System.nanoTime();
     switch (kind) {
       case DELETED -> {
         cluster.deletePod(leader);
-        fleet.terminate(leader);
+        // The kubelet stops the containers and reports the pod not ready, on its own time: the
+        // clients below start meanwhile.
+        clients.execute(() -> cluster.setReady(leader, false));
       }
       case NOT_READY -> cluster.setReady(leader, false);
       case SWITCHOVER -> cluster.annotate(AgentBench.APP, BatonNames.SWITCHOVER_ANNOTATION, target);
@@ -262,7 +316,17 @@ public final class RelayBench {
     // Back to three ready candidates, and the group steady, for the next trial.
     switch (kind) {
       case DELETED -> {
+        long cutAt = held.cutAt(TimeUnit.SECONDS.toNanos(10));
+        if (cutAt == 0) {
+          throw new IllegalStateException("the old leader's gate kept a held connection 10 s");
+        }
+        heldCut.add(AgentBench.millisSince(t0, cutAt));
+        long sigterm = t0 + TimeUnit.MILLISECONDS.toNanos(SIDECAR_STOPS_AFTER_MILLIS);
+        Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(sigterm - System.nanoTime())));
+        fleet.terminate(leader);
         Thread.sleep(2500); // the stopped agent relays for its drain, then exits
+        releaseFinalizer(cluster, leader);
+        Waits.require(() -> cluster.pod(leader) == null, Duration.ofSeconds(10), leader + " gone");
         createPod(cluster, leader);
         startAgent(fleet, leader);
       }
@@ -274,11 +338,93 @@ public final class RelayBench {
     return took;
   }
 
-  /** Counts per kind of hand-over: attempts, failures, and cuts after delivery. */
+  /**
+   * Counts per kind of hand-over: attempts, failures, cuts after delivery, answers after more than
+   * a second, and the slowest answer.
+   */
   private record Counts(
-      AtomicInteger attempts, AtomicInteger refused, AtomicInteger failed, AtomicInteger cut) {
+      AtomicInteger attempts,
+      AtomicInteger refused,
+      AtomicInteger failed,
+      AtomicInteger cut,
+      AtomicInteger overASecond,
+      AtomicLong slowestMillis) {
     Counts() {
-      this(new AtomicInteger(), new AtomicInteger(), new AtomicInteger(), new AtomicInteger());
+      this(
+          new AtomicInteger(),
+          new AtomicInteger(),
+          new AtomicInteger(),
+          new AtomicInteger(),
+          new AtomicInteger(),
+          new AtomicLong());
+    }
+
+    void answered(long startedNanos) {
+      long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startedNanos);
+      slowestMillis.accumulateAndGet(millis, Math::max);
+      if (millis > 1000) {
+        overASecond.incrementAndGet();
+      }
+    }
+  }
+
+  private static void releaseFinalizer(Sandbox cluster, String name) {
+    cluster
+        .client
+        .pods()
+        .inNamespace(Sandbox.NS)
+        .withName(name)
+        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"finalizers\":null}}");
+  }
+
+  /** A connection echoed once, then read on a thread of its own until it ends. */
+  private static final class HeldConnection {
+    private final Socket socket;
+    private final java.util.concurrent.CompletableFuture<Long> ended =
+        new java.util.concurrent.CompletableFuture<>();
+
+    private HeldConnection(Socket socket) {
+      this.socket = socket;
+    }
+
+    static HeldConnection open(String ip, int port) throws IOException {
+      Socket s = new Socket(InetAddress.getByName(ip), port);
+      s.setSoTimeout(30_000);
+      s.getOutputStream().write(42);
+      if (s.getInputStream().read() != 42) {
+        s.close();
+        throw new IOException("no echo through " + ip + ":" + port);
+      }
+      HeldConnection h = new HeldConnection(s);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  s.getInputStream().read();
+                } catch (IOException e) {
+                  // a reset: cut as well
+                }
+                h.ended.complete(System.nanoTime());
+              },
+              "bench-held-connection");
+      t.setDaemon(true);
+      t.start();
+      return h;
+    }
+
+    /** When the read ended ({@link System#nanoTime()}), or 0 if it did not within {@code nanos}. */
+    long cutAt(long nanos) {
+      try {
+        return ended.get(nanos, TimeUnit.NANOSECONDS);
+      } catch (Exception e) {
+        return 0;
+      } finally {
+        try {
+          socket.close();
+        } catch (IOException e) {
+          // closing anyway
+        }
+      }
     }
   }
 
@@ -290,12 +436,14 @@ public final class RelayBench {
   private void connect(AgentFleet fleet, Counts counts) {
     counts.attempts().incrementAndGet();
     byte[] frame = ByteRecorder.frame();
+    long started = System.nanoTime();
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(ips.get(FOLLOWER), gatePort), 2000);
       s.setSoTimeout(10_000);
       s.getOutputStream().write(frame);
       InputStream in = s.getInputStream();
       if (in.readNBytes(ByteRecorder.FRAME_BYTES).length == ByteRecorder.FRAME_BYTES) {
+        counts.answered(started);
         return;
       }
     } catch (ConnectException e) {
@@ -378,8 +526,8 @@ public final class RelayBench {
               "KiB per connection");
       m.row(idle, rssBefore, rssAfter, (rssAfter - rssBefore) / (double) idle);
       m.note(
-          "Each relayed connection holds two threads (256 KiB stacks reserved, touched only as"
-              + " deep as they run) and two sockets; measured after one echo each.");
+          "Once taken, a relayed connection holds no thread: both its sockets are carried by"
+              + " the relay's event loops; measured after one echo each.");
     } finally {
       for (Socket c : held) {
         c.close();
