@@ -11,5 +11,8 @@ public final class Timeouts {
    */
   public static final Duration WAIT = Duration.ofSeconds(20);
 
+  /** For what takes several slow rounds: a Sentinel or Redis Cluster failover, a profiled API. */
+  public static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
   private Timeouts() {}
 }

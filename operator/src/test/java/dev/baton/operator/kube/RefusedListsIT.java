@@ -8,6 +8,7 @@ import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.Timeouts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class RefusedListsIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
   private final HttpClient http = HttpClient.newHttpClient();
 
   @Test

@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,6 +32,11 @@ class GroupDeletionIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   private void delete(String group) {
     cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName(group).delete();

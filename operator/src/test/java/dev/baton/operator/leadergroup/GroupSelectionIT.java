@@ -12,6 +12,7 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,6 +25,11 @@ class GroupSelectionIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   private void pod(String name, Map<String, String> labels) {
     cluster.createPod(Sandbox.readyPod(NS, name, labels));

@@ -10,6 +10,7 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Event;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,11 @@ class LeaderChangeEventsIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
 
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void aPromotionWhoseFollowerWriteFailsStillHasItsEvent() {

@@ -54,7 +54,8 @@ class LeadershipIT {
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     for (int i = 0; i < 3; i++) {
       cluster.createPod("worker-" + i, "worker");
     }

@@ -14,6 +14,7 @@ import dev.baton.testkit.RoleWatcher;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,6 +27,11 @@ class MisconfiguredGroupIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {

@@ -12,6 +12,7 @@ import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.LatencyProfile;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.Timeouts;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class ProfiledFailoverIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
   private static final String APP = "orders";
 
   /** Keeps a deleted pod terminating, as a kubelet stopping its containers does. */
@@ -43,6 +45,11 @@ class ProfiledFailoverIT {
           () -> EmbeddedKubernetes.start().latency(LatencyProfile.kubeApiserver132(59)));
 
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   private enum Kind {
     /** Deleted, then turned not ready by its kubelet: the demotion of a pod that changes. */

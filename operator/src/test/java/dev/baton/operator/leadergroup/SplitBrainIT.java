@@ -36,7 +36,8 @@ class SplitBrainIT {
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     endpoints = new EndpointsController(cluster.client, NS);
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.BatonClusterExtension;
 import io.fabric8.kubernetes.api.model.Event;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,11 @@ class StartingGroupIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void aNewGroupWaitsForItsPodsWithoutAWarningAndWarnsWhenItLosesEveryCandidate() {

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,11 @@ class TermFencingIT {
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
 
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void aTermShownOnAPodIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {

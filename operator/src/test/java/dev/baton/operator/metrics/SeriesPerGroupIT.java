@@ -8,6 +8,7 @@ import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.Timeouts;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.net.URI;
@@ -32,7 +33,7 @@ class SeriesPerGroupIT {
   static final int BUDGET = 15;
 
   private static final String ROLE = BatonCluster.ROLE;
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
   private static final List<String> GROUPS = List.of("alpha", "beta", "gamma");
   private final HttpClient http = HttpClient.newHttpClient();
 

@@ -14,6 +14,7 @@ import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +28,11 @@ class PodCacheIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void podsBeforeTheGroupAndPodsThatComeToMatchItAreSeenAndKeepTheirFields() {

@@ -19,6 +19,7 @@ import dev.baton.operator.testing.BatonClusterExtension;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.LocalRedisCluster;
+import dev.baton.testkit.Timeouts;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ import org.redisson.config.ReadMode;
  */
 class RedisClusterIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
   private static final int GROUPS = 9;
 
   private LocalRedisCluster redis;
@@ -56,7 +57,8 @@ class RedisClusterIT {
   private InvariantChecker checker;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     redis = LocalRedisCluster.start();
     cluster.env(OperatorConfig.REDIS_URL, redis.url());
     app = connect(redis);

@@ -13,6 +13,7 @@ import dev.baton.operator.lease.RedisLeaseStore;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.LocalRedisCluster;
+import dev.baton.testkit.Timeouts;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -31,7 +32,7 @@ import org.redisson.api.RedissonClient;
  */
 class StaleMasterFencingIT {
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
   private static final long TTL = 1000;
 
   private LocalRedisCluster redis;

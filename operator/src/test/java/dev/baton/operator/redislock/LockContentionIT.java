@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
@@ -54,6 +55,11 @@ class LockContentionIT {
   private BatonCluster cluster;
   private final List<RedissonClient> clients = new ArrayList<>();
   private final List<LocalRedis> extra = new ArrayList<>();
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @AfterEach
   void stop() {

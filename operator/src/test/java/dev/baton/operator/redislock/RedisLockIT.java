@@ -44,7 +44,8 @@ class RedisLockIT {
   private RedissonClient redisson;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     redisson = TestRedisson.connect(cluster.redis);
   }
 

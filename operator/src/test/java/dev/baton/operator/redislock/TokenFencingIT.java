@@ -36,7 +36,8 @@ class TokenFencingIT {
   private RedissonClient redisson;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     redisson = TestRedisson.connect(cluster.redis);
   }
 

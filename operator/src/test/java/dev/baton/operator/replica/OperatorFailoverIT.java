@@ -42,7 +42,8 @@ class OperatorFailoverIT {
   private List<OperatorProcess> operators;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");
     }

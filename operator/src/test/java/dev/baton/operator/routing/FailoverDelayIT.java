@@ -33,7 +33,8 @@ class FailoverDelayIT {
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }

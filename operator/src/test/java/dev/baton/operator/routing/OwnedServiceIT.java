@@ -42,7 +42,8 @@ class OwnedServiceIT {
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }

@@ -36,7 +36,8 @@ class RoutingIT {
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     payments = new PaymentsRouting(cluster);
     endpoints = new EndpointsController(cluster.client, NS);
   }

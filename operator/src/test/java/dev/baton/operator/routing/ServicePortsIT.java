@@ -35,7 +35,8 @@ class ServicePortsIT {
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start() {
+  void start(BatonCluster cluster) {
+    this.cluster = cluster;
     endpoints = new EndpointsController(cluster.client, NS);
   }
 

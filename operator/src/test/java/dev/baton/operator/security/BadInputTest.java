@@ -19,9 +19,9 @@ import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.operator.leadergroup.GroupSettings;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.security.BadInputTable.Row;
+import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
@@ -342,17 +342,7 @@ class BadInputTest {
     String name = "redis-" + SECRETS.incrementAndGet();
     @SuppressWarnings("unchecked")
     Map<String, String> data = (Map<String, String>) row.value();
-    client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData(data)
-                .build())
-        .create();
+    client.secrets().resource(BatonCluster.redisSecret(name, data)).create();
     Throwable thrown = catchThrowable(() -> new RedisSecrets(client).settings(NS, name));
     assertThat(thrown)
         .isInstanceOf(RedisSecrets.SecretProblem.class)

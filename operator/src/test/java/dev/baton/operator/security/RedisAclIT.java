@@ -18,7 +18,6 @@ import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.RespClient;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -209,8 +208,8 @@ class RedisAclIT {
           .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_USERNAME, "baton")
           .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
-      secret(cluster, "noget-redis", redis.url(), "baton-noget", BATON_PASSWORD);
-      secret(cluster, "wrong-redis", redis.url(), "baton", WRONG_PASSWORD);
+      cluster.createRedisSecret("noget-redis", redis.url(), "baton-noget", BATON_PASSWORD);
+      cluster.createRedisSecret("wrong-redis", redis.url(), "baton", WRONG_PASSWORD);
       for (String app : List.of("payments", "noget", "wrong")) {
         cluster.createPod(app + "-0", app);
       }
@@ -275,24 +274,6 @@ class RedisAclIT {
       }
     }
     return out;
-  }
-
-  private static void secret(
-      BatonCluster cluster, String name, String url, String user, String password) {
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", url)
-                .addToStringData("username", user)
-                .addToStringData("password", password)
-                .build())
-        .create();
   }
 
   /** An application's Redisson client, logged in as the documented user. */

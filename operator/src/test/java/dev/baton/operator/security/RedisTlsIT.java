@@ -16,7 +16,6 @@ import dev.baton.operator.testing.TestCertificates;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.RespClient;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.nio.file.Path;
 import java.util.List;
@@ -80,8 +79,7 @@ class RedisTlsIT {
           .env(OperatorConfig.REDIS_PASSWORD, PASSWORD)
           .env(OperatorConfig.REDIS_CA_FILE, dir.resolve("ca.crt").toString());
       // orders: by host name, trusting the CA given in its Secret.
-      secret(
-          cluster,
+      cluster.createRedisSecret(
           "orders-redis",
           Map.of(
               "url",
@@ -91,10 +89,9 @@ class RedisTlsIT {
               RedisSecrets.CA_CERTIFICATE,
               ca.caPem()));
       // untrusted: the JVM's default trust store, which has never heard of the test CA.
-      secret(cluster, "untrusted-redis", Map.of("url", url, "password", PASSWORD));
+      cluster.createRedisSecret("untrusted-redis", Map.of("url", url, "password", PASSWORD));
       // wrongca: trusts a CA that did not sign the server's certificate.
-      secret(
-          cluster,
+      cluster.createRedisSecret(
           "wrongca-redis",
           Map.of("url", url, "password", PASSWORD, RedisSecrets.CA_CERTIFICATE, otherCa.caPem()));
       List<String> apps = List.of("payments", "orders", "untrusted", "wrongca");
@@ -151,20 +148,5 @@ class RedisTlsIT {
           .as("a password in logs, status or Events")
           .doesNotContain(PASSWORD);
     }
-  }
-
-  private static void secret(BatonCluster cluster, String name, Map<String, String> data) {
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData(data)
-                .build())
-        .create();
   }
 }

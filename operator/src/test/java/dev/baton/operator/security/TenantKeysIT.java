@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -35,6 +36,11 @@ class TenantKeysIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void aKeyOfAnotherNamespaceOrOfBatonItselfIsRefusedAndNothingIsWrittenToRedis() {

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,6 +34,11 @@ class TenantRoleLabelsIT {
 
   @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
   private BatonCluster cluster;
+
+  @BeforeEach
+  void setUp(BatonCluster cluster) {
+    this.cluster = cluster;
+  }
 
   @Test
   void aRoleLabelOutsideBatonsDomainGoesOnlyOnPodsThatOptInOrAnAllowedPrefix() {

@@ -14,6 +14,7 @@ import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.operator.testing.LocalSentinel;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.Timeouts;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -40,7 +41,7 @@ class SentinelFailoverIT {
   /** The second group uses its own role label, so each group's leaders can be counted apart. */
   private static final String ORDERS_ROLE = "baton.dev/orders-role";
 
-  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Duration WAIT = Timeouts.LONG_WAIT;
 
   @Test
   void keepsLeadersAndRaisesTermsThroughAFailoverToALaggingReplica() throws Exception {

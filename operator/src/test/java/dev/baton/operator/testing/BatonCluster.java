@@ -22,9 +22,11 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -252,17 +254,35 @@ public final class BatonCluster extends Sandbox {
 
   /** A Secret with a Redis URL, as spec.redis and spec.redlock instances reference. */
   public void createRedisSecret(String name, String url) {
-    client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", url)
-                .build())
-        .create();
+    createRedisSecret(name, Map.of("url", url));
+  }
+
+  /** A Secret with a Redis URL and the Redis user to log in as. */
+  public void createRedisSecret(String name, String url, String username, String password) {
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put("url", url);
+    data.put("username", username);
+    data.put("password", password);
+    createRedisSecret(name, data);
+  }
+
+  /** A Secret with this string data: url, username, password, a CA, or any key a test needs. */
+  public void createRedisSecret(String name, Map<String, String> data) {
+    client.secrets().resource(redisSecret(name, data)).create();
+  }
+
+  /**
+   * The Secret {@link #createRedisSecret(String, Map)} creates, in {@link #NS}, for a test that
+   * creates it through its own client.
+   */
+  public static Secret redisSecret(String name, Map<String, String> data) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(NS)
+        .endMetadata()
+        .addToStringData(data)
+        .build();
   }
 
   /**

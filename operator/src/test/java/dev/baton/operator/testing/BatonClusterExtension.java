@@ -3,25 +3,32 @@ package dev.baton.operator.testing;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.KubernetesUnderTest;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
  * One {@link BatonCluster} per test, owned by JUnit: created before the test class's own
- * {@code @BeforeEach} methods run (and set into its {@code BatonCluster} field), closed after its
- * {@code @AfterEach} methods, whatever the test did. Optionally with the operator started.
+ * {@code @BeforeEach} methods run, closed after its {@code @AfterEach} methods, whatever the test
+ * did. Optionally with the operator started. The test's {@code @BeforeEach}, {@code @Test} and
+ * {@code @AfterEach} methods take it as a parameter of type {@link BatonCluster}.
  *
  * <pre>{@code
  * @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
- * private BatonCluster cluster; // set before each test
+ * private BatonCluster cluster;
+ *
+ * @BeforeEach
+ * void setUp(BatonCluster cluster) {
+ *   this.cluster = cluster;
+ * }
  * }</pre>
  */
-public final class BatonClusterExtension implements BeforeEachCallback, AfterEachCallback {
+public final class BatonClusterExtension
+    implements BeforeEachCallback, AfterEachCallback, ParameterResolver {
 
   private final Supplier<BatonCluster> factory;
   private final boolean startOperator;
@@ -71,20 +78,21 @@ public final class BatonClusterExtension implements BeforeEachCallback, AfterEac
   }
 
   @Override
-  public void beforeEach(ExtensionContext context) throws IllegalAccessException {
+  public void beforeEach(ExtensionContext context) {
     cluster = factory.get();
     if (startOperator) {
       cluster.startOperator();
     }
-    Object test = context.getRequiredTestInstance();
-    for (Class<?> c = test.getClass(); c != Object.class; c = c.getSuperclass()) {
-      for (Field f : c.getDeclaredFields()) {
-        if (f.getType() == BatonCluster.class && !Modifier.isStatic(f.getModifiers())) {
-          f.setAccessible(true);
-          f.set(test, cluster);
-        }
-      }
-    }
+  }
+
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == BatonCluster.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return cluster();
   }
 
   @Override
