@@ -34,44 +34,12 @@ public class EventRecorder {
 
   public void record(HasMetadata about, EventReason reason, String message) {
     String ns = about.getMetadata().getNamespace();
-    String name =
-        about.getMetadata().getName()
-            + "."
-            + UUID.nameUUIDFromBytes(
-                    (about.getMetadata().getUid() + reason + message)
-                        .getBytes(StandardCharsets.UTF_8))
-                .toString()
-                .substring(0, 13)
-                .replace("-", "");
+    String name = eventName(about, reason, message);
     String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
     var events = client.v1().events().inNamespace(ns);
     try {
       // Create first: a new event is one request; only a repeat (409) costs a read and a patch.
-      events
-          .resource(
-              new EventBuilder()
-                  .withNewMetadata()
-                  .withName(name)
-                  .withNamespace(ns)
-                  .endMetadata()
-                  .withInvolvedObject(
-                      new ObjectReferenceBuilder()
-                          .withApiVersion(about.getApiVersion())
-                          .withKind(about.getKind())
-                          .withName(about.getMetadata().getName())
-                          .withNamespace(ns)
-                          .withUid(about.getMetadata().getUid())
-                          .build())
-                  .withType(reason.type())
-                  .withReason(reason.name())
-                  .withMessage(message)
-                  .withCount(1)
-                  .withFirstTimestamp(now)
-                  .withLastTimestamp(now)
-                  .withNewSource(COMPONENT, null)
-                  .withReportingComponent(COMPONENT)
-                  .build())
-          .create();
+      events.resource(newEvent(about, name, reason, message, now)).create();
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         log.warn(
@@ -92,6 +60,44 @@ public class EventRecorder {
           about.getMetadata().getName(),
           e.getMessage());
     }
+  }
+
+  /** The same object, reason and message give the same name: a repeat is the same Event. */
+  private static String eventName(HasMetadata about, EventReason reason, String message) {
+    return about.getMetadata().getName()
+        + "."
+        + UUID.nameUUIDFromBytes(
+                (about.getMetadata().getUid() + reason + message).getBytes(StandardCharsets.UTF_8))
+            .toString()
+            .substring(0, 13)
+            .replace("-", "");
+  }
+
+  private static io.fabric8.kubernetes.api.model.Event newEvent(
+      HasMetadata about, String name, EventReason reason, String message, String now) {
+    String ns = about.getMetadata().getNamespace();
+    return new EventBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(ns)
+        .endMetadata()
+        .withInvolvedObject(
+            new ObjectReferenceBuilder()
+                .withApiVersion(about.getApiVersion())
+                .withKind(about.getKind())
+                .withName(about.getMetadata().getName())
+                .withNamespace(ns)
+                .withUid(about.getMetadata().getUid())
+                .build())
+        .withType(reason.type())
+        .withReason(reason.name())
+        .withMessage(message)
+        .withCount(1)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withNewSource(COMPONENT, null)
+        .withReportingComponent(COMPONENT)
+        .build();
   }
 
   private void bumpCount(

@@ -2,18 +2,14 @@ package dev.baton.operator.kube;
 
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.BiConsumer;
 import java.util.function.BinaryOperator;
-import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,12 +44,7 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S, X> {
   private final Said<X> nothing;
 
   /**
-   * @param keepReservation the status to write with a reservation never below the server's: {@code
-   *     keepReservation(current, next)}
-   * @param reserved the reservation (of terms or tokens) a status records, 0 for none
-   * @param nothingOwn what one kind of resource remembers before it told anything
-   * @param conditions a status's conditions, and {@code setConditions} sets them: the status
-   *     written keeps the transition times the server has for conditions that did not change
+   * @param kind the parts of the status only this kind of resource knows
    */
   protected ResourceReporter(
       EventRecorder events,
@@ -61,11 +52,7 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S, X> {
       Liveness liveness,
       StatusWriter statusWriter,
       Clock clock,
-      BinaryOperator<S> keepReservation,
-      ToLongFunction<S> reserved,
-      X nothingOwn,
-      Function<S, List<Condition>> conditions,
-      BiConsumer<S, List<Condition>> setConditions) {
+      ReportedKind<S, X> kind) {
     this.events = events;
     this.metrics = metrics;
     this.liveness = liveness;
@@ -73,13 +60,16 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S, X> {
     this.clock = clock;
     this.keep =
         (current, next) -> {
-          S out = keepReservation.apply(current, next);
-          setConditions.accept(
-              out, Conditions.sinceAsOnServer(conditions.apply(current), conditions.apply(out)));
+          S out = kind.keepReservation().apply(current, next);
+          kind.setConditions()
+              .accept(
+                  out,
+                  Conditions.sinceAsOnServer(
+                      kind.conditions().apply(current), kind.conditions().apply(out)));
           return out;
         };
-    this.reserved = reserved;
-    this.nothing = Said.nothing(nothingOwn);
+    this.reserved = kind.reserved();
+    this.nothing = Said.nothing(kind.nothingOwn());
   }
 
   /** What was told of the resource before this reconcile. */

@@ -102,42 +102,49 @@ public final class Election {
             : Optional.empty();
 
     if (switchoverTo != null) {
-      Optional<Candidate> target =
-          candidates.stream().filter(c -> c.name().equals(switchoverTo)).findFirst();
-      if (target.isEmpty()) {
-        return refuseSwitchover(
-            candidates,
-            holder,
-            holderPod,
-            eligible,
-            keepNotReadyHolder,
-            "pod " + switchoverTo + " is not a candidate");
-      }
-      if (!target.get().eligible()) {
-        return refuseSwitchover(
-            candidates,
-            holder,
-            holderPod,
-            eligible,
-            keepNotReadyHolder,
-            "pod " + switchoverTo + " is not ready");
-      }
-      if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
-        return new Decision(
-            Action.KEEP,
-            target.get(),
-            null,
-            SwitchoverOutcome.DONE,
-            switchoverTo + " already leads");
-      }
-      return new Decision(
-          Action.ELECT,
-          target.get(),
-          EventReason.Switchover,
-          SwitchoverOutcome.DONE,
-          "leadership moved to " + switchoverTo);
+      return switchover(candidates, holder, holderPod, eligible, keepNotReadyHolder, switchoverTo);
     }
     return decideWithoutSwitchover(candidates, holder, holderPod, eligible, keepNotReadyHolder);
+  }
+
+  /** A switchover to a ready candidate is carried out; to any other pod, refused. */
+  private static Decision switchover(
+      List<Candidate> candidates,
+      Holder holder,
+      Optional<Candidate> holderPod,
+      List<Candidate> eligible,
+      boolean keepNotReadyHolder,
+      String switchoverTo) {
+    Optional<Candidate> target =
+        candidates.stream().filter(c -> c.name().equals(switchoverTo)).findFirst();
+    if (target.isEmpty()) {
+      return refuseSwitchover(
+          candidates,
+          holder,
+          holderPod,
+          eligible,
+          keepNotReadyHolder,
+          "pod " + switchoverTo + " is not a candidate");
+    }
+    if (!target.get().eligible()) {
+      return refuseSwitchover(
+          candidates,
+          holder,
+          holderPod,
+          eligible,
+          keepNotReadyHolder,
+          "pod " + switchoverTo + " is not ready");
+    }
+    if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
+      return new Decision(
+          Action.KEEP, target.get(), null, SwitchoverOutcome.DONE, switchoverTo + " already leads");
+    }
+    return new Decision(
+        Action.ELECT,
+        target.get(),
+        EventReason.Switchover,
+        SwitchoverOutcome.DONE,
+        "leadership moved to " + switchoverTo);
   }
 
   private static Decision refuseSwitchover(

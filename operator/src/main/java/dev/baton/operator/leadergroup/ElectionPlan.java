@@ -119,53 +119,14 @@ final class ElectionPlan {
     for (Pod stray : seen.pods().membership().strays()) {
       effects.add(new Effect.ClearStray(stray));
     }
-    ElectionState state = seen.state();
-    Election.Holder holder = seen.lease().holder();
     Candidate leader = decision.leader();
     String now = seen.now().truncatedTo(ChronoUnit.SECONDS).toString();
-    Set<String> demoted = Set.of();
-    switch (decision.action()) {
-      case KEEP -> {
-        Election.Holder.Ours ours = (Election.Holder.Ours) holder;
-        String uid = ours.record().uid();
-        String since =
-            state.holder() != null && state.holder().uid().equals(uid)
-                ? state.leaderSince()
-                : Objects.equals(seen.old().getLeaderUID(), uid)
-                    ? seen.old().getLeaderSince()
-                    : now;
-        boolean renew = !seen.lease().fresh();
-        effects.add(new Effect.KeepLease(ours.record(), ours.raw(), renew, since));
-        if (renew) {
-          effects.add(new Effect.HoldRenewal());
-        }
-        demoted = demoteAllBut(leader, seen, effects);
-      }
-      case ELECT -> {
-        demoted = demoteAllBut(leader, seen, effects);
-        boolean samePod =
-            state.holder() != null && state.holder().uid().equals(leader.uid())
-                || leader.labeledLeader();
-        String since = !samePod || state.leaderSince() == null ? now : state.leaderSince();
-        effects.add(
-            new Effect.AcquireLease(
-                holder instanceof Election.Holder.Ours o ? o.raw() : "",
-                HolderRecord.prefix(
-                    seen.clusterId(), seen.namespace(), leader.name(), leader.uid()),
-                since));
-        effects.add(new Effect.HoldRenewal());
-      }
-      case RELEASE, STAND_ASIDE -> {
-        effects.add(new Effect.ForgetRenewal());
-        demoted = demoteAllBut(null, seen, effects);
-        effects.add(
-            new Effect.DropLease(
-                decision.action() == Election.Action.RELEASE
-                        && holder instanceof Election.Holder.Ours o
-                    ? o.raw()
-                    : null));
-      }
-    }
+    Set<String> demoted =
+        switch (decision.action()) {
+          case KEEP -> keep(leader, seen, now, effects);
+          case ELECT -> elect(leader, seen, now, effects);
+          case RELEASE, STAND_ASIDE -> drop(decision.action(), seen, effects);
+        };
     List<Pod> members = seen.pods().membership().members();
     if (leader != null) {
       effects.add(
@@ -185,6 +146,68 @@ final class ElectionPlan {
       effects.add(new Effect.ReserveTermsAhead());
     }
     return effects;
+  }
+
+  /**
+   * The holder keeps the lease, renewed first unless the renewer's renewal is fresh.
+   *
+   * @return the uids of the members demoted
+   */
+  private static Set<String> keep(
+      Candidate leader, Observation seen, String now, List<Effect> effects) {
+    ElectionState state = seen.state();
+    Election.Holder.Ours ours = (Election.Holder.Ours) seen.lease().holder();
+    String uid = ours.record().uid();
+    String since =
+        state.holder() != null && state.holder().uid().equals(uid)
+            ? state.leaderSince()
+            : Objects.equals(seen.old().getLeaderUID(), uid) ? seen.old().getLeaderSince() : now;
+    boolean renew = !seen.lease().fresh();
+    effects.add(new Effect.KeepLease(ours.record(), ours.raw(), renew, since));
+    if (renew) {
+      effects.add(new Effect.HoldRenewal());
+    }
+    return demoteAllBut(leader, seen, effects);
+  }
+
+  /**
+   * Every other pod demoted, then the lease taken for the new leader.
+   *
+   * @return the uids of the members demoted
+   */
+  private static Set<String> elect(
+      Candidate leader, Observation seen, String now, List<Effect> effects) {
+    ElectionState state = seen.state();
+    Set<String> demoted = demoteAllBut(leader, seen, effects);
+    boolean samePod =
+        state.holder() != null && state.holder().uid().equals(leader.uid())
+            || leader.labeledLeader();
+    String since = !samePod || state.leaderSince() == null ? now : state.leaderSince();
+    effects.add(
+        new Effect.AcquireLease(
+            seen.lease().holder() instanceof Election.Holder.Ours o ? o.raw() : "",
+            HolderRecord.prefix(seen.clusterId(), seen.namespace(), leader.name(), leader.uid()),
+            since));
+    effects.add(new Effect.HoldRenewal());
+    return demoted;
+  }
+
+  /**
+   * Nobody leads here: renewals stop, every pod is demoted, and our lease is released ({@code
+   * RELEASE}) or Redis left alone ({@code STAND_ASIDE}).
+   *
+   * @return the uids of the members demoted
+   */
+  private static Set<String> drop(Election.Action action, Observation seen, List<Effect> effects) {
+    effects.add(new Effect.ForgetRenewal());
+    Set<String> demoted = demoteAllBut(null, seen, effects);
+    effects.add(
+        new Effect.DropLease(
+            action == Election.Action.RELEASE
+                    && seen.lease().holder() instanceof Election.Holder.Ours o
+                ? o.raw()
+                : null));
+    return demoted;
   }
 
   /**

@@ -40,7 +40,13 @@ sealed interface GroupEnding {
    * @param renewInterval how often the lease is renewed: the pace of a group whose Redis is down or
    *     that is paused
    */
-  record Looked(PodView pods, String roleLabel, Duration renewInterval) {}
+  record Looked(PodView pods, String roleLabel, Duration renewInterval) {
+
+    /** What a reconcile that read these settings and found these pods looked at. */
+    static Looked of(PodView pods, GroupSettings settings) {
+      return new Looked(pods, settings.roleLabel(), settings.renewInterval());
+    }
+  }
 
   /**
    * The group's Secret is missing or unusable: Redis was not asked.

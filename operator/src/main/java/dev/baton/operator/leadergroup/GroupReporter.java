@@ -3,24 +3,21 @@ package dev.baton.operator.leadergroup;
 import dev.baton.api.v1alpha1.ConditionType;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
-import dev.baton.api.v1alpha1.PendingFailover;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.ReportedKind;
 import dev.baton.operator.kube.ResourceReporter;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
-import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The report step of a LeaderGroup reconcile, and the only one that says anything: turns what was
@@ -31,8 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus, String> {
 
-  private static final Logger log = LoggerFactory.getLogger(GroupReporter.class);
-
+  private final ElectionReport election;
   private final ViewsReport views;
   private final AgentsReport agents;
 
@@ -46,19 +42,24 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       StatusWriter statusWriter,
       Clock clock,
       Reservations<LeaderGroup, LeaderGroupStatus> terms) {
-    super(
-        events,
-        metrics,
-        liveness,
-        statusWriter,
-        clock,
-        terms::keepReservation,
-        terms::reserved,
-        null,
-        LeaderGroupStatus::getConditions,
-        LeaderGroupStatus::setConditions);
+    super(events, metrics, liveness, statusWriter, clock, kind(terms));
+    this.election = new ElectionReport(events, metrics);
     this.views = new ViewsReport(events, metrics);
     this.agents = new AgentsReport(events, metrics);
+  }
+
+  /**
+   * A group's status as the reporter base handles it: its reservation is of terms, and what it
+   * tells of its own is the Service problem told last, none (null) before the first.
+   */
+  private static ReportedKind<LeaderGroupStatus, String> kind(
+      Reservations<LeaderGroup, LeaderGroupStatus> terms) {
+    return new ReportedKind<>(
+        terms::keepReservation,
+        terms::reserved,
+        LeaderGroupStatus::getConditions,
+        LeaderGroupStatus::setConditions,
+        null);
   }
 
   /**
@@ -134,7 +135,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
       if (e.decision().action() == Election.Action.ELECT
           && e.outcome().holder() != null
           && e.outcome().holder().pod().equals(e.decision().leader().name())) {
-        leaderChanged(r, state, e.decision(), e.seen());
+        election.leaderChanged(r, state, e.decision(), e.seen());
       }
       return new Reported(null, 0);
     }
@@ -142,7 +143,7 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
     membership(r, c.looked());
     redisAnswered(r);
     GroupEnding.Elected e = c.elected();
-    carriedOut(r, state, e.decision(), e.seen(), e.damping());
+    election.carriedOut(r, state, e.decision(), e.seen(), e.damping());
     routed(r, c.routed());
     viewsChecked(r, c.views(), c.looked().renewInterval());
     return finish(r, state, c.looked().pods().ready(), c.next());
@@ -252,118 +253,6 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   private void redisAnswered(GroupReport r) {
     r.said = redisBack(r.group, r.said);
     r.conditions.set(ConditionType.RedisAvailable, true, "Reachable", "Redis answered");
-  }
-
-  /** Events, metrics and the Ready condition for what the act step did. */
-  private void carriedOut(
-      GroupReport r,
-      ElectionState state,
-      Election.Decision decision,
-      Observation seen,
-      FailoverDamping.Verdict damping) {
-    Candidate leader = decision.leader();
-    Membership membership = seen.pods().membership();
-    damped(r, damping);
-    long term = state.holder() == null ? 0 : state.holder().term();
-    if (decision.action() == Election.Action.ELECT) {
-      leaderChanged(r, state, decision, seen);
-    }
-    if (decision.switchover() == Election.SwitchoverOutcome.REFUSED) {
-      events.record(
-          r.group,
-          EventReason.SwitchoverRefused,
-          "switchover refused: " + decision.switchoverMessage() + "; the leader stays");
-    }
-    switch (decision.action()) {
-      case KEEP, ELECT -> {
-        if (damping.keepHolder()) {
-          r.conditions.set(
-              ConditionType.Ready,
-              false,
-              "FailoverPending",
-              GroupMessages.pending(damping.pending()));
-        } else {
-          r.conditions.set(
-              ConditionType.Ready,
-              true,
-              "LeaderElected",
-              leader.name() + " leads with term " + term);
-        }
-      }
-      case STAND_ASIDE ->
-          r.conditions.set(
-              ConditionType.Ready,
-              true,
-              "LeaderInOtherCluster",
-              "the lease is held outside this cluster; all pods here are followers");
-      case RELEASE -> {
-        boolean conflicted =
-            membership.members().isEmpty()
-                && (!membership.conflicts().isEmpty() || !membership.notAllowed().isEmpty());
-        // A group that never had a leader, whose pods exist and are not ready yet, is waiting for
-        // them to start, not failing: told once, as Normal. Losing every candidate later, or
-        // selecting no pod at all, is a Warning.
-        boolean starting = !conflicted && state.maxTerm() == 0 && !membership.members().isEmpty();
-        EventReason told = starting ? EventReason.WaitingForCandidates : EventReason.NoCandidates;
-        String reason = conflicted ? "Conflict" : told.name();
-        String message =
-            conflicted
-                ? "no selected pod may be labeled by this group (condition Conflict says why)"
-                : starting
-                    ? "waiting for the first ready candidate ("
-                        + membership.members().size()
-                        + " pods selected, none ready yet); it will lead"
-                    : "no ready candidate pod; nobody is leader";
-        String before =
-            Conditions.find(r.old.getConditions(), ConditionType.Ready)
-                .map(Condition::getReason)
-                .orElse(null);
-        if (!told.name().equals(before) && !conflicted) {
-          events.record(r.group, told, message);
-        }
-        r.conditions.set(ConditionType.Ready, false, reason, message);
-      }
-    }
-    metrics.groupState(r.ns(), r.name(), state.maxTerm(), seen.pods().ready());
-  }
-
-  /** The log line, Event and metrics of a lease won: a new leader, or the same one re-acquired. */
-  private void leaderChanged(
-      GroupReport r, ElectionState state, Election.Decision decision, Observation seen) {
-    Candidate leader = decision.leader();
-    long term = state.holder() == null ? 0 : state.holder().term();
-    String previous = seen.previousLeader();
-    boolean sameLeader = seen.ledBefore(leader);
-    String message =
-        sameLeader
-            ? "lease was lost in Redis; re-acquired for " + leader.name() + " with term " + term
-            : leader.name()
-                + " leads with term "
-                + term
-                + GroupMessages.change(decision.reason(), previous);
-    log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
-    events.record(r.group, decision.reason(), message);
-    metrics.leaderChanged(r.ns(), r.name(), decision.reason().name());
-    if (previous != null && !sameLeader) {
-      metrics.failover(r.ns(), r.name(), Duration.ofNanos(System.nanoTime() - r.startedNanos));
-    }
-  }
-
-  /** Events for a not-ready leader kept by spec.failoverDelay, once when it starts or ends. */
-  private void damped(GroupReport r, FailoverDamping.Verdict damping) {
-    PendingFailover before = r.old.getPendingFailover();
-    FailoverDamping.Pending now = damping.pending();
-    if (now != null && (before == null || !now.pod().equals(before.getPod()))) {
-      String message = GroupMessages.pending(now);
-      log.info("LeaderGroup {}/{}: {}", r.ns(), r.name(), message);
-      events.record(r.group, EventReason.FailoverPending, message);
-    }
-    if (damping.averted() != null) {
-      events.record(
-          r.group,
-          EventReason.FailoverAverted,
-          damping.averted() + " is ready again within spec.failoverDelay; it stays leader");
-    }
   }
 
   /** Conditions, Events and metrics for what the routing step wrote and found. */

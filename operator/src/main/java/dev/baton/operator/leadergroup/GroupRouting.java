@@ -51,6 +51,17 @@ final class GroupRouting {
     this.nanoTime = nanoTime;
   }
 
+  /** Routes to the leader the plan elected or kept, once the act step carried it out. */
+  Routed route(Observation seen, GroupPlan plan, RouteConvergence timing) {
+    return route(
+        seen.group(),
+        seen.settings(),
+        seen.pods(),
+        plan.decision().leader(),
+        plan.promotes(),
+        timing);
+  }
+
   /**
    * @param candidate the leader after the act step, or null; not ready while a failover is damped
    * @param promoted a new leader was labeled in this reconcile

@@ -39,6 +39,29 @@ public record GroupSettings(
     if (spec == null) {
       throw new IllegalArgumentException("spec is required");
     }
+    checkSelector(spec);
+    String roleLabel = roleLabelOf(spec);
+    LeaseTimes lease = leaseTimes(spec);
+    String key = electionKey(group);
+    checkRedis(spec);
+    String delayText = spec.getFailoverDelay() == null ? "0s" : spec.getFailoverDelay();
+    Duration failoverDelay = duration("spec.failoverDelay", delayText);
+    if (failoverDelay.compareTo(Duration.ofHours(1)) > 0) {
+      throw new IllegalArgumentException("spec.failoverDelay must be at most 1h");
+    }
+    checkService(spec.getService());
+    return new GroupSettings(
+        roleLabel,
+        lease.ttl(),
+        lease.renew(),
+        new ElectionKeys(key),
+        Boolean.TRUE.equals(spec.getPaused()),
+        !Boolean.FALSE.equals(spec.getProtectLeader()),
+        failoverDelay,
+        spec.getService());
+  }
+
+  private static void checkSelector(LeaderGroupSpec spec) {
     String selectorProblem = LabelSelectors.problem(spec.getSelector());
     if (selectorProblem != null) {
       throw new IllegalArgumentException(selectorProblem);
@@ -48,6 +71,10 @@ public record GroupSettings(
           "spec.selector must not be empty: an empty selector selects every pod in the"
               + " namespace; name the candidates with matchLabels or matchExpressions");
     }
+  }
+
+  /** spec.roleLabel, or its default: a valid label key the selector does not match on. */
+  private static String roleLabelOf(LeaderGroupSpec spec) {
     String roleLabel =
         spec.getRoleLabel() == null ? LeaderGroupSpec.DEFAULT_ROLE_LABEL : spec.getRoleLabel();
     checkRoleLabel(roleLabel);
@@ -58,6 +85,13 @@ public record GroupSettings(
               + "' must not be a label the selector matches on:"
               + " labeling the pods would change which pods are selected");
     }
+    return roleLabel;
+  }
+
+  private record LeaseTimes(Duration ttl, Duration renew) {}
+
+  /** spec.lease, or its defaults: a TTL of 1s to 1h, renewed every 100ms or more, within it. */
+  private static LeaseTimes leaseTimes(LeaderGroupSpec spec) {
     LeaseSpec lease = spec.getLease() == null ? new LeaseSpec() : spec.getLease();
     String ttlText = lease.getTtl() == null ? LeaseSpec.DEFAULT_TTL : lease.getTtl();
     String renewText =
@@ -81,7 +115,12 @@ public record GroupSettings(
               + ttlText
               + ")");
     }
-    String key = spec.getElectionKey();
+    return new LeaseTimes(ttl, renew);
+  }
+
+  /** spec.electionKey, or the group's namespace/name. */
+  private static String electionKey(LeaderGroup group) {
+    String key = group.getSpec().getElectionKey();
     if (key == null || key.isBlank()) {
       key = group.getMetadata().getNamespace() + "/" + group.getMetadata().getName();
     }
@@ -91,6 +130,10 @@ public record GroupSettings(
     if (keyProblem != null) {
       throw new IllegalArgumentException(keyProblem);
     }
+    return key;
+  }
+
+  private static void checkRedis(LeaderGroupSpec spec) {
     if (spec.getRedis() != null
         && (spec.getRedis().getSecretRef() == null
             || spec.getRedis().getSecretRef().getName() == null
@@ -105,21 +148,6 @@ public record GroupSettings(
               + shown(spec.getRedis().getSecretRef().getName())
               + "' is not a valid Secret name");
     }
-    String delayText = spec.getFailoverDelay() == null ? "0s" : spec.getFailoverDelay();
-    Duration failoverDelay = duration("spec.failoverDelay", delayText);
-    if (failoverDelay.compareTo(Duration.ofHours(1)) > 0) {
-      throw new IllegalArgumentException("spec.failoverDelay must be at most 1h");
-    }
-    checkService(spec.getService());
-    return new GroupSettings(
-        roleLabel,
-        ttl,
-        renew,
-        new ElectionKeys(key),
-        Boolean.TRUE.equals(spec.getPaused()),
-        !Boolean.FALSE.equals(spec.getProtectLeader()),
-        failoverDelay,
-        spec.getService());
   }
 
   /**

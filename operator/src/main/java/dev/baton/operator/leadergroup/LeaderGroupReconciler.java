@@ -3,10 +3,8 @@ package dev.baton.operator.leadergroup;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
-import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.kube.Metadata;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
@@ -19,11 +17,7 @@ import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.routing.LeaderEndpoints;
 import dev.baton.operator.tenancy.KeyClaims;
 import dev.baton.operator.tenancy.Refusal;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -34,7 +28,6 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -44,14 +37,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs each LeaderGroup's reconcile as a pipeline of values (docs/design.md, "The flow"): observe
- * ({@link GroupObserver}), decide ({@link Election}, with {@link FailoverDamping}), plan ({@link
- * ElectionPlan}), act ({@link ElectionActuator}), route ({@link GroupRouting}), check the three
- * views ({@link SplitBrainCheck}) and report ({@link GroupReporter}). Each step returns what it
- * found or did; this class alone keeps the {@link ElectionState} that follows. Triggered by pod,
- * node, Service, EndpointSlice and LeaderGroup events (annotations included, hence no generation
- * filtering), by the lease renewer when a lease is lost or Redis stops or starts answering, and by
- * a slow resync timer. Renewals themselves happen in the {@link LeaseRenewer}, batched, outside the
- * reconcile loop. API errors are thrown, for the framework's retry.
+ * ({@link GroupObserver}), plan ({@link GroupPlan}: damping, the election and its steps), act
+ * ({@link ElectionActuator}, then {@link GroupRouting} and the check of the three views, {@link
+ * SplitBrainCheck}) and report ({@link GroupReporter}), as a lock's reconcile does. Each step
+ * returns what it found or did; this class alone keeps the {@link ElectionState} that follows.
+ * Triggered by pod, node, Service, EndpointSlice and LeaderGroup events (annotations included,
+ * hence no generation filtering), by the lease renewer when a lease is lost or Redis stops or
+ * starts answering, and by a slow resync timer. Renewals themselves happen in the {@link
+ * LeaseRenewer}, batched, outside the reconcile loop. API errors are thrown, for the framework's
+ * retry.
  */
 @ControllerConfiguration(
     name = "leadergroup",
@@ -86,12 +80,12 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   private final ReplicaRole role;
   private final Activation activation;
   private final Clock clock;
-  private final KubernetesClient client;
   private final GroupAgents agents;
   private final KeyClaims keys;
+  private final GroupLeftovers leftovers;
 
   public LeaderGroupReconciler(ControllerKit kit) {
-    this.client = kit.client();
+    KubernetesClient client = kit.client();
     this.agents = new GroupAgents(client, kit.clock(), kit.agentImage());
     this.sources = new GroupEventSources(kit.pods());
     this.clusterId = kit.clusterId();
@@ -102,6 +96,7 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     // A replica that may not act renews nothing: the active one renews the same records.
     this.renewer = new LeaseRenewer<>(leaseEvents::onLease, role::mayAct);
     this.labeler = new PodLabeler(client);
+    this.leftovers = new GroupLeftovers(client, labeler, sources);
     StatusWriter statusWriter = kit.statusWriter();
     this.observer =
         new GroupObserver(
@@ -133,6 +128,10 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     return all;
   }
 
+  /**
+   * One reconcile: observe once, plan once, carry the plan out, report once; the state that
+   * follows is kept once, by the report (docs/design.md, "The flow").
+   */
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
     if (!role.mayAct()) {
@@ -142,59 +141,75 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       cleanup(group);
       return UpdateControl.noUpdate();
     }
-    removeLegacyFinalizer(group);
+    leftovers.removeLegacyFinalizer(group);
     long started = System.nanoTime();
     trace(group, FailoverTrace.Step.RECONCILE_STARTED);
-    ResourceID id = ResourceID.fromResource(group);
-    ElectionState state = keptOrFromStatus(states.get(id), group);
+    ElectionState state = keptOrFromStatus(states.get(ResourceID.fromResource(group)), group);
+    Observed observed = observe(group, state);
+    if (observed.ending() != null) {
+      return reported(group, state, observed.ending(), started);
+    }
+    Observation seen = observed.seen();
+    GroupPlan plan = GroupPlan.plan(seen);
+    ElectionOutcome outcome = actuator.carryOut(seen, observed.store(), plan.steps());
+    return afterActing(group, seen, plan, outcome, started);
+  }
+
+  /**
+   * What the observe step found: the observation and the Redis it was read from, or, for a
+   * reconcile that plans nothing, how it ended.
+   *
+   * @param ending null when there is an observation to plan from
+   */
+  private record Observed(Observation seen, LeaseStore store, GroupEnding ending) {
+
+    static Observed ended(GroupEnding ending) {
+      return new Observed(null, null, ending);
+    }
+  }
+
+  /**
+   * The observe step. A reconcile ends here, before planning, when the spec cannot be used, its
+   * key is another's, the group is paused (its leader's lease is held, nobody elected), or its
+   * Secret or Redis fails.
+   */
+  private Observed observe(LeaderGroup group, ElectionState state) {
     GroupSettings settings;
     try {
       settings = GroupSettings.of(group);
     } catch (IllegalArgumentException e) {
-      return reported(group, state, new GroupEnding.Invalid(e.getMessage()), started);
+      return Observed.ended(new GroupEnding.Invalid(e.getMessage()));
     }
     Refusal refused = keys.refusal(group, "spec.electionKey", settings.keys().electionKey());
     if (refused != null) {
-      return reported(
-          group,
-          state,
-          new GroupEnding.Invalid(refused.reason(), refused.event(), refused.message()),
-          started);
+      return Observed.ended(
+          new GroupEnding.Invalid(refused.reason(), refused.event(), refused.message()));
     }
     PodView pods = observer.pods(group, settings, state.promotedPod());
-    GroupEnding.Looked looked =
-        new GroupEnding.Looked(pods, settings.roleLabel(), settings.renewInterval());
+    GroupEnding.Looked looked = GroupEnding.Looked.of(pods, settings);
     if (settings.paused()) {
-      return reported(group, state, holdWhilePaused(group, settings, state, looked), started);
+      return Observed.ended(holdWhilePaused(group, settings, state, looked));
     }
-    LeaseStore store;
-    Observation seen;
     try {
-      store = observer.store(group);
-      seen = observer.observe(group, settings, state, pods, store);
+      LeaseStore store = observer.store(group);
+      return new Observed(observer.observe(group, settings, state, pods, store), store, null);
     } catch (RedisSecrets.SecretProblem e) {
-      return reported(group, state, new GroupEnding.SecretMissing(looked, false, e), started);
+      return Observed.ended(new GroupEnding.SecretMissing(looked, false, e));
     } catch (RedisUnavailableException e) {
-      return reported(group, state, new GroupEnding.RedisDown(looked, false, false, e), started);
+      return Observed.ended(new GroupEnding.RedisDown(looked, false, false, e));
     }
-    FailoverDamping.Verdict damping =
-        FailoverDamping.judge(
-            settings.failoverDelay(),
-            pods.candidates(),
-            seen.lease().holder(),
-            pods.switchoverTo(),
-            seen.state().pendingFailover(),
-            seen.now());
-    Election.Decision decision =
-        Election.decide(
-            pods.candidates(),
-            seen.lease().holder(),
-            pods.switchoverTo(),
-            seen.namespace(),
-            damping.keepHolder());
-    ElectionOutcome outcome = actuator.carryOut(seen, store, ElectionPlan.plan(decision, seen));
-    state = keep(id, seen.state().pending(damping.pending()).record(outcome));
-    GroupEnding.Elected elected = new GroupEnding.Elected(seen, decision, damping, outcome);
+  }
+
+  /**
+   * After the act step: an election that stopped midway is reported (and its failure thrown, or
+   * decided again at once); one carried out is routed, its three views checked, then reported.
+   */
+  private UpdateControl<LeaderGroup> afterActing(
+      LeaderGroup group, Observation seen, GroupPlan plan, ElectionOutcome outcome, long started) {
+    ElectionState state = seen.state().pending(plan.damping().pending()).record(outcome);
+    GroupEnding.Looked looked = GroupEnding.Looked.of(seen.pods(), seen.settings());
+    GroupEnding.Elected elected =
+        new GroupEnding.Elected(seen, plan.decision(), plan.damping(), outcome);
     if (outcome.failure() instanceof RedisUnavailableException e) {
       return reported(group, state, new GroupEnding.RedisDown(looked, false, true, e), started);
     }
@@ -206,31 +221,33 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
       reported(group, state, new GroupEnding.Stopped(looked, elected), started);
       return UpdateControl.<LeaderGroup>noUpdate().rescheduleAfter(RACE_RETRY);
     }
-    boolean promoted =
-        decision.action() == Election.Action.ELECT && !seen.ledBefore(decision.leader());
-    GroupRouting.Routed routed =
-        routing.route(group, settings, pods, decision.leader(), promoted, state.routing());
-    state = keep(id, state.routed(routed.timing()));
-    SplitBrainCheck.Finding views =
-        splitBrain.check(
-            seen.namespace(),
-            state.holder() == null ? null : state.holder().pod(),
-            settings,
-            pods.membership(),
-            damping.keepHolder(),
-            state.viewsDisagreeSinceMillis(),
-            clock.millis());
-    state = keep(id, state.viewsDisagreeSince(views.sinceMillis()));
-    Duration next = earliest(views.lookAgainIn(), routed.lookAgainIn());
-    if (damping.keepHolder()) {
-      // A little after the deadline, so the clock has passed it when the reconcile runs.
-      next =
-          earliest(
-              next,
-              Duration.between(clock.instant(), damping.pending().failoverAt()).plusMillis(5));
+    ElectionState latest = state;
+    GroupEnding.Carried carried;
+    try {
+      GroupRouting.Routed routed = routing.route(seen, plan, latest.routing());
+      latest = latest.routed(routed.timing());
+      SplitBrainCheck.Finding views = splitBrain.check(seen, plan, latest, clock.millis());
+      latest = latest.viewsDisagreeSince(views.sinceMillis());
+      carried = new GroupEnding.Carried(looked, elected, routed, views, next(plan, routed, views));
+    } catch (RuntimeException | Error e) {
+      // The election is carried out in Redis and on the pods: its holder and term reservation
+      // must outlive a later step that throws, or the next reconcile plans from a state Redis left.
+      keep(ResourceID.fromResource(group), latest);
+      throw e;
     }
-    return reported(
-        group, state, new GroupEnding.Carried(looked, elected, routed, views, next), started);
+    return reported(group, latest, carried, started);
+  }
+
+  /** When to look again without an event: the earliest the steps asked for. */
+  private Duration next(GroupPlan plan, GroupRouting.Routed routed, SplitBrainCheck.Finding views) {
+    Duration next = earliest(views.lookAgainIn(), routed.lookAgainIn());
+    if (!plan.damping().keepHolder()) {
+      return next;
+    }
+    // A little after the deadline, so the clock has passed it when the reconcile runs.
+    return earliest(
+        next,
+        Duration.between(clock.instant(), plan.damping().pending().failoverAt()).plusMillis(5));
   }
 
   /**
@@ -256,16 +273,24 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   }
 
   /**
-   * The report, the reconcile's one last step; the reservation the status records after its write
-   * is kept too.
+   * The report, the reconcile's one last step, and where the state that follows is kept, with the
+   * reservation the status records after its write. Kept even when the report throws: an election
+   * carried out before it must not be forgotten because its report failed.
    */
   private UpdateControl<LeaderGroup> reported(
       LeaderGroup group, ElectionState state, GroupEnding ending, long started) {
-    GroupReporter.Reported r =
-        reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
-    keep(ResourceID.fromResource(group), state.reservedUpTo(r.reserved()));
+    long reserved = 0;
+    UpdateControl<LeaderGroup> control;
+    try {
+      GroupReporter.Reported r =
+          reporter.report(group, state, ending, started, agents.kept(group, ending.looked()));
+      reserved = r.reserved();
+      control = r.control();
+    } finally {
+      keep(ResourceID.fromResource(group), state.reservedUpTo(reserved));
+    }
     trace(group, FailoverTrace.Step.RECONCILE_ENDED);
-    return r.control();
+    return control;
   }
 
   private static void trace(LeaderGroup group, FailoverTrace.Step step) {
@@ -273,10 +298,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
         step, group.getMetadata().getNamespace(), group.getMetadata().getName(), "");
   }
 
-  /** The one place the state that outlives a reconcile is written. */
-  private ElectionState keep(ResourceID id, ElectionState state) {
+  /** Where the state that outlives a reconcile is written: once per reconcile. */
+  private void keep(ResourceID id, ElectionState state) {
     states.put(id, state);
-    return state;
   }
 
   /** What this replica kept of the group, or, when it kept nothing, what its status says. */
@@ -325,65 +349,16 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     }
     reporter.forget(group);
     agents.forget(group);
-    removeLegacyFinalizer(group);
+    leftovers.removeLegacyFinalizer(group);
     keys.released(group);
   }
 
   /**
-   * Clears the marks that groups deleted while no replica was active left on pods. A deletion seen
-   * while active is cleaned up by its own reconcile; this runs when a replica becomes active.
+   * Clears the marks that groups deleted while no replica was active left on pods; runs when a
+   * replica becomes active.
    */
   public void clearOrphans() {
-    Map<ResourceID, List<Pod>> byGroup = new HashMap<>();
-    for (Pod pod : sources.orphans()) {
-      byGroup
-          .computeIfAbsent(
-              new ResourceID(
-                  Metadata.annotation(pod, BatonNames.GROUP_ANNOTATION),
-                  pod.getMetadata().getNamespace()),
-              k -> new ArrayList<>())
-          .add(pod);
-    }
-    byGroup.forEach(
-        (id, pods) -> {
-          // The cache may not show a group created a moment ago: the API server decides.
-          String ns = id.getNamespace().orElseThrow();
-          if (client.resources(LeaderGroup.class).inNamespace(ns).withName(id.getName()).get()
-              != null) {
-            return;
-          }
-          pods.forEach(p -> labeler.clear(p, PodLabeler.roleLabelOf(p)));
-          log.info(
-              "LeaderGroup {}/{} was deleted while no replica was active; cleared its marks from"
-                  + " {} pods",
-              ns,
-              id.getName(),
-              pods.size());
-        });
-  }
-
-  private void removeLegacyFinalizer(LeaderGroup group) {
-    List<String> finalizers = group.getMetadata().getFinalizers();
-    if (finalizers == null || !finalizers.contains(LEGACY_FINALIZER)) {
-      return;
-    }
-    int at = finalizers.indexOf(LEGACY_FINALIZER);
-    // The test makes the removal of entry `at` safe against a list that changed since.
-    String patch =
-        "[{\"op\":\"test\",\"path\":\"/metadata/finalizers/"
-            + at
-            + "\",\"value\":\""
-            + LEGACY_FINALIZER
-            + "\"},{\"op\":\"remove\",\"path\":\"/metadata/finalizers/"
-            + at
-            + "\"}]";
-    try {
-      client.resource(group).patch(PatchContext.of(PatchType.JSON), patch);
-    } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
-        throw e;
-      }
-    }
+    leftovers.clearOrphans();
   }
 
   private static Duration earliest(Duration a, Duration b) {

@@ -33,6 +33,22 @@ final class SplitBrainCheck {
   }
 
   /**
+   * Checks the views once the act step carried the plan out.
+   *
+   * @param state the state the act step and routing left, whose holder and disagreement it reads
+   */
+  Finding check(Observation seen, GroupPlan plan, ElectionState state, long nowMillis) {
+    return check(
+        seen.namespace(),
+        state.holder() == null ? null : state.holder().pod(),
+        seen.settings(),
+        seen.pods().membership(),
+        plan.damping().keepHolder(),
+        state.viewsDisagreeSinceMillis(),
+        nowMillis);
+  }
+
+  /**
    * @param holder the pod this operator holds the lease for, or null
    * @param sinceMillis when the views started to disagree, as the last check found, or 0
    * @param leaderKeptNotReady a not-ready leader kept by spec.failoverDelay, which has left its

@@ -122,53 +122,65 @@ public class RedisConnections implements AutoCloseable {
       config.setSslTrustManagerFactory(CaCertificates.trustManagers(settings.caCertificate()));
     }
     if (settings.cluster()) {
-      var cluster =
-          config
-              .useClusterServers()
-              // Scripts change state: every call goes to the master of its slot, never a replica.
-              .setReadMode(ReadMode.MASTER)
-              .setSubscriptionMode(SubscriptionMode.MASTER)
-              // How soon a promoted replica or a moved slot is learned without a redirection.
-              .setScanInterval(1000)
-              // Start even while a master is down: the groups on the other slots go on.
-              .setCheckSlotsCoverage(false)
-              .setMasterConnectionMinimumIdleSize(1)
-              .setMasterConnectionPoolSize(8)
-              .setSlaveConnectionMinimumIdleSize(0)
-              .setSubscriptionConnectionMinimumIdleSize(1);
-      settings.clusterAddresses().forEach(cluster::addNodeAddress);
-      tune(cluster, timeout);
+      useCluster(config, settings, timeout);
     } else if (settings.sentinel()) {
-      var sentinel =
-          config
-              .useSentinelServers()
-              .setMasterName(settings.sentinelMaster())
-              .setCheckSentinelsList(false)
-              .setMasterConnectionMinimumIdleSize(1)
-              .setMasterConnectionPoolSize(8)
-              .setSlaveConnectionMinimumIdleSize(1)
-              .setSlaveConnectionPoolSize(2)
-              .setSubscriptionConnectionMinimumIdleSize(1);
-      settings.sentinelAddresses().forEach(sentinel::addSentinelAddress);
-      if (settings.sentinelUsername() != null) {
-        sentinel.setSentinelUsername(settings.sentinelUsername());
-      }
-      if (settings.sentinelPassword() != null) {
-        sentinel.setSentinelPassword(settings.sentinelPassword());
-      }
-      tune(sentinel, timeout);
+      useSentinels(config, settings, timeout);
     } else {
-      SingleServerConfig single =
-          config
-              .useSingleServer()
-              .setAddress(settings.url())
-              .setConnectionMinimumIdleSize(1)
-              .setConnectionPoolSize(8)
-              .setSubscriptionConnectionMinimumIdleSize(1)
-              .setSubscriptionConnectionPoolSize(2);
-      tune(single, timeout);
+      useSingle(config, settings, timeout);
     }
     return config;
+  }
+
+  private static void useCluster(Config config, RedisSettings settings, int timeout) {
+    var cluster =
+        config
+            .useClusterServers()
+            // Scripts change state: every call goes to the master of its slot, never a replica.
+            .setReadMode(ReadMode.MASTER)
+            .setSubscriptionMode(SubscriptionMode.MASTER)
+            // How soon a promoted replica or a moved slot is learned without a redirection.
+            .setScanInterval(1000)
+            // Start even while a master is down: the groups on the other slots go on.
+            .setCheckSlotsCoverage(false)
+            .setMasterConnectionMinimumIdleSize(1)
+            .setMasterConnectionPoolSize(8)
+            .setSlaveConnectionMinimumIdleSize(0)
+            .setSubscriptionConnectionMinimumIdleSize(1);
+    settings.clusterAddresses().forEach(cluster::addNodeAddress);
+    tune(cluster, timeout);
+  }
+
+  private static void useSentinels(Config config, RedisSettings settings, int timeout) {
+    var sentinel =
+        config
+            .useSentinelServers()
+            .setMasterName(settings.sentinelMaster())
+            .setCheckSentinelsList(false)
+            .setMasterConnectionMinimumIdleSize(1)
+            .setMasterConnectionPoolSize(8)
+            .setSlaveConnectionMinimumIdleSize(1)
+            .setSlaveConnectionPoolSize(2)
+            .setSubscriptionConnectionMinimumIdleSize(1);
+    settings.sentinelAddresses().forEach(sentinel::addSentinelAddress);
+    if (settings.sentinelUsername() != null) {
+      sentinel.setSentinelUsername(settings.sentinelUsername());
+    }
+    if (settings.sentinelPassword() != null) {
+      sentinel.setSentinelPassword(settings.sentinelPassword());
+    }
+    tune(sentinel, timeout);
+  }
+
+  private static void useSingle(Config config, RedisSettings settings, int timeout) {
+    SingleServerConfig single =
+        config
+            .useSingleServer()
+            .setAddress(settings.url())
+            .setConnectionMinimumIdleSize(1)
+            .setConnectionPoolSize(8)
+            .setSubscriptionConnectionMinimumIdleSize(1)
+            .setSubscriptionConnectionPoolSize(2);
+    tune(single, timeout);
   }
 
   private static void tune(BaseConfig<?> c, int timeoutMillis) {

@@ -24,70 +24,100 @@ final class RedisErrors {
           Pattern.DOTALL);
 
   static String explain(Throwable e, List<String> secrets) {
-    String reply = null;
-    String deepest = null;
-    boolean tls = false;
-    boolean untrusted = false;
-    boolean refused = false;
-    boolean timeout = false;
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      String m = t.getMessage() == null ? "" : t.getMessage();
-      String upper = m.toUpperCase(Locale.ROOT);
-      if (!m.isEmpty()) {
-        deepest = m;
+    return scrub(why(e, Causes.of(e)), secrets);
+  }
+
+  /**
+   * What the chain of causes shows, from the exception down.
+   *
+   * @param reply the first of Redis's error replies in it, or null
+   * @param deepest the message of the deepest cause that has one, or null
+   */
+  private record Causes(
+      String reply,
+      String deepest,
+      boolean tls,
+      boolean untrusted,
+      boolean refused,
+      boolean timeout) {
+
+    static Causes of(Throwable e) {
+      String reply = null;
+      String deepest = null;
+      boolean tls = false;
+      boolean untrusted = false;
+      boolean refused = false;
+      boolean timeout = false;
+      for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        String m = t.getMessage() == null ? "" : t.getMessage();
+        String upper = m.toUpperCase(Locale.ROOT);
+        if (!m.isEmpty()) {
+          deepest = m;
+        }
+        if (reply == null && REPLY.matcher(m).matches()) {
+          reply = firstLine(m);
+        }
+        if (t instanceof SSLException || t instanceof CertificateException) {
+          tls = true;
+        }
+        if (upper.contains("PKIX") || upper.contains("CERTIFICATE")) {
+          untrusted = true;
+        }
+        if (t instanceof ConnectException || upper.contains("CONNECTION REFUSED")) {
+          refused = true;
+        }
+        if (t.getClass().getSimpleName().contains("Timeout") || upper.contains("TIMED OUT")) {
+          timeout = true;
+        }
       }
-      if (reply == null && REPLY.matcher(m).matches()) {
-        reply = firstLine(m);
-      }
-      if (t instanceof SSLException || t instanceof CertificateException) {
-        tls = true;
-      }
-      if (upper.contains("PKIX") || upper.contains("CERTIFICATE")) {
-        untrusted = true;
-      }
-      if (t instanceof ConnectException || upper.contains("CONNECTION REFUSED")) {
-        refused = true;
-      }
-      if (t.getClass().getSimpleName().contains("Timeout") || upper.contains("TIMED OUT")) {
-        timeout = true;
-      }
+      return new Causes(reply, deepest, tls, untrusted, refused, timeout);
     }
-    String why;
-    if (reply != null && reply.startsWith("WRONGPASS")) {
-      why = "wrong username or password (" + reply + ")";
-    } else if (reply != null && reply.startsWith("NOAUTH")) {
-      why = "Redis requires a password and none was given";
-    } else if (reply != null
-        && (reply.startsWith("NOPERM")
-            || reply.contains("can't run this")
-            || reply.contains("can't access"))) {
-      why =
-          "the Redis user lacks a permission Baton needs ("
-              + reply
-              + "); see docs/redis-acl.md, and ACL LOG on the server for the command";
-    } else if (reply != null) {
-      why = "Redis answered " + reply;
-    } else if (untrusted) {
-      why =
-          "TLS handshake failed: the server certificate is not trusted (give the CA in the"
-              + " Secret key ca.crt or BATON_REDIS_CA_FILE)";
-    } else if (tls) {
-      why = "TLS handshake failed";
-    } else if (deepest != null && deepest.contains("sentinel servers")) {
-      why =
-          "no sentinel could be used: check the sentinel addresses and credentials (Secret"
-              + " keys sentinelUsername and sentinelPassword, or BATON_REDIS_SENTINEL_USERNAME and"
-              + " BATON_REDIS_SENTINEL_PASSWORD); the operator's log has each sentinel's reply";
-    } else if (refused) {
-      why = "connection refused";
-    } else if (timeout) {
-      why = "no answer in time";
-    } else if (deepest != null) {
-      why = e.getClass().getSimpleName() + ": " + firstLine(deepest);
-    } else {
-      why = e.getClass().getSimpleName();
+  }
+
+  /** Redis's own reply says most; then the TLS handshake, the sentinels, the connection. */
+  private static String why(Throwable e, Causes c) {
+    if (c.reply() != null) {
+      return replied(c.reply());
     }
-    return scrub(why, secrets);
+    if (c.untrusted()) {
+      return "TLS handshake failed: the server certificate is not trusted (give the CA in the"
+          + " Secret key ca.crt or BATON_REDIS_CA_FILE)";
+    }
+    if (c.tls()) {
+      return "TLS handshake failed";
+    }
+    if (c.deepest() != null && c.deepest().contains("sentinel servers")) {
+      return "no sentinel could be used: check the sentinel addresses and credentials (Secret"
+          + " keys sentinelUsername and sentinelPassword, or BATON_REDIS_SENTINEL_USERNAME and"
+          + " BATON_REDIS_SENTINEL_PASSWORD); the operator's log has each sentinel's reply";
+    }
+    if (c.refused()) {
+      return "connection refused";
+    }
+    if (c.timeout()) {
+      return "no answer in time";
+    }
+    if (c.deepest() != null) {
+      return e.getClass().getSimpleName() + ": " + firstLine(c.deepest());
+    }
+    return e.getClass().getSimpleName();
+  }
+
+  private static String replied(String reply) {
+    if (reply.startsWith("WRONGPASS")) {
+      return "wrong username or password (" + reply + ")";
+    }
+    if (reply.startsWith("NOAUTH")) {
+      return "Redis requires a password and none was given";
+    }
+    if (reply.startsWith("NOPERM")
+        || reply.contains("can't run this")
+        || reply.contains("can't access")) {
+      return "the Redis user lacks a permission Baton needs ("
+          + reply
+          + "); see docs/redis-acl.md, and ACL LOG on the server for the command";
+    }
+    return "Redis answered " + reply;
   }
 
   static String scrub(String text, List<String> secrets) {

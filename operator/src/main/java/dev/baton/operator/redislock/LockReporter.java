@@ -9,6 +9,7 @@ import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.ReportedKind;
 import dev.baton.operator.kube.ResourceReporter;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -56,11 +57,12 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus, Lo
         liveness,
         statusWriter,
         clock,
-        tokens::keepReservation,
-        tokens::reserved,
-        LockReport.Told.NOTHING,
-        RedisLockStatus::getConditions,
-        RedisLockStatus::setConditions);
+        new ReportedKind<>(
+            tokens::keepReservation,
+            tokens::reserved,
+            RedisLockStatus::getConditions,
+            RedisLockStatus::setConditions,
+            LockReport.Told.NOTHING));
   }
 
   /**

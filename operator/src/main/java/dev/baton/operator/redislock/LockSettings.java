@@ -48,6 +48,36 @@ public record LockSettings(
       throw new IllegalArgumentException("spec is required");
     }
     String name = lock.getMetadata().getName();
+    Duration ttl = ttlOf(spec);
+    if (spec.getRedis() != null && spec.getRedlock() != null) {
+      throw new IllegalArgumentException(
+          "set spec.redis or spec.redlock, not both: one Redis or a Redlock quorum");
+    }
+    LockKeys keys = new LockKeys(key(lock));
+    String redisSecret = null;
+    if (spec.getRedis() != null) {
+      redisSecret = secretName(spec.getRedis(), "spec.redis.secretRef.name");
+    }
+    List<String> redlock = List.of();
+    if (spec.getRedlock() != null) {
+      redlock = redlockSecrets(spec.getRedlock().getInstances());
+    }
+    LabelSelector selector = spec.getHolderSelector();
+    if (selector != null) {
+      checkHolderSelector(selector, name);
+    }
+    Duration interval = ttl.dividedBy(3);
+    if (interval.compareTo(MIN_INTERVAL) < 0) {
+      interval = MIN_INTERVAL;
+    } else if (interval.compareTo(MAX_INTERVAL) > 0) {
+      interval = MAX_INTERVAL;
+    }
+    return new LockSettings(
+        keys, ttl, interval, selector, redisSecret, redlock, LockLabels.key(name));
+  }
+
+  /** spec.ttl, or its default: 1s to 1h. */
+  private static Duration ttlOf(RedisLockSpec spec) {
     String ttlText = spec.getTtl() == null ? RedisLockSpec.DEFAULT_TTL : spec.getTtl();
     Duration ttl;
     try {
@@ -59,56 +89,42 @@ public record LockSettings(
     if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(MAX_TTL) > 0) {
       throw new IllegalArgumentException("spec.ttl (" + ttlText + ") must be between 1s and 1h");
     }
-    if (spec.getRedis() != null && spec.getRedlock() != null) {
-      throw new IllegalArgumentException(
-          "set spec.redis or spec.redlock, not both: one Redis or a Redlock quorum");
-    }
+    return ttl;
+  }
+
+  /** spec.key, or the lock's namespace/name. */
+  private static String key(RedisLock lock) {
     String key =
-        spec.getKey() == null || spec.getKey().isBlank()
-            ? lock.getMetadata().getNamespace() + "/" + name
-            : spec.getKey();
+        lock.getSpec().getKey() == null || lock.getSpec().getKey().isBlank()
+            ? lock.getMetadata().getNamespace() + "/" + lock.getMetadata().getName()
+            : lock.getSpec().getKey();
     // The schema's rules, repeated, on the default key too.
     String keyProblem = RedisKeys.problem("spec.key", key);
     if (keyProblem != null) {
       throw new IllegalArgumentException(keyProblem);
     }
-    LockKeys keys = new LockKeys(key);
-    String redisSecret = null;
-    if (spec.getRedis() != null) {
-      redisSecret = secretName(spec.getRedis(), "spec.redis.secretRef.name");
+    return key;
+  }
+
+  /** A holder selector selects some pods, and makes the lock's name a label key. */
+  private static void checkHolderSelector(LabelSelector selector, String name) {
+    String problem = LabelSelectors.problem(selector);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem.replace("spec.selector", "spec.holderSelector"));
     }
-    List<String> redlock = List.of();
-    if (spec.getRedlock() != null) {
-      redlock = redlockSecrets(spec.getRedlock().getInstances());
+    if (LabelSelectors.selectsEverything(selector)) {
+      throw new IllegalArgumentException(
+          "spec.holderSelector must not be empty: an empty selector selects every pod in the"
+              + " namespace; leave holderSelector out to let applications take the lock");
     }
-    LabelSelector selector = spec.getHolderSelector();
-    if (selector != null) {
-      String problem = LabelSelectors.problem(selector);
-      if (problem != null) {
-        throw new IllegalArgumentException(problem.replace("spec.selector", "spec.holderSelector"));
-      }
-      if (LabelSelectors.selectsEverything(selector)) {
-        throw new IllegalArgumentException(
-            "spec.holderSelector must not be empty: an empty selector selects every pod in the"
-                + " namespace; leave holderSelector out to let applications take the lock");
-      }
-      if (name.length() > MAX_LABEL_NAME) {
-        throw new IllegalArgumentException(
-            "with spec.holderSelector the lock's name is a label key ("
-                + BatonNames.LOCK_PREFIX
-                + "<name>) and must be at most "
-                + MAX_LABEL_NAME
-                + " characters");
-      }
+    if (name.length() > MAX_LABEL_NAME) {
+      throw new IllegalArgumentException(
+          "with spec.holderSelector the lock's name is a label key ("
+              + BatonNames.LOCK_PREFIX
+              + "<name>) and must be at most "
+              + MAX_LABEL_NAME
+              + " characters");
     }
-    Duration interval = ttl.dividedBy(3);
-    if (interval.compareTo(MIN_INTERVAL) < 0) {
-      interval = MIN_INTERVAL;
-    } else if (interval.compareTo(MAX_INTERVAL) > 0) {
-      interval = MAX_INTERVAL;
-    }
-    return new LockSettings(
-        keys, ttl, interval, selector, redisSecret, redlock, LockLabels.key(name));
   }
 
   /** The operator grants the lock (true) or only observes applications that take it. */

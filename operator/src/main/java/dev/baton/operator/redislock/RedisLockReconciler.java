@@ -198,47 +198,80 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     }
     ResourceID id = ResourceID.fromResource(lock);
     LockState before = states.computeIfAbsent(id, i -> LockState.from(lock.getStatus()));
+    Observed seen = observe(id, lock, before);
+    if (seen.ending() != null) {
+      return reported(id, lock, before, seen.after(), seen.ending());
+    }
+    LockWorld world = seen.look().world();
+    List<LockStep> plan = LockDecision.plan(world, seen.look().reserveTokens());
+    LockActuator.Outcome outcome =
+        actuator.carryOut(
+            new LockActuator.Scope(lock, seen.settings(), seen.store(), before), world, plan);
+    return afterActing(id, lock, before, seen, outcome);
+  }
+
+  /**
+   * What the observe step found: the look at the lock, with the settings and the Redis it was read
+   * with, or, for a reconcile that plans nothing, how it ended and the state it leaves.
+   *
+   * @param readAtNanos when the look was read, on the clock every step times grants by
+   * @param ending null when there is a look to plan from
+   */
+  private record Observed(
+      LockSettings settings,
+      LockRedis store,
+      LockObserver.Look look,
+      long readAtNanos,
+      LockState after,
+      LockEnding ending) {
+
+    static Observed ended(LockState after, LockEnding ending) {
+      return new Observed(null, null, null, 0, after, ending);
+    }
+  }
+
+  /**
+   * The observe step. A reconcile ends here, before planning, when the spec cannot be used, its key
+   * is another's, its Secret fails, or too few Redis instances answer.
+   */
+  private Observed observe(ResourceID id, RedisLock lock, LockState before) {
     LockSettings settings;
-    LockRedis store;
     try {
       settings = LockSettings.of(lock);
     } catch (IllegalArgumentException e) {
-      return reported(
-          id, lock, before, before, new LockEnding.Invalid("InvalidSpec", e.getMessage(), null));
+      return Observed.ended(before, new LockEnding.Invalid("InvalidSpec", e.getMessage(), null));
     }
     Refusal refused = keys.refusal(lock, "spec.key", settings.keys().key());
     if (refused != null) {
-      return reported(
-          id,
-          lock,
-          before,
-          before,
-          new LockEnding.Invalid(refused.reason(), refused.message(), null));
+      return Observed.ended(
+          before, new LockEnding.Invalid(refused.reason(), refused.message(), null));
     }
+    LockRedis store;
     try {
       store = stores.of(lock.getMetadata().getNamespace(), settings);
     } catch (RedisSecrets.SecretProblem e) {
-      return reported(
-          id,
-          lock,
-          before,
+      return Observed.ended(
           before,
           new LockEnding.Invalid(e.reason(), e.getMessage(), RedisSecrets.SecretProblem.RETRY));
     }
     lockEvents.watch(id, settings.keys().lock());
     observer.seeSelected(lock, settings);
-    LockObserver.Look look;
     try {
-      look = observer.look(lock, settings, store, before, LockObserver.forceReleaseAsked(lock));
+      LockObserver.Look look =
+          observer.look(lock, settings, store, before, LockObserver.forceReleaseAsked(lock));
+      return new Observed(settings, store, look, nanoTime.getAsLong(), null, null);
     } catch (QuorumUnavailable e) {
-      return reported(
-          id, lock, before, before.withoutView(), new LockEnding.Unreachable(settings, e.view));
+      return Observed.ended(before.withoutView(), new LockEnding.Unreachable(settings, e.view));
     }
-    long readAt = nanoTime.getAsLong();
-    LockWorld world = look.world();
-    List<LockStep> plan = LockDecision.plan(world, look.reserveTokens());
-    LockActuator.Outcome outcome =
-        actuator.carryOut(new LockActuator.Scope(lock, settings, store, before), world, plan);
+  }
+
+  /** After the act step: the state that follows kept, the reconcile reported, a failure thrown. */
+  private UpdateControl<RedisLock> afterActing(
+      ResourceID id,
+      RedisLock lock,
+      LockState before,
+      Observed seen,
+      LockActuator.Outcome outcome) {
     LockState after =
         before.record(
             outcome.done(),
@@ -247,6 +280,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     if (outcome.lostQuorum() != null) {
       after = after.withoutView();
     }
+    LockWorld world = seen.look().world();
     UpdateControl<RedisLock> control =
         reported(
             id,
@@ -254,7 +288,11 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
             before,
             after,
             new LockEnding.Carried(
-                settings, world.view(), readAt, outcome, LockDecision.reapable(world)));
+                seen.settings(),
+                world.view(),
+                seen.readAtNanos(),
+                outcome,
+                LockDecision.reapable(world)));
     if (outcome.failure() != null) {
       throw outcome.failure();
     }

@@ -92,26 +92,40 @@ public final class LeaderEndpoints {
           + spec.getName()
           + " exists and is not owned by this LeaderGroup; Baton leaves it alone";
     }
-    if (svc == null) {
-      svc = createService(group, spec);
-    } else if (!Objects.equals(svc.getSpec().getPorts(), servicePorts(spec))) {
-      svc =
-          client
-              .services()
-              .resource(svc)
-              .patch(
-                  PatchContext.of(PatchType.JSON),
-                  Serialization.asJson(List.of(replace("/spec/ports", servicePorts(spec)))));
-    }
+    svc = svc == null ? createService(group, spec) : withPorts(svc, spec);
     Desired desired = desiredSlice(spec, leader, leaderReady);
     EndpointSlice current = cache.slice(ns, sliceName(spec.getName())).orElse(null);
-    if (current != null
-        && Objects.equals(current.getAddressType(), desired.addressType)
-        && Objects.equals(current.getEndpoints(), desired.endpoints)
-        && Objects.equals(current.getPorts(), desired.ports)) {
-      return desired.problem;
+    if (current == null
+        || !Objects.equals(current.getAddressType(), desired.addressType)
+        || !Objects.equals(current.getEndpoints(), desired.endpoints)
+        || !Objects.equals(current.getPorts(), desired.ports)) {
+      writeSlice(group, svc, spec.getName(), desired, current);
     }
-    var slices = client.discovery().v1().endpointSlices().inNamespace(ns);
+    return desired.problem;
+  }
+
+  /** The Service with spec.service's ports: patched when it has others. */
+  private Service withPorts(Service svc, LeaderService spec) {
+    if (Objects.equals(svc.getSpec().getPorts(), servicePorts(spec))) {
+      return svc;
+    }
+    return client
+        .services()
+        .resource(svc)
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            Serialization.asJson(List.of(replace("/spec/ports", servicePorts(spec)))));
+  }
+
+  /**
+   * Creates the slice, or replaces its endpoints and ports in one patch.
+   *
+   * @param current the slice as the cache shows it, or null
+   */
+  private void writeSlice(
+      LeaderGroup group, Service svc, String service, Desired desired, EndpointSlice current) {
+    var slices =
+        client.discovery().v1().endpointSlices().inNamespace(group.getMetadata().getNamespace());
     if (current != null && !Objects.equals(current.getAddressType(), desired.addressType)) {
       // The address type cannot change: the slice is replaced (IPv4 to IPv6 leaders only).
       slices.withName(current.getMetadata().getName()).delete();
@@ -120,7 +134,7 @@ public final class LeaderEndpoints {
     if (current == null) {
       try {
         slices.resource(newSlice(group, svc, desired)).create();
-        return desired.problem;
+        return;
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           throw e;
@@ -128,8 +142,7 @@ public final class LeaderEndpoints {
       }
     }
     // Through the slice in hand: by name alone, the client would GET it before patching.
-    EndpointSlice target =
-        current != null ? current : slices.withName(sliceName(spec.getName())).get();
+    EndpointSlice target = current != null ? current : slices.withName(sliceName(service)).get();
     slices
         .resource(target)
         .patch(
@@ -137,7 +150,6 @@ public final class LeaderEndpoints {
             Serialization.asJson(
                 List.of(
                     replace("/endpoints", desired.endpoints), replace("/ports", desired.ports))));
-    return desired.problem;
   }
 
   /**

@@ -39,16 +39,17 @@ class ResourceReporterTest {
           liveness,
           new StatusWriter(kube.client()),
           Clock.systemUTC(),
-          (current, next) -> {
-            if (reserved(current) > reserved(next)) {
-              next.setReservedTerm(current.getReservedTerm());
-            }
-            return next;
-          },
-          ResourceReporterTest::reserved,
-          "nothing of its own",
-          LeaderGroupStatus::getConditions,
-          LeaderGroupStatus::setConditions);
+          new ReportedKind<>(
+              (current, next) -> {
+                if (reserved(current) > reserved(next)) {
+                  next.setReservedTerm(current.getReservedTerm());
+                }
+                return next;
+              },
+              ResourceReporterTest::reserved,
+              LeaderGroupStatus::getConditions,
+              LeaderGroupStatus::setConditions,
+              "nothing of its own"));
     }
 
     long end(LeaderGroup group, LeaderGroupStatus next, Duration reschedule) {
