@@ -13,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The part of the group's report step that reports the election: the Ready condition from what
- * was decided and carried out, a leader change, a refused switchover and a damped failover, with
- * their Events, log lines and metrics.
+ * The part of the group's report step that reports the election: the Ready condition from what was
+ * decided and carried out, a leader change, a refused switchover and a damped failover, with their
+ * Events, log lines and metrics.
  */
 final class ElectionReport {
 

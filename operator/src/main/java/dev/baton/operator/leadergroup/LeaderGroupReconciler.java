@@ -129,8 +129,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   }
 
   /**
-   * One reconcile: observe once, plan once, carry the plan out, report once; the state that
-   * follows is kept once, by the report (docs/design.md, "The flow").
+   * One reconcile: observe once, plan once, carry the plan out, report once; the state that follows
+   * is kept once, by the report (docs/design.md, "The flow").
    */
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
@@ -169,9 +169,9 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
   }
 
   /**
-   * The observe step. A reconcile ends here, before planning, when the spec cannot be used, its
-   * key is another's, the group is paused (its leader's lease is held, nobody elected), or its
-   * Secret or Redis fails.
+   * The observe step. A reconcile ends here, before planning, when the spec cannot be used, its key
+   * is another's, the group is paused (its leader's lease is held, nobody elected), or its Secret
+   * or Redis fails.
    */
   private Observed observe(LeaderGroup group, ElectionState state) {
     GroupSettings settings;
