@@ -69,56 +69,16 @@ public final class BatonAgent implements AutoCloseable {
       // Bound first: a gate port in use stops the agent before it follows anything.
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
-      Map<Integer, RelayHandshake> handshakes = new HashMap<>();
-      for (GateRoute route : config.gates()) {
-        Gate gate = new Gate(route, bind, null, metrics, threads);
-        publicGates.add(gate);
-        gates.add(gate);
-        Integer leaderOnly = config.relays().get(route.listenPort());
-        if (leaderOnly != null) {
-          RelayHandshake handshake =
-              new RelayHandshake(
-                  config.podNamespace(), leaderOnly, config.relaySecret().orElse(null));
-          handshakes.put(leaderOnly, handshake);
-          gates.add(
-              new Gate(
-                  new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
-                  bind,
-                  handshake,
-                  metrics,
-                  threads));
-        }
-      }
+      Map<Integer, RelayHandshake> handshakes = bindGates(config, bind, metrics, publicGates);
       leadership =
           new AgentLeadership(
               config.podNamespace(), config.podName(), config.confirmWithin(), redisson, threads);
       AgentLeadership led = leadership;
       handshakes.values().forEach(h -> h.groupFrom(() -> led.view().group()));
-      for (Gate gate : publicGates) {
-        Integer leaderOnly = config.relays().get(gate.route().listenPort());
-        if (leaderOnly != null) {
-          Relay relay =
-              new Relay(
-                  gate.route().listenPort(),
-                  leaderOnly,
-                  handshakes.get(leaderOnly),
-                  leadership::view,
-                  config.relayHold(),
-                  bind,
-                  metrics,
-                  threads);
-          relays.add(relay);
-          gate.relayWhenShut(relay::take);
-        }
-      }
+      startRelays(config, bind, metrics, publicGates, handshakes);
       observers.forEach(leadership::add);
       gates.forEach(leadership::add);
-      metrics.leadership(leadership::view);
-      metrics.podReady(leadership::podReady);
-      metrics.podWatch(() -> podWatchState(leadership), leadership::podWatchFailures);
-      if (redisson != null) {
-        metrics.redis(leadership.redisHealth());
-      }
+      measure(metrics);
       LockService locks =
           redisson == null
               ? null
@@ -140,6 +100,75 @@ public final class BatonAgent implements AutoCloseable {
       close();
       throw e;
     }
+    logStarted(config);
+  }
+
+  /**
+   * Binds every gate, and in relay mode its leader-only gate beside it; {@code publicGates} gets
+   * the public ones. The relays' handshakes, by leader-only port.
+   */
+  private Map<Integer, RelayHandshake> bindGates(
+      AgentConfig config, String bind, AgentMetrics metrics, List<Gate> publicGates) {
+    Map<Integer, RelayHandshake> handshakes = new HashMap<>();
+    for (GateRoute route : config.gates()) {
+      Gate gate = new Gate(route, bind, null, metrics, threads);
+      publicGates.add(gate);
+      gates.add(gate);
+      Integer leaderOnly = config.relays().get(route.listenPort());
+      if (leaderOnly != null) {
+        RelayHandshake handshake =
+            new RelayHandshake(
+                config.podNamespace(), leaderOnly, config.relaySecret().orElse(null));
+        handshakes.put(leaderOnly, handshake);
+        gates.add(
+            new Gate(
+                new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
+                bind,
+                handshake,
+                metrics,
+                threads));
+      }
+    }
+    return handshakes;
+  }
+
+  /** In relay mode: each public gate relays what it cannot take while shut. */
+  private void startRelays(
+      AgentConfig config,
+      String bind,
+      AgentMetrics metrics,
+      List<Gate> publicGates,
+      Map<Integer, RelayHandshake> handshakes) {
+    for (Gate gate : publicGates) {
+      Integer leaderOnly = config.relays().get(gate.route().listenPort());
+      if (leaderOnly != null) {
+        Relay relay =
+            new Relay(
+                gate.route().listenPort(),
+                leaderOnly,
+                handshakes.get(leaderOnly),
+                leadership::view,
+                config.relayHold(),
+                bind,
+                metrics,
+                threads);
+        relays.add(relay);
+        gate.relayWhenShut(relay::take);
+      }
+    }
+  }
+
+  /** What {@code /metrics} reads from the leadership. */
+  private void measure(AgentMetrics metrics) {
+    metrics.leadership(leadership::view);
+    metrics.podReady(leadership::podReady);
+    metrics.podWatch(() -> podWatchState(leadership), leadership::podWatchFailures);
+    if (redisson != null) {
+      metrics.redis(leadership.redisHealth());
+    }
+  }
+
+  private void logStarted(AgentConfig config) {
     if (!config.listensOnLoopback()) {
       log.warn(
           "the HTTP API listens on {}, not on loopback: anything that reaches this address can"

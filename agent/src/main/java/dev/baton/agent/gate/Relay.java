@@ -268,36 +268,12 @@ public final class Relay {
       if (bindHost != null) {
         c.bind(new InetSocketAddress(bindHost, 0));
       }
-      long started = System.nanoTime();
       SelectionKey key = c.register(selector, 0);
-      if (!c.connect(new InetSocketAddress(h.ip(), leaderOnlyPort))) {
-        result = await(selector, key, SelectionKey.OP_CONNECT, h, started + connectNanos, deadline);
-        if (result != null) {
-          return null;
-        }
-        c.finishConnect();
+      result = connect(c, key, h, deadline);
+      if (result == null) {
+        result = ask(c, key, h, preamble, deadline);
       }
-      ByteBuffer out = ByteBuffer.wrap(preamble);
-      c.write(out); // a fresh socket's send buffer takes the 320 bytes at most of a preamble
-      if (out.hasRemaining()) {
-        throw new IOException("the preamble did not fit a fresh socket's buffer");
-      }
-      ByteBuffer answer = ByteBuffer.allocate(1);
-      long asked = System.nanoTime();
-      while (answer.hasRemaining()) {
-        if (c.read(answer) < 0) {
-          result = "refused";
-          return null;
-        }
-        if (answer.hasRemaining()) {
-          result = await(selector, key, SelectionKey.OP_READ, h, asked + answerNanos, deadline);
-          if (result != null) {
-            return null;
-          }
-        }
-      }
-      if (answer.get(0) != Gate.ACCEPTED) {
-        result = "refused";
+      if (result != null) {
         return null;
       }
       key.cancel();
@@ -324,14 +300,52 @@ public final class Relay {
     }
   }
 
+  /** Connects {@code c} to {@code h}'s leader-only gate: null once connected, else why not. */
+  private String connect(SocketChannel c, SelectionKey key, Holder h, long deadline)
+      throws IOException {
+    long started = System.nanoTime();
+    if (c.connect(new InetSocketAddress(h.ip(), leaderOnlyPort))) {
+      return null;
+    }
+    String gaveUp = await(key, SelectionKey.OP_CONNECT, h, started + connectNanos, deadline);
+    if (gaveUp == null) {
+      c.finishConnect();
+    }
+    return gaveUp;
+  }
+
+  /** Says the preamble and reads the gate's one-byte answer: null when it took the connection. */
+  private String ask(SocketChannel c, SelectionKey key, Holder h, byte[] preamble, long deadline)
+      throws IOException {
+    ByteBuffer out = ByteBuffer.wrap(preamble);
+    c.write(out); // a fresh socket's send buffer takes the 320 bytes at most of a preamble
+    if (out.hasRemaining()) {
+      throw new IOException("the preamble did not fit a fresh socket's buffer");
+    }
+    ByteBuffer answer = ByteBuffer.allocate(1);
+    long asked = System.nanoTime();
+    while (answer.hasRemaining()) {
+      if (c.read(answer) < 0) {
+        return "refused";
+      }
+      if (answer.hasRemaining()) {
+        String gaveUp = await(key, SelectionKey.OP_READ, h, asked + answerNanos, deadline);
+        if (gaveUp != null) {
+          return gaveUp;
+        }
+      }
+    }
+    return answer.get(0) == Gate.ACCEPTED ? null : "refused";
+  }
+
   /**
    * Waits for {@code ops} on {@code key} in short slices; null once ready, else why it gave up:
    * {@code abandoned} (another holder became known) or {@code unreachable} (past {@code giveUpAt}
    * or the connection's own deadline).
    */
-  private String await(
-      Selector selector, SelectionKey key, int ops, Holder h, long giveUpAt, long deadline)
+  private String await(SelectionKey key, int ops, Holder h, long giveUpAt, long deadline)
       throws IOException {
+    Selector selector = key.selector();
     key.interestOps(ops);
     try {
       while (true) {

@@ -104,6 +104,17 @@ public final class AgentMetrics {
   /** The text for {@code /metrics}. */
   public String scrape() {
     StringBuilder out = new StringBuilder();
+    leadershipSeries(out);
+    RedisHealth r = redis;
+    if (r != null) {
+      redisSeries(out, r);
+    }
+    gateSeries(out);
+    return out.toString();
+  }
+
+  /** This pod's leadership and the watch of it. */
+  private void leadershipSeries(StringBuilder out) {
     LeadershipView v = leadership.get();
     gauge(
         out,
@@ -132,51 +143,56 @@ public final class AgentMetrics {
         "pod_watch_failures_total",
         "watches of this pod that failed or were refused",
         podWatchFailures.getAsLong());
-    RedisHealth r = redis;
-    if (r != null) {
-      gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
-      gauge(
-          out,
-          "redis_evicts_gate_key",
-          "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
-              + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
-          r.evictsGateKey());
-      gauge(
-          out,
-          "redis_aof_enabled",
-          "1 when the gate key's node appends every write to its AOF, 0 when not, -1 unknown",
-          r.aofEnabled());
-      gauge(
-          out,
-          "redis_rdb_saves",
-          "RDB snapshots the gate key's node made since it started, -1 unknown",
-          r.rdbSaves());
-      gauge(
-          out,
-          "redis_master",
-          "1 when the gate key's node is a master, 0 a replica, -1 unknown",
-          r.master());
-      gauge(
-          out,
-          "redis_replicas",
-          "replicas connected to the gate key's node, -1 unknown",
-          r.replicas());
-      gauge(
-          out,
-          "redis_min_replicas_good",
-          "replicas good for min-replicas-to-write on the gate key's node, -1 when it is not set",
-          r.goodReplicas());
-      counter(
-          out,
-          "redis_clock_steps_total",
-          "steps of Redis's clock seen against the agent's monotonic clock",
-          r.clockSteps());
-      counter(
-          out,
-          "redis_incarnations_seen_total",
-          "times Redis answered as another incarnation (a restart, a promoted replica)",
-          r.incarnationsSeen());
-    }
+  }
+
+  /** What the agent knows of the gate key's Redis. */
+  private static void redisSeries(StringBuilder out, RedisHealth r) {
+    gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
+    gauge(
+        out,
+        "redis_evicts_gate_key",
+        "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
+            + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
+        r.evictsGateKey());
+    gauge(
+        out,
+        "redis_aof_enabled",
+        "1 when the gate key's node appends every write to its AOF, 0 when not, -1 unknown",
+        r.aofEnabled());
+    gauge(
+        out,
+        "redis_rdb_saves",
+        "RDB snapshots the gate key's node made since it started, -1 unknown",
+        r.rdbSaves());
+    gauge(
+        out,
+        "redis_master",
+        "1 when the gate key's node is a master, 0 a replica, -1 unknown",
+        r.master());
+    gauge(
+        out,
+        "redis_replicas",
+        "replicas connected to the gate key's node, -1 unknown",
+        r.replicas());
+    gauge(
+        out,
+        "redis_min_replicas_good",
+        "replicas good for min-replicas-to-write on the gate key's node, -1 when it is not set",
+        r.goodReplicas());
+    counter(
+        out,
+        "redis_clock_steps_total",
+        "steps of Redis's clock seen against the agent's monotonic clock",
+        r.clockSteps());
+    counter(
+        out,
+        "redis_incarnations_seen_total",
+        "times Redis answered as another incarnation (a restart, a promoted replica)",
+        r.incarnationsSeen());
+  }
+
+  /** The gates' connections open now, then every counter by name. */
+  private void gateSeries(StringBuilder out) {
     out.append("# HELP ")
         .append(PREFIX)
         .append("gate_connections_open connections forwarded now\n# TYPE ")
@@ -202,7 +218,6 @@ public final class AgentMetrics {
       }
       out.append(PREFIX).append(e.getKey()).append(' ').append(e.getValue()).append('\n');
     }
-    return out.toString();
   }
 
   /**
