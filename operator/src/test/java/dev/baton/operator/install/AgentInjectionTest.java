@@ -29,6 +29,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -59,7 +60,7 @@ class AgentInjectionTest {
     PodTemplateSpec expected =
         Manifests.single(reference, Deployment.class).getSpec().getTemplate();
 
-    JsonNode injected = inject(template);
+    JsonNode injected = inject(template, "orders", true);
 
     PodSpec spec = JSON.treeToValue(injected.path("spec"), PodSpec.class);
     assertThat(Serialization.asYaml(spec))
@@ -124,8 +125,42 @@ class AgentInjectionTest {
     }
   }
 
-  /** The template as a ReplicaSet's pod, through the webhook, patched as the API server does. */
-  private static JsonNode inject(PodTemplateSpec template) throws Exception {
+  /**
+   * Before Kubernetes 1.29 the webhook injects the agent as a plain last container: the reference
+   * for such clusters, its agent container and token volume taken out and the opt-in label and app
+   * port put in, comes back from the webhook as it is written.
+   */
+  @Test
+  void beforeKubernetes129TheInjectedPodIsTheSecondContainerReferenceFieldForField()
+      throws Exception {
+    List<HasMetadata> reference = parse("reference/agent-second-container.yaml");
+    PodTemplateSpec expected =
+        Manifests.single(reference, Deployment.class).getSpec().getTemplate();
+    PodTemplateSpec template = Serialization.clone(expected);
+    assertThat(template.getSpec().getContainers().removeIf(c -> c.getName().equals("baton-agent")))
+        .as("the reference's agent container")
+        .isTrue();
+    assertThat(
+            template.getSpec().getVolumes().removeIf(v -> v.getName().equals("baton-agent-token")))
+        .as("the reference's token volume for the agent")
+        .isTrue();
+    template.getMetadata().getLabels().put(AgentNames.LABEL, AgentNames.GATE);
+    template.getMetadata().setAnnotations(Map.of(AgentNames.APP_PORT, "8081"));
+
+    JsonNode injected = inject(template, "orders-legacy", false);
+
+    PodSpec spec = JSON.treeToValue(injected.path("spec"), PodSpec.class);
+    assertThat(Serialization.asYaml(spec)).isEqualTo(Serialization.asYaml(expected.getSpec()));
+    assertThat(PodValidation.errors(injected)).isEmpty();
+    assertThat(RestrictedPodSecurity.violations(spec, false)).isEmpty();
+  }
+
+  /**
+   * The template as a ReplicaSet's pod of group {@code group}, through the webhook (a native
+   * sidecar or a plain last container), patched as the API server does.
+   */
+  private static JsonNode inject(PodTemplateSpec template, String group, boolean nativeSidecar)
+      throws Exception {
     ObjectNode pod = JSON.createObjectNode();
     pod.put("apiVersion", "v1").put("kind", "Pod");
     ObjectNode meta = (ObjectNode) JSON.valueToTree(template.getMetadata());
@@ -140,8 +175,8 @@ class AgentInjectionTest {
     req.set("object", pod);
     AgentInjector injector =
         new AgentInjector(
-            (ns, labels) -> Optional.of(new AgentInjector.Group("orders", null, null)),
-            new AgentInjector.Settings(IMAGE, "baton-redis", true, true));
+            (ns, labels) -> Optional.of(new AgentInjector.Group(group, null, null)),
+            new AgentInjector.Settings(IMAGE, "baton-redis", nativeSidecar, true));
     JsonNode response = injector.review(review).path("response");
     assertThat(response.path("allowed").asBoolean()).as(response.toString()).isTrue();
     JsonNode ops = JSON.readTree(Base64.getDecoder().decode(response.path("patch").asText()));
