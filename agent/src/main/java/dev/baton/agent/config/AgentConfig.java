@@ -2,6 +2,7 @@ package dev.baton.agent.config;
 
 import dev.baton.client.BatonNames;
 import dev.baton.client.GoDuration;
+import dev.baton.client.settings.Setting;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Function;
 
 /**
- * The agent's settings, read from a map of environment variables through one table of (name,
- * parser, default), so that tests pass a map and never touch the process's environment.
+ * The agent's settings, read from a map of environment variables through {@link #SETTINGS} (name,
+ * parser, default and the README's words for each), so that tests pass a map and never touch the
+ * process's environment.
  *
  * @param healthListen where {@code /healthz}, {@code /readyz} and {@code /metrics} are also served,
  *     alone, for the kubelet's probes and Prometheus, which cannot reach loopback; absent: nowhere
@@ -64,53 +65,126 @@ public record AgentConfig(
   public static final String RELAY_HOLD = "BATON_AGENT_RELAY_HOLD";
   public static final String RELAY_SECRET = "BATON_AGENT_RELAY_SECRET";
 
-  /** One variable: its parser and its default (null: optional without a default). */
-  private record Setting<T>(String name, Function<String, T> parser, String defaultValue) {
+  private static final String POD_WORDS = "the pod the agent speaks for (downward API)";
+  private static final String REDIS_WORDS =
+      "as the operator's: locks, and the gate's fast hand-over (without Redis a new leader's gate "
+          + "waits `confirmWithin`)";
 
-    T read(Map<String, String> env, List<String> problems) {
-      String raw = env.get(name);
-      if (raw == null || raw.isBlank()) {
-        raw = defaultValue;
-      }
-      if (raw == null) {
-        return null;
-      }
-      try {
-        return parser.apply(raw.trim());
-      } catch (IllegalArgumentException e) {
-        problems.add(name + ": " + e.getMessage());
-        return null;
-      }
-    }
-  }
-
-  private static final Setting<String> S_POD_NAME = new Setting<>(POD_NAME, s -> s, null);
-  private static final Setting<String> S_POD_NAMESPACE = new Setting<>(POD_NAMESPACE, s -> s, null);
-  private static final Setting<String> S_POD_UID = new Setting<>(POD_UID, s -> s, null);
+  private static final Setting<String> S_POD_NAME =
+      new Setting<>(POD_NAME, s -> s, null, "required", POD_WORDS);
+  private static final Setting<String> S_POD_NAMESPACE =
+      new Setting<>(POD_NAMESPACE, s -> s, null, "required", POD_WORDS);
+  private static final Setting<String> S_POD_UID =
+      new Setting<>(
+          POD_UID,
+          s -> s,
+          null,
+          "the pod's uid (downward API: `metadata.uid`), which the locks' holder values name; "
+              + "absent: learned from the first read of the pod");
   private static final Setting<InetSocketAddress> S_LISTEN =
-      new Setting<>(LISTEN, AgentConfig::address, "127.0.0.1:4040");
+      new Setting<>(
+          LISTEN,
+          AgentConfig::address,
+          "127.0.0.1:4040",
+          "the HTTP API; any other address is logged as a warning");
   private static final Setting<InetSocketAddress> S_HEALTH_LISTEN =
-      new Setting<>(HEALTH_LISTEN, AgentConfig::address, null);
+      new Setting<>(
+          HEALTH_LISTEN,
+          AgentConfig::address,
+          null,
+          "also serve `/healthz`, `/readyz` and `/metrics` there, and nothing else (`:4041`: every "
+              + "interface), for the kubelet's probes and Prometheus, which cannot reach loopback");
   private static final Setting<List<GateRoute>> S_GATE =
-      new Setting<>(GATE, GateRoute::parseList, "");
-  private static final Setting<String> S_ROLE_LABEL =
-      new Setting<>(ROLE_LABEL, s -> s, BatonNames.DEFAULT_ROLE_LABEL);
-  private static final Setting<Duration> S_CONFIRM_WITHIN =
-      new Setting<>(CONFIRM_WITHIN, AgentConfig::confirmWithin, "2s");
-  private static final Setting<String> S_REDIS_URL = new Setting<>(REDIS_URL, s -> s, null);
-  private static final Setting<String> S_REDIS_USERNAME =
-      new Setting<>(REDIS_USERNAME, s -> s, null);
-  private static final Setting<String> S_REDIS_PASSWORD =
-      new Setting<>(REDIS_PASSWORD, s -> s, null);
-  private static final Setting<String> S_KUBECONFIG = new Setting<>(KUBECONFIG, s -> s, null);
-  private static final Setting<String> S_GATE_BIND = new Setting<>(GATE_BIND, s -> s, null);
+      new Setting<>(
+          GATE,
+          GateRoute::parseList,
+          "",
+          "`<listen port>:<target host>:<target port>[,...]`; a port in use ends the agent with an "
+              + "error naming it");
+  private static final Setting<String> S_GATE_BIND =
+      new Setting<>(
+          GATE_BIND,
+          s -> s,
+          null,
+          "every interface",
+          "the address the gates listen on (the pod's IP, say)");
   private static final Setting<Map<Integer, Integer>> S_RELAY =
-      new Setting<>(RELAY, AgentConfig::relays, "");
-  private static final Setting<Duration> S_RELAY_DRAIN =
-      new Setting<>(RELAY_DRAIN, GoDuration::parse, "2s");
+      new Setting<>(
+          RELAY,
+          AgentConfig::relays,
+          "",
+          "relay mode (needs `BATON_REDIS_URL`): `<gate port>:<leader-only port>[,...]`; a "
+              + "follower relays that gate's connections to the leader's agent on the leader-only "
+              + "port, which every pod of the group must use (\"Traffic follows the leader\")");
   private static final Setting<Duration> S_RELAY_HOLD =
-      new Setting<>(RELAY_HOLD, AgentConfig::relayHold, "1s");
-  private static final Setting<String> S_RELAY_SECRET = new Setting<>(RELAY_SECRET, s -> s, null);
+      new Setting<>(
+          RELAY_HOLD,
+          AgentConfig::relayHold,
+          "1s",
+          "in relay mode, how long a connection waits, unread, for a leader's gate to take it "
+              + "before it is reset (up to 30 s; two `confirmWithin` waits through a holder that "
+              + "died without letting go)");
+  private static final Setting<Duration> S_RELAY_DRAIN =
+      new Setting<>(
+          RELAY_DRAIN,
+          GoDuration::parse,
+          "2s",
+          "in relay mode, how long a stopping agent keeps relaying new connections after its gates "
+              + "shut");
+  private static final Setting<String> S_RELAY_SECRET =
+      new Setting<>(
+          RELAY_SECRET,
+          s -> s,
+          null,
+          "in relay mode, a secret shared by the group's agents: relays sign their preamble with "
+              + "it (HMAC-SHA256) and the leader-only gate takes only signed ones; without it the "
+              + "leader-only port's NetworkPolicy is the only boundary");
+  private static final Setting<String> S_ROLE_LABEL =
+      new Setting<>(
+          ROLE_LABEL, s -> s, BatonNames.DEFAULT_ROLE_LABEL, "the LeaderGroup's `spec.roleLabel`");
+  private static final Setting<Duration> S_CONFIRM_WITHIN =
+      new Setting<>(
+          CONFIRM_WITHIN,
+          AgentConfig::confirmWithin,
+          "2s",
+          "how long a read of the pod confirms leadership; the pod is read every quarter of it");
+  private static final Setting<String> S_REDIS_URL =
+      new Setting<>(REDIS_URL, s -> s, null, REDIS_WORDS);
+  private static final Setting<String> S_REDIS_USERNAME =
+      new Setting<>(REDIS_USERNAME, s -> s, null, REDIS_WORDS);
+  private static final Setting<String> S_REDIS_PASSWORD =
+      new Setting<>(REDIS_PASSWORD, s -> s, null, REDIS_WORDS);
+  private static final Setting<String> S_KUBECONFIG =
+      new Setting<>(
+          KUBECONFIG,
+          s -> s,
+          null,
+          "",
+          "outside a cluster: the current context's server, token or client certificate");
+
+  /**
+   * Every variable the agent reads, in the order of README.md's table of the agent's settings,
+   * which is {@link Setting#table(List)} of this list (SettingsTableTest).
+   */
+  public static final List<Setting<?>> SETTINGS =
+      List.of(
+          S_POD_NAME,
+          S_POD_NAMESPACE,
+          S_POD_UID,
+          S_LISTEN,
+          S_HEALTH_LISTEN,
+          S_GATE,
+          S_GATE_BIND,
+          S_RELAY,
+          S_RELAY_HOLD,
+          S_RELAY_DRAIN,
+          S_RELAY_SECRET,
+          S_ROLE_LABEL,
+          S_CONFIRM_WITHIN,
+          S_REDIS_URL,
+          S_REDIS_USERNAME,
+          S_REDIS_PASSWORD,
+          S_KUBECONFIG);
 
   /**
    * Reads every setting and reports every problem at once.

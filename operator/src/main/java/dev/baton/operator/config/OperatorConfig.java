@@ -3,6 +3,7 @@ package dev.baton.operator.config;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.client.GoDuration;
+import dev.baton.client.settings.Setting;
 import dev.baton.operator.lease.RedisSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,12 +15,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
  * The operator's settings, read from a map of environment variables (never from System.getenv
- * directly, so tests pass their own). Each entry names its variable, parser and default.
+ * directly, so tests pass their own) through {@link #SETTINGS}: each entry names its variable,
+ * parser, default and the README's words for it, and README.md's table of the operator's settings
+ * is {@link Setting#table(List)} of that list (SettingsTableTest).
  */
 public record OperatorConfig(
     RedisSettings redis,
@@ -87,7 +89,175 @@ public record OperatorConfig(
    */
   public static final String REDIS_ACL_PER_GROUP = "BATON_REDIS_ACL_PER_GROUP";
 
+  /** Baton's log level; read by log4j2.xml, not here. */
+  public static final String LOG_LEVEL = "BATON_LOG_LEVEL";
+
+  /** {@code json}: one JSON object a line; read by log4j2.xml, not here. */
+  public static final String LOG_FORMAT = "BATON_LOG_FORMAT";
+
   private static final String CLUSTER_ID_PATTERN = "[A-Za-z0-9][-A-Za-z0-9_.]{0,62}";
+
+  private static final String CREDENTIALS_WORDS =
+      "credentials for the default Redis; never logged, never in status or Events";
+  private static final String SENTINEL_CREDENTIALS_WORDS =
+      "credentials for the sentinels themselves, when they differ";
+
+  private static final Setting<String> S_REDIS_URL =
+      new Setting<>(
+          REDIS_URL,
+          s -> s,
+          "redis://127.0.0.1:6379",
+          "the default Redis: `redis://`, `rediss://`, "
+              + "`redis-sentinel://host:port,host:port/master-name`, or a Redis Cluster's seed "
+              + "nodes `redis-cluster://host:port,host:port` (`rediss-cluster://` for TLS)");
+  private static final Setting<String> S_REDIS_USERNAME =
+      new Setting<>(REDIS_USERNAME, s -> s, null, CREDENTIALS_WORDS);
+  private static final Setting<String> S_REDIS_PASSWORD =
+      new Setting<>(REDIS_PASSWORD, s -> s, null, CREDENTIALS_WORDS);
+  private static final Setting<String> S_REDIS_SENTINEL_USERNAME =
+      new Setting<>(
+          REDIS_SENTINEL_USERNAME,
+          s -> s,
+          null,
+          "the data credentials",
+          SENTINEL_CREDENTIALS_WORDS);
+  private static final Setting<String> S_REDIS_SENTINEL_PASSWORD =
+      new Setting<>(
+          REDIS_SENTINEL_PASSWORD,
+          s -> s,
+          null,
+          "the data credentials",
+          SENTINEL_CREDENTIALS_WORDS);
+  private static final Setting<String> S_REDIS_CA_FILE =
+      new Setting<>(
+          REDIS_CA_FILE,
+          OperatorConfig::readFile,
+          null,
+          "the JVM's trust store",
+          "PEM file of CA certificates trusted for a `rediss://` or `rediss-cluster://` default "
+              + "Redis");
+  private static final Setting<Duration> S_REDIS_TIMEOUT =
+      new Setting<>(
+          REDIS_TIMEOUT,
+          GoDuration::parse,
+          "1s",
+          "connect and command timeout; past it the operator fails static");
+  private static final Setting<Set<String>> S_NAMESPACES =
+      new Setting<>(
+          NAMESPACES, OperatorConfig::namespaces, "", "all", "comma-separated namespaces to watch");
+  private static final Setting<String> S_CLUSTER_ID =
+      new Setting<>(CLUSTER_ID, s -> s, "default", "this cluster's name in shared holder records");
+  private static final Setting<Integer> S_HTTP_PORT =
+      new Setting<>(
+          HTTP_PORT,
+          OperatorConfig::port,
+          "8080",
+          "`/metrics` (Prometheus text), `/healthz`, `/readyz`");
+  private static final Setting<Boolean> S_LEADER_ELECTION =
+      new Setting<>(
+          LEADER_ELECTION,
+          OperatorConfig::parseBoolean,
+          null,
+          "`true` in a pod",
+          "several operator replicas: one active, the others standby with warm caches, through a "
+              + "Kubernetes Lease `baton-operator`. `false` means one replica: a second one "
+              + "started by mistake finds the first registered in Redis, stands by and says so (an "
+              + "error log, `baton_operator_other_active_replica`)");
+  private static final Setting<String> S_LEADER_ELECTION_NAMESPACE =
+      new Setting<>(
+          LEADER_ELECTION_NAMESPACE, s -> s, null, "the pod's namespace", "where that Lease lives");
+  private static final Setting<String> S_LEADER_ELECTION_LEASE_NAME =
+      new Setting<>(
+          LEADER_ELECTION_LEASE_NAME,
+          s -> s,
+          DEFAULT_LEASE_NAME,
+          "that Lease's name; two installs in one namespace need two names, or they elect one "
+              + "active operator between them");
+  private static final Setting<String> S_LEADER_ELECTION_IDENTITY =
+      new Setting<>(
+          LEADER_ELECTION_IDENTITY,
+          s -> s,
+          null,
+          "`HOSTNAME` (the pod name)",
+          "this replica's name in the Lease");
+  private static final Setting<Duration> S_LEADER_ELECTION_LEASE =
+      new Setting<>(
+          LEADER_ELECTION_LEASE,
+          GoDuration::parse,
+          "1500ms",
+          "how long a standby waits without seeing the Lease renewed before it takes over (at "
+              + "least 1s); the active replica renews five times per lease and stops acting two "
+              + "thirds of a lease after its last renewal; a replica that loses the Lease exits "
+              + "and is restarted as a standby; SIGTERM hands over at once");
+  private static final Setting<String> S_LOG_LEVEL =
+      new Setting<>(LOG_LEVEL, s -> s, "info", "Baton's log level");
+  private static final Setting<String> S_LOG_FORMAT =
+      new Setting<>(LOG_FORMAT, s -> s, "text", "`json` for one JSON object a line (ECS layout)");
+  private static final Setting<List<String>> S_SHARED_KEY_PREFIXES =
+      new Setting<>(
+          SHARED_KEY_PREFIXES,
+          OperatorConfig::keyPrefixes,
+          "",
+          "comma-separated key prefixes, each ending with `/` (e.g. `global/`), that any namespace "
+              + "may use for `spec.electionKey` and a RedisLock's `spec.key` besides its own "
+              + "`<namespace>/`: for groups that span clusters sharing one Redis. Not "
+              + "`baton-operator/`, nor one holding `:` before its first `/`");
+  private static final Setting<List<String>> S_ROLE_LABEL_PREFIXES =
+      new Setting<>(
+          ROLE_LABEL_PREFIXES,
+          OperatorConfig::labelPrefixes,
+          "",
+          "comma-separated label-key prefixes (a DNS subdomain and `/`, e.g. `example.com/`) a "
+              + "group's `spec.roleLabel` may use on every pod, besides `baton.dev/`; other keys "
+              + "go only on pods annotated `baton.dev/allow-role-label`");
+  private static final Setting<Boolean> S_REDIS_ACL_PER_GROUP =
+      new Setting<>(
+          REDIS_ACL_PER_GROUP,
+          OperatorConfig::parseBoolean,
+          "false",
+          "`true`: a Redis user per LeaderGroup and RedisLock, in Secret `baton-redis-<group>` "
+              + "(`baton-redis-lock-<lock>`) of its namespace, for its agents; the operator's own "
+              + "user needs `+acl\\|setuser +acl\\|deluser` ([Multi-tenant clusters]"
+              + "(#multi-tenant-clusters), [docs/redis-acl.md]"
+              + "(docs/redis-acl.md#a-redis-user-per-group-redisaclpergroupusers))");
+
+  /**
+   * Every variable the operator reads, in the order of README.md's table: its own, the webhook's
+   * ({@link WebhookConfig}) and the two log4j2.xml reads ({@value #LOG_LEVEL}, {@value
+   * #LOG_FORMAT}). {@code HOSTNAME}, the identity's fallback, is the pod's own and not listed.
+   */
+  public static final List<Setting<?>> SETTINGS =
+      List.of(
+          S_REDIS_URL,
+          S_REDIS_USERNAME,
+          S_REDIS_PASSWORD,
+          S_REDIS_SENTINEL_USERNAME,
+          S_REDIS_SENTINEL_PASSWORD,
+          S_REDIS_CA_FILE,
+          S_REDIS_TIMEOUT,
+          S_NAMESPACES,
+          S_CLUSTER_ID,
+          S_HTTP_PORT,
+          S_LEADER_ELECTION,
+          S_LEADER_ELECTION_NAMESPACE,
+          S_LEADER_ELECTION_LEASE_NAME,
+          S_LEADER_ELECTION_IDENTITY,
+          S_LEADER_ELECTION_LEASE,
+          S_LOG_LEVEL,
+          S_LOG_FORMAT,
+          WebhookConfig.S_ENABLED,
+          WebhookConfig.S_PORT,
+          WebhookConfig.S_SERVICE,
+          WebhookConfig.S_NAMESPACE,
+          WebhookConfig.S_CA_SECRET,
+          WebhookConfig.S_CONFIGURATION,
+          WebhookConfig.S_CERT_DIR,
+          WebhookConfig.S_NATIVE_SIDECAR,
+          WebhookConfig.S_AGENT_IMAGE,
+          WebhookConfig.S_AGENT_REDIS_SECRET,
+          S_SHARED_KEY_PREFIXES,
+          S_ROLE_LABEL_PREFIXES,
+          S_REDIS_ACL_PER_GROUP);
 
   /**
    * Builds the configuration.
@@ -96,30 +266,22 @@ public record OperatorConfig(
    * @param inCluster whether the process runs in a pod (the default of leader election)
    */
   public static OperatorConfig from(Map<String, String> env, boolean inCluster) {
-    Function<String, String> get = k -> blankToNull(env.get(k));
-    RedisSettings redis = defaultRedis(get);
-    Set<String> namespaces = namespaces(get.apply(NAMESPACES));
-    String clusterId = or(get.apply(CLUSTER_ID), "default");
+    RedisSettings redis = defaultRedis(env);
+    Set<String> namespaces = S_NAMESPACES.readOrThrow(env);
+    String clusterId = S_CLUSTER_ID.readOrThrow(env);
     if (!clusterId.matches(CLUSTER_ID_PATTERN)) {
       throw new IllegalArgumentException(
           CLUSTER_ID + " '" + clusterId + "' must match " + CLUSTER_ID_PATTERN);
     }
-    int port = parse(HTTP_PORT, or(get.apply(HTTP_PORT), "8080"), Integer::parseInt);
-    boolean election =
-        parse(
-            LEADER_ELECTION,
-            or(get.apply(LEADER_ELECTION), Boolean.toString(inCluster)),
-            OperatorConfig::parseBoolean);
-    Duration timeout = parse(REDIS_TIMEOUT, or(get.apply(REDIS_TIMEOUT), "1s"), GoDuration::parse);
-    Duration lease =
-        parse(
-            LEADER_ELECTION_LEASE,
-            or(get.apply(LEADER_ELECTION_LEASE), "1500ms"),
-            GoDuration::parse);
+    int port = S_HTTP_PORT.readOrThrow(env);
+    Boolean electionSet = S_LEADER_ELECTION.readOrThrow(env);
+    boolean election = electionSet == null ? inCluster : electionSet;
+    Duration timeout = S_REDIS_TIMEOUT.readOrThrow(env);
+    Duration lease = S_LEADER_ELECTION_LEASE.readOrThrow(env);
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException(LEADER_ELECTION_LEASE + " must be at least 1s");
     }
-    String leaseName = or(get.apply(LEADER_ELECTION_LEASE_NAME), DEFAULT_LEASE_NAME);
+    String leaseName = S_LEADER_ELECTION_LEASE_NAME.readOrThrow(env);
     if (leaseName.length() > 253 || !leaseName.matches(LEASE_NAME_PATTERN)) {
       throw new IllegalArgumentException(
           LEADER_ELECTION_LEASE_NAME
@@ -127,23 +289,19 @@ public record OperatorConfig(
               + leaseName
               + "' is not a valid object name (lower-case letters, digits, '-' and '.')");
     }
-    String identity = or(get.apply(LEADER_ELECTION_IDENTITY), get.apply("HOSTNAME"));
-    List<String> sharedKeys =
-        parse(SHARED_KEY_PREFIXES, get.apply(SHARED_KEY_PREFIXES), OperatorConfig::keyPrefixes);
-    List<String> roleLabels =
-        parse(ROLE_LABEL_PREFIXES, get.apply(ROLE_LABEL_PREFIXES), OperatorConfig::labelPrefixes);
-    boolean perGroup =
-        parse(
-            REDIS_ACL_PER_GROUP,
-            or(get.apply(REDIS_ACL_PER_GROUP), "false"),
-            OperatorConfig::parseBoolean);
+    String identity =
+        or(S_LEADER_ELECTION_IDENTITY.readOrThrow(env), blankToNull(env.get("HOSTNAME")));
+    List<String> sharedKeys = S_SHARED_KEY_PREFIXES.readOrThrow(env);
+    List<String> roleLabels = S_ROLE_LABEL_PREFIXES.readOrThrow(env);
+    boolean perGroup = S_REDIS_ACL_PER_GROUP.readOrThrow(env);
+    String leaseNamespace = S_LEADER_ELECTION_NAMESPACE.readOrThrow(env);
     return new OperatorConfig(
         redis,
         namespaces,
         clusterId,
         port,
         election,
-        get.apply(LEADER_ELECTION_NAMESPACE),
+        leaseNamespace,
         timeout,
         identity,
         lease,
@@ -151,7 +309,7 @@ public record OperatorConfig(
         sharedKeys,
         roleLabels,
         perGroup,
-        WebhookConfig.from(env, get.apply(LEADER_ELECTION_NAMESPACE), perGroup));
+        WebhookConfig.from(env, leaseNamespace, perGroup));
   }
 
   /** The namespaces to watch; empty: all. */
@@ -165,18 +323,24 @@ public record OperatorConfig(
   }
 
   /** The default Redis: its URL, credentials and CA. */
-  private static RedisSettings defaultRedis(Function<String, String> get) {
+  private static RedisSettings defaultRedis(Map<String, String> env) {
     RedisSettings redis =
         new RedisSettings(
-                or(get.apply(REDIS_URL), "redis://127.0.0.1:6379"),
-                get.apply(REDIS_USERNAME),
-                get.apply(REDIS_PASSWORD))
+                S_REDIS_URL.readOrThrow(env),
+                S_REDIS_USERNAME.readOrThrow(env),
+                S_REDIS_PASSWORD.readOrThrow(env))
             .withSentinelCredentials(
-                get.apply(REDIS_SENTINEL_USERNAME), get.apply(REDIS_SENTINEL_PASSWORD));
-    String caFile = get.apply(REDIS_CA_FILE);
-    return caFile == null
-        ? redis
-        : parse(REDIS_CA_FILE, caFile, path -> redis.withCaCertificate(readFile(path)));
+                S_REDIS_SENTINEL_USERNAME.readOrThrow(env),
+                S_REDIS_SENTINEL_PASSWORD.readOrThrow(env));
+    String caCertificates = S_REDIS_CA_FILE.readOrThrow(env);
+    if (caCertificates == null) {
+      return redis;
+    }
+    try {
+      return redis.withCaCertificate(caCertificates);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(REDIS_CA_FILE + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -202,7 +366,7 @@ public record OperatorConfig(
     List<String> out = new ArrayList<>();
     for (String p : list(value)) {
       if (!p.endsWith("/")) {
-        throw new IllegalArgumentException("a prefix must end with '/', as in global/");
+        throw new IllegalArgumentException("'" + p + "' must end with '/', as in global/");
       }
       String problem = RedisKeys.problem("a prefix", p + "x");
       if (problem != null) {
@@ -219,7 +383,7 @@ public record OperatorConfig(
     for (String p : list(value)) {
       if (!p.endsWith("/") || !LabelKeys.isValid(p + "x")) {
         throw new IllegalArgumentException(
-            "a prefix must be a DNS subdomain and a '/', as in example.com/");
+            "'" + p + "' must be a DNS subdomain and a '/', as in example.com/");
       }
       out.add(p);
     }
@@ -241,15 +405,15 @@ public record OperatorConfig(
     if (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false")) {
       return Boolean.parseBoolean(s);
     }
-    throw new IllegalArgumentException("expected true or false");
+    throw new IllegalArgumentException("'" + s + "' is neither true nor false");
   }
 
-  private static <T> T parse(String name, String value, Function<String, T> parser) {
+  /** A port number, as {@link Integer#parseInt(String)} reads it. */
+  static int port(String s) {
     try {
-      return parser.apply(value);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          name + "='" + value + "' is invalid: " + e.getMessage(), e);
+      return Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("'" + s + "' is not a port");
     }
   }
 
@@ -258,7 +422,7 @@ public record OperatorConfig(
       return Files.readString(Path.of(path), StandardCharsets.US_ASCII);
     } catch (IOException | RuntimeException e) {
       throw new IllegalArgumentException(
-          "cannot read the file (" + e.getClass().getSimpleName() + ")");
+          "cannot read the file " + path + " (" + e.getClass().getSimpleName() + ")");
     }
   }
 

@@ -1,11 +1,12 @@
 package dev.baton.operator.config;
 
+import dev.baton.client.settings.Setting;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The agent injection webhook's settings, from the same environment as {@link OperatorConfig} (the
- * chart's {@code webhook.*} values map onto them).
+ * chart's {@code webhook.*} values map onto them), listed in {@link OperatorConfig#SETTINGS}.
  *
  * @param namespace where the webhook's Service and CA Secret are: the operator's own
  * @param configuration the MutatingWebhookConfiguration whose caBundle the operator keeps; null
@@ -42,40 +43,97 @@ public record WebhookConfig(
   public static final String AGENT_IMAGE = "BATON_AGENT_IMAGE";
   public static final String AGENT_REDIS_SECRET = "BATON_AGENT_REDIS_SECRET";
 
+  private static final String SERVICE_WORDS =
+      "the Service the API server calls it through: the serving certificate's DNS names";
+
+  static final Setting<Boolean> S_ENABLED =
+      new Setting<>(
+          ENABLED,
+          s -> s.equalsIgnoreCase("true"),
+          "false",
+          "`false` (`true` in the chart)",
+          "serve the agent injection webhook (\"Any language\")");
+  static final Setting<Integer> S_PORT =
+      new Setting<>(PORT, OperatorConfig::port, "9443", "its HTTPS port");
+  static final Setting<String> S_SERVICE =
+      new Setting<>(SERVICE, s -> s, "baton-operator-webhook", SERVICE_WORDS);
+  static final Setting<String> S_NAMESPACE =
+      new Setting<>(NAMESPACE, s -> s, null, "the pod's namespace", SERVICE_WORDS);
+  static final Setting<String> S_CA_SECRET =
+      new Setting<>(
+          CA_SECRET, s -> s, null, "`<service>-ca`", "the Secret holding the operator's CA for it");
+  static final Setting<String> S_CONFIGURATION =
+      new Setting<>(
+          CONFIGURATION,
+          s -> s,
+          null,
+          "the MutatingWebhookConfiguration whose caBundle the operator keeps");
+  static final Setting<String> S_CERT_DIR =
+      new Setting<>(
+          CERT_DIR,
+          s -> s,
+          null,
+          "read `tls.crt` and `tls.key` there instead (cert-manager's Secret, mounted); no CA of "
+              + "its own");
+  static final Setting<String> S_NATIVE_SIDECAR =
+      new Setting<>(
+          NATIVE_SIDECAR,
+          WebhookConfig::nativeSidecarMode,
+          "auto",
+          "`true`, `false`, or by the API server's version (1.29+)");
+  static final Setting<String> S_AGENT_IMAGE =
+      new Setting<>(
+          AGENT_IMAGE,
+          s -> s,
+          null,
+          "required with the webhook",
+          "the image injected, the operator's own; pods on another are reported as outdated");
+  static final Setting<String> S_AGENT_REDIS_SECRET =
+      new Setting<>(
+          AGENT_REDIS_SECRET,
+          s -> s,
+          "baton-redis",
+          "the Secret in each app namespace for agents of groups on the default Redis; empty: "
+              + "none; unused with `BATON_REDIS_ACL_PER_GROUP=true`, where each agent takes its "
+              + "group's `baton-redis-<group>`");
+
   static WebhookConfig from(
       Map<String, String> env, String operatorNamespace, boolean groupRedisUsers) {
-    boolean enabled = "true".equalsIgnoreCase(trim(env.get(ENABLED)));
-    String service = or(trim(env.get(SERVICE)), "baton-operator-webhook");
-    String image = trim(env.get(AGENT_IMAGE));
+    boolean enabled = S_ENABLED.readOrThrow(env);
+    String service = S_SERVICE.readOrThrow(env);
+    String image = S_AGENT_IMAGE.readOrThrow(env);
     if (enabled && image == null) {
       throw new IllegalArgumentException(
           AGENT_IMAGE + " must name the agent's image (the operator's own) when " + ENABLED);
     }
-    int port;
-    try {
-      port = Integer.parseInt(or(trim(env.get(PORT)), "9443"));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(PORT + "='" + env.get(PORT) + "' is not a port");
-    }
-    String nativeSidecar = or(trim(env.get(NATIVE_SIDECAR)), "auto");
-    if (!List.of("auto", "true", "false").contains(nativeSidecar)) {
-      throw new IllegalArgumentException(NATIVE_SIDECAR + " must be auto, true or false");
-    }
-    // Absent: the default name; present and empty: no Secret (agents without Redis).
+    int port = S_PORT.readOrThrow(env);
+    String nativeSidecar = S_NATIVE_SIDECAR.readOrThrow(env);
+    // Absent: the default name; present and empty: no Secret (agents without Redis), which a
+    // Setting, reading blank as its default, cannot say.
     String redisSecret =
-        env.containsKey(AGENT_REDIS_SECRET) ? trim(env.get(AGENT_REDIS_SECRET)) : "baton-redis";
+        env.containsKey(AGENT_REDIS_SECRET) && trim(env.get(AGENT_REDIS_SECRET)) == null
+            ? null
+            : S_AGENT_REDIS_SECRET.readOrThrow(env);
     return new WebhookConfig(
         enabled,
         port,
         service,
-        or(trim(env.get(NAMESPACE)), operatorNamespace),
-        or(trim(env.get(CA_SECRET)), service + "-ca"),
-        trim(env.get(CONFIGURATION)),
-        trim(env.get(CERT_DIR)),
+        or(S_NAMESPACE.readOrThrow(env), operatorNamespace),
+        or(S_CA_SECRET.readOrThrow(env), service + "-ca"),
+        S_CONFIGURATION.readOrThrow(env),
+        S_CERT_DIR.readOrThrow(env),
         image,
         redisSecret,
         nativeSidecar.equals("auto") ? null : Boolean.valueOf(nativeSidecar),
         groupRedisUsers);
+  }
+
+  /** {@code auto}, {@code true} or {@code false}. */
+  private static String nativeSidecarMode(String s) {
+    if (!List.of("auto", "true", "false").contains(s)) {
+      throw new IllegalArgumentException("'" + s + "' must be auto, true or false");
+    }
+    return s;
   }
 
   /** The names the API server may dial the Service by; the first is the one it uses. */

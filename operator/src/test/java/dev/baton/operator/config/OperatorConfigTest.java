@@ -68,7 +68,7 @@ class OperatorConfigTest {
   @Test
   void badValuesNameTheVariable() {
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_HTTP_PORT", "http"), false))
-        .hasMessageContaining("BATON_HTTP_PORT='http'");
+        .hasMessageContaining("BATON_HTTP_PORT: 'http' is not a port");
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_CLUSTER_ID", "a|b"), false))
         .hasMessageContaining("BATON_CLUSTER_ID");
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION", "yes"), false))
@@ -91,7 +91,7 @@ class OperatorConfigTest {
 
     assertThatThrownBy(
             () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "global"), false))
-        .hasMessageContaining("BATON_SHARED_KEY_PREFIXES='global'")
+        .hasMessageContaining("BATON_SHARED_KEY_PREFIXES: 'global'")
         .hasMessageContaining("must end with '/'");
     assertThatThrownBy(
             () -> OperatorConfig.from(Map.of("BATON_SHARED_KEY_PREFIXES", "gate:x/"), false))
