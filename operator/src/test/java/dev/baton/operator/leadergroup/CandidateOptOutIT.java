@@ -8,25 +8,15 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pod annotated baton.dev/candidate: "false" is drained from leadership without being deleted:
  * never elected, and switched away from at once while it leads. Real Redis, the mock API server.
  */
-class CandidateOptOutIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class CandidateOptOutIT extends ClusterTest {
 
   private void optOut(String pod, String value) {
     cluster

@@ -10,33 +10,23 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RespClient;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Deleting a LeaderGroup without a finalizer (docs/design.md, "Deleting a group"): the deletion is
  * an event the operator acts on; groups deleted while no operator ran are cleaned up by the next
  * one; the finalizer of earlier releases goes.
  */
-class GroupDeletionIT {
+class GroupDeletionIT extends ClusterTest {
 
   private static final String CUSTOM_ROLE = "baton.dev/custom-role";
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
 
   private void delete(String group) {
     cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName(group).delete();

@@ -8,28 +8,18 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Pod events reach the groups that select the pod through the group index (docs/design.md, "A cache
  * the size of what matters"): whatever label a group's selector names first, and with no
  * matchLabels at all.
  */
-class GroupSelectionIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class GroupSelectionIT extends ClusterTest {
 
   private void pod(String name, Map<String, String> labels) {
     cluster.createPod(Sandbox.readyPod(NS, name, labels));

@@ -10,7 +10,7 @@ import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -21,9 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The LeaderGroup's election of docs/design.md, against real Redis and the mock API server: one
@@ -31,26 +29,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * none without a ready candidate, and switchover. What restarts of Redis and of the operator keep
  * is {@link RestartsIT}; misconfigured groups are {@link MisconfiguredGroupIT}.
  */
-class LeaderGroupIT {
+class LeaderGroupIT extends ClusterTest {
 
   /** Failover times seen by the label watcher, printed for the closing note. */
   static final List<Long> failoverMillis = new ArrayList<>();
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
-
   @Test
   void electsExactlyOneLeaderAmongThreeReadyPods() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
 
     assertThat(cluster.roles(ROLE)).containsOnlyKeys("payments-0", "payments-1", "payments-2");
     assertThat(cluster.roles(ROLE).values())
@@ -206,10 +192,7 @@ class LeaderGroupIT {
 
   @Test
   void aPodThatLeavesTheGroupLosesItsMarksOnceRedisAnswersAndALeaderThatLeavesIsReplaced() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     String follower =
         cluster.roles(ROLE).keySet().stream().filter(p -> !p.equals(leader)).findFirst().get();
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
@@ -286,10 +269,7 @@ class LeaderGroupIT {
 
   @Test
   void switchoverMovesToTheNamedPodAndRefusesAMissingOne() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     long termBefore = cluster.term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       annotate("baton.dev/switchover-to", "payments-2");

@@ -10,7 +10,7 @@ import dev.baton.client.BatonLeadership;
 import dev.baton.client.BatonNames;
 import dev.baton.client.LeadershipListener;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.PausableProxy;
 import java.net.URI;
 import java.time.Duration;
@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.redisson.Redisson;
@@ -34,7 +33,7 @@ import org.redisson.config.ConstantDelay;
  * on election, failover and switchover, revoked when they cannot confirm, and never two of them
  * believing they lead at once ({@link Believers}).
  */
-class LeadershipIT {
+class LeadershipIT extends ClusterTest {
 
   private static final BatonLeadership.Options OPTIONS =
       BatonLeadership.Options.defaults()
@@ -47,15 +46,12 @@ class LeadershipIT {
     REDIS
   }
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
   private final Believers believers = new Believers();
   private final Map<String, BatonLeadership> apps = new LinkedHashMap<>();
   private final List<AutoCloseable> closing = new ArrayList<>();
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
+  void start() {
     for (int i = 0; i < 3; i++) {
       cluster.createPod("worker-" + i, "worker");
     }

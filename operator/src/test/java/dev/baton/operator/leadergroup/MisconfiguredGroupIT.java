@@ -9,36 +9,23 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Misconfigured groups end in a condition and leave the others alone: a later group over pods an
  * earlier one holds (Conflict), a group that selects no pod, whose Secret is missing or whose Redis
  * is unreachable, and an invalid spec. Each bad value on its own is a row of security/BadInputTest.
  */
-class MisconfiguredGroupIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class MisconfiguredGroupIT extends ClusterTest {
 
   @Test
   void laterGroupOverTheSamePodsReportsConflictAndTouchesNothing() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     Map<String, String> roles = cluster.roles(ROLE);
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       await().atMost(WAIT).until(() -> !watcher.history().isEmpty());

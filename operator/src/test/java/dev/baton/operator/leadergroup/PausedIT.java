@@ -9,30 +9,20 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * spec.paused as Patroni's pause: leadership frozen (nobody elected, labels untouched), the current
  * leader's lease still renewed while its pod exists, Paused=True and Ready still meaning "has a
  * leader". Real Redis, the mock API server; the group's lease lives 3 s.
  */
-class PausedIT {
+class PausedIT extends ClusterTest {
 
   /** Longer than the group's 3 s ttl: a lease not renewed would have expired within it. */
   private static final Duration PAST_TTL = Duration.ofSeconds(4);
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
 
   private void setPaused(boolean paused) {
     cluster

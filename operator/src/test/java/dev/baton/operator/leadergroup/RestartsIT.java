@@ -8,35 +8,22 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.ElectionKeys;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What restarts keep (docs/design.md): Redis down fails static and comes back with the same leader,
  * Redis back empty keeps the leader with a higher term, an operator restart changes no label, and a
  * leader's pod replaced under the same name while no operator ran is reported as a new leader.
  */
-class RestartsIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class RestartsIT extends ClusterTest {
 
   @Test
   void redisDownKeepsLabelsAndRecoversWithTheSameLeader() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     Map<String, String> roles = cluster.roles(ROLE);
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       cluster.redis.kill();
@@ -57,10 +44,7 @@ class RestartsIT {
 
   @Test
   void redisRestartedEmptyKeepsTheLeaderWithAHigherTerm() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     // Move the term up a little so "greater" is not just 1 -> 2 by accident.
     cluster.client.pods().inNamespace(NS).withName(leader).delete();
     await()
@@ -83,10 +67,7 @@ class RestartsIT {
 
   @Test
   void operatorRestartKeepsTheLeaderAndChangesNoLabel() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     long termBefore = cluster.term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       await().atMost(WAIT).until(() -> !watcher.history().isEmpty());

@@ -8,8 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.ElectionKeys;
 import dev.baton.client.HolderRecord;
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -22,22 +21,17 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Redis, the labels and the leader Service are compared, and a disagreement raised (docs/design.md,
  * "Three views agree").
  */
-class SplitBrainIT {
+class SplitBrainIT extends ClusterTest {
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-
-  private BatonCluster cluster;
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
+  void start() {
     endpoints = new EndpointsController(cluster.client, NS);
     for (int i = 0; i < 3; i++) {
       cluster.createPod("payments-" + i, "payments");

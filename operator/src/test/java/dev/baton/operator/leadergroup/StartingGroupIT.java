@@ -6,25 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import io.fabric8.kubernetes.api.model.Event;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A new group whose pods are still starting is waiting, not failing: on a real node every new group
  * warned NoCandidates before its pods were Ready.
  */
-class StartingGroupIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class StartingGroupIT extends ClusterTest {
 
   @Test
   void aNewGroupWaitsForItsPodsWithoutAWarningAndWarnsWhenItLosesEveryCandidate() {

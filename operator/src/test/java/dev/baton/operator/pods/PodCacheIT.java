@@ -7,16 +7,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.metrics.BatonMetrics;
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RealisticPods;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.HashMap;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator caches a skeleton of each pod a group or lock selects and a compact copy of every
@@ -24,15 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pods that come to match it later, are still seen, and the operator's writes leave every field it
  * does not cache as it was.
  */
-class PodCacheIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class PodCacheIT extends ClusterTest {
 
   @Test
   void podsBeforeTheGroupAndPodsThatComeToMatchItAreSeenAndKeepTheirFields() {

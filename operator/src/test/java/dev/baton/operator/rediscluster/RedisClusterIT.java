@@ -15,7 +15,7 @@ import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.LocalRedisCluster;
@@ -31,7 +31,6 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -44,21 +43,18 @@ import org.redisson.config.ReadMode;
  * and taken by applications; then a master is killed and its replica promoted, and slots move
  * between masters while groups fail over. Labels never show two leaders, terms never go back.
  */
-class RedisClusterIT {
+class RedisClusterIT extends ClusterTest {
 
   private static final Duration WAIT = Timeouts.LONG_WAIT;
   private static final int GROUPS = 9;
 
   private LocalRedisCluster redis;
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
 
-  private BatonCluster cluster;
   private RedissonClient app;
   private InvariantChecker checker;
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
+  void start() {
     redis = LocalRedisCluster.start();
     cluster.env(OperatorConfig.REDIS_URL, redis.url());
     app = connect(redis);

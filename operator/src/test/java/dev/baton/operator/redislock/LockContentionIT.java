@@ -13,7 +13,7 @@ import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.LocalRedis;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
@@ -32,9 +32,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -42,7 +40,7 @@ import org.redisson.api.RedissonClient;
  * it; a checker records every critical section and finds no overlap and no repeated or decreasing
  * token.
  */
-class LockContentionIT {
+class LockContentionIT extends ClusterTest {
 
   private static final int THREADS = 8;
 
@@ -51,15 +49,8 @@ class LockContentionIT {
 
   private static final Duration DEADLINE = Duration.ofSeconds(60);
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
   private final List<RedissonClient> clients = new ArrayList<>();
   private final List<LocalRedis> extra = new ArrayList<>();
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
 
   @AfterEach
   void stop() {

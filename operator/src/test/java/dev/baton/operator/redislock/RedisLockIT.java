@@ -19,7 +19,7 @@ import dev.baton.client.LockOwner;
 import dev.baton.operator.BatonOperator;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,25 +27,20 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
  * The RedisLock behaviours of docs/api.md and docs/design.md, against real Redis and the mock API
  * server.
  */
-class RedisLockIT {
+class RedisLockIT extends ClusterTest {
 
   private static final String HELD = "locks.baton.dev/migration";
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-
-  private BatonCluster cluster;
   private RedissonClient redisson;
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
+  void start() {
     redisson = TestRedisson.connect(cluster.redis);
   }
 

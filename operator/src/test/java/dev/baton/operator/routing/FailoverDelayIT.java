@@ -1,23 +1,16 @@
 package dev.baton.operator.routing;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Event;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * spec.failoverDelay (docs/design.md, "Flap damping"): a leader that turned not ready keeps
@@ -25,24 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * deleted one is replaced at once whatever the delay. The test's EndpointSlice controller runs, as
  * in every routing test.
  */
-class FailoverDelayIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-  private PaymentsRouting payments;
-  private EndpointsController endpoints;
-
-  @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
-    payments = new PaymentsRouting(cluster);
-    endpoints = new EndpointsController(cluster.client, NS);
-  }
-
-  @AfterEach
-  void stop() {
-    endpoints.close();
-  }
+class FailoverDelayIT extends RoutingTest {
 
   // The payments world is PaymentsRouting's; this hands it this test's cluster.
   private static LeaderGroup dampedGroup(String delay) {

@@ -9,9 +9,6 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
@@ -24,34 +21,14 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The one-write mode (docs/design.md, "Routing"): spec.service makes the operator own a Service
  * without a selector and its EndpointSlice, which names exactly the leader in every version and
  * goes with the group; a Service of that name that someone else owns is left alone and reported.
  */
-class OwnedServiceIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-  private PaymentsRouting payments;
-  private EndpointsController endpoints;
-
-  @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
-    payments = new PaymentsRouting(cluster);
-    endpoints = new EndpointsController(cluster.client, NS);
-  }
-
-  @AfterEach
-  void stop() {
-    endpoints.close();
-  }
+class OwnedServiceIT extends RoutingTest {
 
   private static LeaderGroup groupWithService() {
     LeaderGroup g = Sandbox.group("payments", "payments");

@@ -1,14 +1,10 @@
 package dev.baton.operator.routing;
 
 import static dev.baton.operator.testing.BatonCluster.ROLE;
-import static dev.baton.testkit.Sandbox.NS;
 import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,34 +14,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Traffic follows the leader (docs/design.md, "Routing"): the Routed condition and status.routing
  * against Services routed by the test's EndpointSlice controller. The one-write mode's own slice is
  * {@link OwnedServiceIT}; spec.failoverDelay, {@link FailoverDelayIT}.
  */
-class RoutingIT {
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-  private PaymentsRouting payments;
-  private EndpointsController endpoints;
-
-  @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
-    payments = new PaymentsRouting(cluster);
-    endpoints = new EndpointsController(cluster.client, NS);
-  }
-
-  @AfterEach
-  void stop() {
-    endpoints.close();
-  }
+class RoutingIT extends RoutingTest {
 
   private String metrics() throws Exception {
     return HttpClient.newHttpClient()

@@ -6,8 +6,7 @@ import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -20,7 +19,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A leader Service whose named targetPort is declared only on a native sidecar, as the agent
@@ -28,15 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * before 1.33 does (main containers only), so the slice lists the leader without ports, as a real
  * cluster left it, and nothing would route. The group must say so.
  */
-class ServicePortsIT {
+class ServicePortsIT extends ClusterTest {
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
   private EndpointsController endpoints;
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
+  void start() {
     endpoints = new EndpointsController(cluster.client, NS);
   }
 

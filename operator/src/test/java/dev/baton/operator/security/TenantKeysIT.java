@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
@@ -18,9 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A namespace tenant's Redis keys, against the real operator, a real redis-server and the mock API
@@ -30,17 +28,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of two resources on one key takes it over once the elder is gone. What the schema refuses (CEL
  * included) is {@link BadInputTest}'s and {@code CelRulesTest}'s.
  */
-class TenantKeysIT {
+class TenantKeysIT extends ClusterTest {
 
   private static final String DEV = "dev";
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
 
   @Test
   void aKeyOfAnotherNamespaceOrOfBatonItselfIsRefusedAndNothingIsWrittenToRedis() {

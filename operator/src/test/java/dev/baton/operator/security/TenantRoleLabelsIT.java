@@ -9,7 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -18,9 +18,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Role labels that cannot take over other workloads, against the real operator, a real redis-server
@@ -28,17 +26,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * opt in, and a group never relabels or re-marks pods another group labels, whatever its role
  * label; both are reported as Conflict with an Event, and nothing is written on the pods.
  */
-class TenantRoleLabelsIT {
+class TenantRoleLabelsIT extends ClusterTest {
 
   private static final String DB_ROLE = "db.example.com/role";
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.embedded();
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
 
   @Test
   void aRoleLabelOutsideBatonsDomainGoesOnlyOnPodsThatOptInOrAnAllowedPrefix() {
@@ -94,10 +84,7 @@ class TenantRoleLabelsIT {
 
   @Test
   void aSecondGroupNeverRelabelsPodsAnotherGroupLabelsWhateverItsRoleLabel() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     await()
         .atMost(WAIT)
         .until(() -> cluster.roles(ROLE).size() == 3 && cluster.term("payments") == 1);

@@ -103,6 +103,17 @@ public final class BatonCluster extends Sandbox {
     return leaders(roleLabel).get(0);
   }
 
+  /**
+   * {@code n} ready pods of {@code app}, the operator started and a LeaderGroup named {@code app}
+   * over them: its leader, once the label and the status agree.
+   */
+  public String startGroup(String app, int n) {
+    createPods(app, n);
+    startOperator();
+    create(group(app, app));
+    return awaitLeader(app, ROLE);
+  }
+
   /** Pods {@code <app>-0} to {@code <app>-<n-1>}, labeled app={@code app}, running and ready. */
   public void createPods(String app, int n) {
     for (int i = 0; i < n; i++) {
