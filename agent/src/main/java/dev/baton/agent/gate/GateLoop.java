@@ -181,8 +181,8 @@ final class GateLoop {
    * with it.
    */
   interface Untouched {
-    /** On the loop's thread, the client off its selector: {@code deadline} is the one carried. */
-    void handBack(SocketChannel client, long deadline);
+    /** On the loop's thread, the client off its selector, with what {@link #carry} was given. */
+    void handBack(SocketChannel client, Object carried);
   }
 
   /** Before {@link #start}: clients whose target went before a byte moved go to {@code u}. */
@@ -192,13 +192,13 @@ final class GateLoop {
 
   /**
    * Any thread: carries bytes between {@code client} and {@code target}, both connected; {@code
-   * deadline} is given back with the client if it is handed back ({@link #handingBack}).
+   * carried} is given back with the client if it is handed back ({@link #handingBack}).
    */
-  void carry(SocketChannel client, SocketChannel target, long deadline) {
+  void carry(SocketChannel client, SocketChannel target, Object carried) {
     submit(
         () -> {
           Forwarding f = new Forwarding(client, target);
-          f.handBackDeadline = deadline;
+          f.carried = carried;
           f.connect();
         });
   }
@@ -421,7 +421,8 @@ final class GateLoop {
     /** Whether a byte was read from either side: from then on the connection is the target's. */
     boolean moved;
 
-    long handBackDeadline;
+    /** What the relay carried it with: given back with the client on a hand-back. */
+    Object carried;
 
     /**
      * @param connectedTarget null: a new connection to the loop's target
@@ -537,8 +538,8 @@ final class GateLoop {
       // Handed over once the selector let go of the channel: the queued task runs after the
       // selectNow that completes the cancel.
       SocketChannel c = client.channel;
-      long deadline = handBackDeadline;
-      submit(() -> untouched.handBack(c, deadline));
+      Object with = carried;
+      submit(() -> untouched.handBack(c, with));
       return true;
     }
 

@@ -170,12 +170,18 @@ public final class Relay {
       Sockets.rst(client);
       return;
     }
-    carryOnAThread(client, System.nanoTime() + holdFor.toNanos());
+    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0));
   }
 
-  private void carryOnAThread(SocketChannel client, long deadline) {
+  /**
+   * A connection's way to a leader's gate: its deadline, and the holder last tried without success
+   * (null: none) and when, so that one is tried again only after {@link #SAME_AGAIN_NANOS}.
+   */
+  private record Carried(long deadline, String refusedBy, long refusedAt) {}
+
+  private void carryOnAThread(SocketChannel client, Carried carried) {
     try {
-      threads.execute(() -> carry(client, deadline));
+      threads.execute(() -> carry(client, carried));
     } catch (RuntimeException e) {
       metrics.relay(publicPort, "refused");
       Sockets.rst(client);
@@ -187,17 +193,21 @@ public final class Relay {
    * byte moved (it shut in the moment after it took it); nothing of the client's was read, so it
    * goes to the next leader's gate, within what is left of its hold.
    */
-  private void handBack(SocketChannel client, long deadline) {
+  private void handBack(SocketChannel client, Object carried) {
     metrics.relay(publicPort, "retried");
-    carryOnAThread(client, deadline);
+    // That holder let it go: the next one at once, the same one (an app that closed a silent
+    // connection, say) only after a pause, as a holder that refused.
+    Carried c = (Carried) carried;
+    carryOnAThread(client, new Carried(c.deadline(), c.refusedBy(), System.nanoTime()));
   }
 
-  private void carry(SocketChannel channel, long deadline) {
+  private void carry(SocketChannel channel, Carried carried) {
+    long deadline = carried.deadline();
     try (Selector selector = Selector.open()) {
       channel.configureBlocking(true);
       channel.socket().setTcpNoDelay(true);
-      String refusedBy = null;
-      long refusedAt = 0;
+      String refusedBy = carried.refusedBy();
+      long refusedAt = carried.refusedAt();
       while (true) {
         Holder h = holder();
         if (h != null && (!h.is(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
@@ -208,7 +218,7 @@ public final class Relay {
             relayed.incrementAndGet();
             loops
                 .get(Math.floorMod(next.getAndIncrement(), loops.size()))
-                .carry(channel, leader, deadline);
+                .carry(channel, leader, new Carried(deadline, h.who(), 0));
             return;
           }
           // That gate shut, is gone, or is not there yet: the next holder, or this one a little

@@ -19,6 +19,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -125,6 +126,38 @@ class RelayTest {
         .as("given up because B became known")
         .contains(series("relay_attempts_total", "result", "abandoned") + " 1")
         .contains(series("relay_attempts_total", "result", "taken") + " 1");
+  }
+
+  @Test
+  void anAppThatClosesEveryConnectionAtOnceIsTriedAgainOnlyAfterAPauseUntilTheHoldEnds()
+      throws Exception {
+    ServerSocket appA = app(A);
+    AtomicInteger accepted = new AtomicInteger();
+    Thread closer =
+        new Thread(
+            () -> {
+              while (!appA.isClosed()) {
+                try (Socket s = appA.accept()) {
+                  accepted.incrementAndGet();
+                } catch (IOException e) {
+                  // closed, or its accept timed out: look again
+                }
+              }
+            });
+    closer.setDaemon(true);
+    closer.start();
+    Gate gateA = leaderOnlyGate(A, appA);
+    gateA.opened(1);
+    seen.set(holder(A, 1L));
+    Relay relay = relay(Duration.ofMillis(600));
+    try (Socket client = relayed(relay)) {
+      client.setSoTimeout((int) Timeouts.WAIT.toMillis());
+      assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
+    }
+    // Handed back each time, and tried again at most every 100 ms: a handful, not a storm.
+    assertThat(accepted.get()).isBetween(2, 20);
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "refused") + " 1");
   }
 
   @Test
