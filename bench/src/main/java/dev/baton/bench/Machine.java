@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.bench.harness.BenchConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.baton.bench.agent;
 
-import dev.baton.bench.Percentiles;
-import dev.baton.bench.Report;
+import dev.baton.bench.harness.Percentiles;
+import dev.baton.bench.harness.Report;
 import dev.baton.testkit.Sandbox;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package dev.baton.bench.agent;
 
-import dev.baton.bench.Waits;
+import dev.baton.bench.harness.Waits;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.Sandbox;
 import dev.baton.testkit.StampedWriter;

@@ -1,11 +1,11 @@
 package dev.baton.bench.agent;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
-import dev.baton.bench.BenchConfig;
-import dev.baton.bench.Percentiles;
-import dev.baton.bench.Progress;
-import dev.baton.bench.Report;
-import dev.baton.bench.Waits;
+import dev.baton.bench.harness.BenchConfig;
+import dev.baton.bench.harness.Percentiles;
+import dev.baton.bench.harness.Progress;
+import dev.baton.bench.harness.Report;
+import dev.baton.bench.harness.Waits;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
 import dev.baton.testkit.ByteRecorder;

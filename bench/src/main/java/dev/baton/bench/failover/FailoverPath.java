@@ -1,7 +1,7 @@
 package dev.baton.bench.failover;
 
-import dev.baton.bench.Percentiles;
-import dev.baton.bench.Report;
+import dev.baton.bench.harness.Percentiles;
+import dev.baton.bench.harness.Report;
 import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.metrics.FailoverTrace.Step;
 import java.util.ArrayList;

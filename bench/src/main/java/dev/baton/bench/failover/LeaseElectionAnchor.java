@@ -1,7 +1,7 @@
 package dev.baton.bench.failover;
 
-import dev.baton.bench.Progress;
-import dev.baton.bench.Waits;
+import dev.baton.bench.harness.Progress;
+import dev.baton.bench.harness.Waits;
 import dev.baton.testkit.KubernetesUnderTest;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;

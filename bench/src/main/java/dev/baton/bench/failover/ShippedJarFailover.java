@@ -2,11 +2,11 @@ package dev.baton.bench.failover;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.LeaseSpec;
-import dev.baton.bench.BenchConfig;
-import dev.baton.bench.Percentiles;
-import dev.baton.bench.Progress;
-import dev.baton.bench.Report;
-import dev.baton.bench.Waits;
+import dev.baton.bench.harness.BenchConfig;
+import dev.baton.bench.harness.Percentiles;
+import dev.baton.bench.harness.Progress;
+import dev.baton.bench.harness.Report;
+import dev.baton.bench.harness.Waits;
 import dev.baton.bench.scale.BenchRedis;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.OperatorProcess;

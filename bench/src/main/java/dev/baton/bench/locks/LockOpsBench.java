@@ -1,8 +1,8 @@
 package dev.baton.bench.locks;
 
-import dev.baton.bench.BenchConfig;
-import dev.baton.bench.Progress;
-import dev.baton.bench.Report;
+import dev.baton.bench.harness.BenchConfig;
+import dev.baton.bench.harness.Progress;
+import dev.baton.bench.harness.Report;
 import java.nio.file.Files;
 import java.util.Collection;
 import java.util.HashMap;

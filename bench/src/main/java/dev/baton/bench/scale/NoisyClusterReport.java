@@ -3,8 +3,8 @@ package dev.baton.bench.scale;
 import static dev.baton.bench.scale.NoisyClusterBench.CONTAINER;
 import static dev.baton.bench.scale.NoisyClusterBench.container;
 
-import dev.baton.bench.BenchConfig;
-import dev.baton.bench.Report;
+import dev.baton.bench.harness.BenchConfig;
+import dev.baton.bench.harness.Report;
 import java.util.List;
 import java.util.Map;
 

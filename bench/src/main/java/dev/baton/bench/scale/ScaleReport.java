@@ -3,8 +3,8 @@ package dev.baton.bench.scale;
 import static dev.baton.bench.scale.ScaleBench.PODS_PER_GROUP;
 import static dev.baton.bench.scale.ScaleBench.TOP_THREADS;
 
-import dev.baton.bench.BenchConfig;
-import dev.baton.bench.Report;
+import dev.baton.bench.harness.BenchConfig;
+import dev.baton.bench.harness.Report;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.bench.harness;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.bench.harness;
 
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.bench.harness;
 
 import dev.baton.demo.ClassArchiveTraining;
 import java.io.IOException;

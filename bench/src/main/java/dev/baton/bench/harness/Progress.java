@@ -1,9 +1,9 @@
-package dev.baton.bench;
+package dev.baton.bench.harness;
 
 /**
  * A benchmark's progress lines, on stderr so that stdout keeps the report. Its own class, so that
- * every benchmark can tell its progress without depending on {@link BenchMain}, which depends on
- * them all.
+ * every benchmark can tell its progress without depending on the benchmarks' main class, which
+ * depends on them all.
  */
 public final class Progress {
 

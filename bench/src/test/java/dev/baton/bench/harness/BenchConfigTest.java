@@ -1,4 +1,4 @@
-package dev.baton.bench;
+package dev.baton.bench.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
