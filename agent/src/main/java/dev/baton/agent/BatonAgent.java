@@ -153,6 +153,7 @@ public final class BatonAgent implements AutoCloseable {
                 metrics,
                 threads);
         relays.add(relay);
+        leadership.watch(v -> relay.holderChanged());
         gate.relayWhenShut(relay::take);
       }
     }

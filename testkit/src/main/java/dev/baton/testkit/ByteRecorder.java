@@ -213,6 +213,22 @@ public final class ByteRecorder {
     return null;
   }
 
+  /**
+   * When ({@link System#nanoTime()}) the first byte of the earliest connection that reached {@code
+   * pod}'s application after {@code since} arrived; 0 when none did.
+   */
+  public long firstArrival(String pod, long since) {
+    List<Connection> all;
+    synchronized (this) {
+      all = List.copyOf(connections);
+    }
+    return all.stream()
+        .filter(c -> c.pod.equals(pod) && c.firstArrival - since > 0)
+        .mapToLong(c -> c.firstArrival)
+        .reduce((a, b) -> a - b < 0 ? a : b)
+        .orElse(0);
+  }
+
   /** How many frames reached {@code pod}'s application. */
   public long frames(String pod) {
     List<Connection> all;

@@ -35,12 +35,13 @@ import org.slf4j.LoggerFactory;
  * through the pipe).
  *
  * <p>Finding the leader's gate takes a thread per connection, a connect and a one-byte answer
- * waited for in 5 ms slices (a try is left as soon as the agent knows of another holder), and at
- * most {@link #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the moment of a
- * hand-over. A gate that took a connection and shut before a byte moved either way hands the client
- * back, unread, to be carried to the next holder. Once the leader's gate took the connection, both
- * ends go to the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no
- * thread: idle relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
+ * waited for in 5 ms slices (a try is left as soon as the agent knows of another holder; one
+ * waiting for a holder is woken when it becomes known, {@link #holderChanged}), and at most {@link
+ * #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the moment of a hand-over. A
+ * gate that took a connection and shut before a byte moved either way hands the client back,
+ * unread, to be carried to the next holder. Once the leader's gate took the connection, both ends
+ * go to the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no thread:
+ * idle relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
  */
 public final class Relay {
 
@@ -82,6 +83,9 @@ public final class Relay {
   private final List<GateLoop> loops = new ArrayList<>();
   private final AtomicInteger relayed = new AtomicInteger();
   private final AtomicInteger next = new AtomicInteger();
+
+  /** Notified when the holder followers see changes: connections waiting for one try it at once. */
+  private final Object holderChanged = new Object();
 
   /**
    * @param leaderOnlyPort the port of every agent's leader-only gate
@@ -229,7 +233,11 @@ public final class Relay {
         if (System.nanoTime() - deadline >= 0) {
           break;
         }
-        Thread.sleep(POLL_MILLIS);
+        // Woken by the next holder's arrival; a change told between the look and the wait is
+        // found by the next look, a poll later.
+        synchronized (holderChanged) {
+          holderChanged.wait(POLL_MILLIS);
+        }
       }
       log.debug("relay {}: no leader's gate took a connection within {}", publicPort, holdFor);
     } catch (IOException e) {
@@ -239,6 +247,16 @@ public final class Relay {
     }
     metrics.relay(publicPort, "refused");
     Sockets.rst(channel);
+  }
+
+  /**
+   * Tells the connections waiting for a leader's gate that the holder changed (from the leadership
+   * loop, on every change of what followers see): they try it now rather than at their next poll.
+   */
+  public void holderChanged() {
+    synchronized (holderChanged) {
+      holderChanged.notifyAll();
+    }
   }
 
   /** The holder followers see now: its address and term; null while none is known. */

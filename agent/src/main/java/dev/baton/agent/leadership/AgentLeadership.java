@@ -68,15 +68,19 @@ public final class AgentLeadership implements AutoCloseable {
   /** Starts following the pod through {@code api}. */
   public void start(KubernetesApi api, BatonLeadership.Options options) {
     HoldCalls calls = holdKey == null ? null : new HoldCalls(holdKey, callThread);
+    LeadershipConfig config =
+        LeadershipConfig.of(
+            namespace,
+            pod,
+            options.roleLabel(),
+            confirmWithin,
+            holdKey != null,
+            LockValues.random());
+    // First on the loop, while the pod's first read is out: a promotion later finds its path run.
+    loop.execute(() -> LeadershipRehearsal.play(config, LeadershipRehearsal.ROUNDS));
     steps =
         new LeadershipLoop(
-            LeadershipConfig.of(
-                namespace,
-                pod,
-                options.roleLabel(),
-                confirmWithin,
-                holdKey != null,
-                LockValues.random()),
+            config,
             gates,
             board,
             redisHealth,

@@ -31,6 +31,7 @@ final class HoldCalls {
 
   /** Sends {@code call} and posts what came of it. */
   void send(HoldCall call, Consumer<Input> post) {
+    long asked = System.nanoTime();
     thread.execute(
         () -> {
           long sent = System.nanoTime();
@@ -40,7 +41,16 @@ final class HoldCalls {
             return;
           }
           HoldKey.Answer answer = attempt(call.key(), () -> script(call, sent));
-          post.accept(new Input.Answered(call, sent, System.nanoTime(), answer));
+          long answered = System.nanoTime();
+          if (log.isDebugEnabled()) {
+            log.debug(
+                "hold key {}: {} answered in {} µs, sent {} µs after it was asked",
+                call.key(),
+                call.getClass().getSimpleName(),
+                (answered - sent) / 1000,
+                (sent - asked) / 1000);
+          }
+          post.accept(new Input.Answered(call, sent, answered, answer));
         });
   }
 

@@ -54,6 +54,12 @@ final class LeadershipLoop {
       LeadershipDecision.Step step =
           LeadershipDecision.step(config, state, input, clock.getAsLong());
       state = step.state();
+      if (log.isDebugEnabled() && !(input instanceof Input.Tick && step.effects().isEmpty())) {
+        log.debug(
+            "{} -> {}",
+            input.getClass().getSimpleName(),
+            step.effects().stream().map(e -> e.getClass().getSimpleName()).toList());
+      }
       AgentView view = AgentView.of(config, state);
       if (!view.leadership().leader()) {
         // Told before any gate closes: whoever asks once a connection was cut hears "not leader".

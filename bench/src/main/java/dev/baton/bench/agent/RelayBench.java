@@ -8,6 +8,7 @@ import dev.baton.bench.harness.Report;
 import dev.baton.bench.harness.Waits;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.BatonOperator;
+import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.FreePorts;
@@ -30,6 +31,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -65,6 +69,18 @@ public final class RelayBench {
   private final int gatePort = FreePorts.any();
   private final int leaderOnlyPort = FreePorts.any();
 
+  /** The operator's steps for the group ({@link FailoverTrace}), since the trial's change. */
+  private final Queue<FailoverTrace.Stamp> stamps = new ConcurrentLinkedQueue<>();
+
+  /** -Dbench.relayKinds=deleted,not_ready: a subset of the hand-overs (default all). */
+  private final Set<Kind> kinds;
+
+  /** -Dbench.relayServers=plain,profile: a subset of the servers (default both). */
+  private final Set<String> servers;
+
+  /** -Dbench.agentLog=debug: the agents' own log level (their logs in the output directory). */
+  private final String agentLog = System.getProperty("bench.agentLog", "");
+
   public RelayBench(BenchConfig config) {
     this.config = config;
     this.jar = Path.of(System.getProperty("bench.agentJar", "agent/target/baton-agent.jar"));
@@ -72,6 +88,15 @@ public final class RelayBench {
     for (int i = 0; i < CANDIDATES.size(); i++) {
       ips.put(CANDIDATES.get(i), "127.0.0.2" + (i + 1));
     }
+    String k = System.getProperty("bench.relayKinds", "");
+    kinds =
+        k.isBlank()
+            ? Set.of(Kind.values())
+            : java.util.Arrays.stream(k.split(","))
+                .map(x -> Kind.valueOf(x.trim().toUpperCase(java.util.Locale.ROOT)))
+                .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    String v = System.getProperty("bench.relayServers", "");
+    servers = v.isBlank() ? Set.of("plain", "profile") : Set.of(v.split(","));
   }
 
   private enum Kind {
@@ -102,6 +127,9 @@ public final class RelayBench {
             "p99",
             "max",
             "goal (p50 / p99)",
+            "of which: change to the event at the operator, p50",
+            "change to the new leader's label written, p50",
+            "label written to the first frame, p50",
             "attempts",
             "refused (goal 0)",
             "given up by the relay (goal 0)",
@@ -123,10 +151,22 @@ public final class RelayBench {
             "goal (p50)");
     // The plain mock first, with the steady-state overhead; then, in the same run, the mock that
     // answers as kube-apiserver v1.32 did on a real node.
-    runOn(null, s, cuts, report);
-    String kubeconfig = System.getenv(KubernetesUnderTest.KUBECONFIG);
-    if (kubeconfig == null || kubeconfig.isBlank()) {
-      runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, cuts, null);
+    FailoverTrace.to(
+        st -> {
+          if (st.group().equals(Sandbox.NS + "/" + AgentBench.APP)) {
+            stamps.add(st);
+          }
+        });
+    try {
+      if (servers.contains("plain")) {
+        runOn(null, s, cuts, report);
+      }
+      String kubeconfig = System.getenv(KubernetesUnderTest.KUBECONFIG);
+      if (servers.contains("profile") && (kubeconfig == null || kubeconfig.isBlank())) {
+        runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, cuts, null);
+      }
+    } finally {
+      FailoverTrace.to(null);
     }
     s.note(
         "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
@@ -141,7 +181,8 @@ public final class RelayBench {
             + " client opens a connection to the follower every "
             + CLIENT_EVERY_MILLIS
             + " ms from the change on, writes a stamped frame and reads its echo; the time is"
-            + " the first such frame that reached the new leader's application. Refused: the"
+            + " when the first such frame reached the new leader's application (its first byte's"
+            + " arrival as the application recorded it). Refused: the"
             + " follower's port did not take the connection; given up: its relay held it past"
             + " its hold (BATON_AGENT_RELAY_HOLD, 1 s; its metric); answered after more than"
             + " 1 s: from the connect to the echo. A connection the old leader's gate took in the"
@@ -154,7 +195,11 @@ public final class RelayBench {
             + " SIGTERMs its agent "
             + SIDECAR_STOPS_AFTER_MILLIS
             + " ms later, as a native sidecar is stopped after the application; then the"
-            + " finalizer goes, and the pod is created and its agent started again.");
+            + " finalizer goes, and the pod is created and its agent started again. Of which:"
+            + " from the operator's own trace (FailoverTrace, in this JVM), when it was handed"
+            + " the old leader's first pod event (none for a switchover) and when the new"
+            + " leader's label write was answered; the rest is the new leader's agent seeing its"
+            + " label and taking the gate key, the follower learning of it, and the relay.");
     cuts.note(
         "Before each deletion, a connection through the old leader's own gate (as kube-proxy"
             + " would have routed it), echoed once, then blocked in a read: the time is when"
@@ -191,16 +236,20 @@ public final class RelayBench {
       }
       fleet.awaitOpenLeader();
       for (Kind kind : Kind.values()) {
+        if (!kinds.contains(kind)) {
+          continue;
+        }
         List<Double> took = new ArrayList<>();
+        Steps steps = new Steps();
         Counts counts = new Counts();
         List<Double> heldCut = new ArrayList<>();
         long givenUp = relayGaveUp(fleet);
         int lateBefore = fleet.bytes().violations().size();
         for (int t = 0; t < trials; t++) {
-          took.add(trial(cluster, fleet, kind, counts, heldCut));
+          took.add(trial(cluster, fleet, kind, counts, heldCut, steps));
         }
         Percentiles p = Percentiles.of(took);
-        Progress.line("relay " + server + " " + kind + ": " + p + ", " + counts);
+        Progress.line("relay " + server + " " + kind + ": " + p + ", " + counts + ", " + steps);
         s.row(
             server,
             kind.description,
@@ -209,6 +258,9 @@ public final class RelayBench {
             p.p99(),
             p.max(),
             "< 100 / 250",
+            steps.p50(steps.event),
+            steps.p50(steps.labeled),
+            steps.p50(steps.afterLabel),
             counts.attempts().get(),
             counts.refused().get(),
             relayGaveUp(fleet) - givenUp,
@@ -263,7 +315,12 @@ public final class RelayBench {
 
   private void startAgent(AgentFleet fleet, String pod) {
     fleet.onAddress(pod, ips.get(pod), gatePort);
-    fleet.start(pod, fleet.javaJar(), Map.of("BATON_AGENT_RELAY", gatePort + ":" + leaderOnlyPort));
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("BATON_AGENT_RELAY", gatePort + ":" + leaderOnlyPort);
+    if (!agentLog.isBlank()) {
+      env.put("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.baton=" + agentLog);
+    }
+    fleet.start(pod, fleet.javaJar(), env);
   }
 
   /**
@@ -272,7 +329,12 @@ public final class RelayBench {
    * heldCut}.
    */
   private double trial(
-      Sandbox cluster, AgentFleet fleet, Kind kind, Counts counts, List<Double> heldCut)
+      Sandbox cluster,
+      AgentFleet fleet,
+      Kind kind,
+      Counts counts,
+      List<Double> heldCut,
+      Steps steps)
       throws Exception {
     String leader = fleet.awaitOpenLeader();
     String target = null;
@@ -286,7 +348,11 @@ public final class RelayBench {
     ExecutorService clients = Executors.newCachedThreadPool();
     HeldConnection held =
         kind == Kind.DELETED ? HeldConnection.open(ips.get(leader), gatePort) : null;
+    stamps.clear();
     long t0 = System.nanoTime();
+    if (!agentLog.isBlank()) {
+      Progress.line("relay trial " + kind + " from " + leader + " at " + java.time.Instant.now());
+    }
     switch (kind) {
       case DELETED -> {
         cluster.deletePod(leader);
@@ -304,7 +370,9 @@ public final class RelayBench {
       Thread.sleep(CLIENT_EVERY_MILLIS);
       for (String pod : CANDIDATES) {
         if (!pod.equals(leader) && fleet.bytes().frames(pod) > before.get(pod)) {
-          took = AgentBench.millisSince(t0, System.nanoTime());
+          // When its first byte arrived, as the application recorded it: not when this poll saw it.
+          long arrived = fleet.bytes().firstArrival(pod, t0);
+          took = AgentBench.millisSince(t0, arrived != 0 ? arrived : System.nanoTime());
         }
       }
     }
@@ -313,6 +381,7 @@ public final class RelayBench {
     if (took < 0) {
       throw new IllegalStateException(kind + ": no frame reached a new leader within 20 s");
     }
+    steps.add(List.copyOf(stamps), kind == Kind.SWITCHOVER ? null : leader, leader, t0, took);
     // Back to three ready candidates, and the group steady, for the next trial.
     switch (kind) {
       case DELETED -> {
@@ -365,6 +434,59 @@ public final class RelayBench {
       if (millis > 1000) {
         overASecond.incrementAndGet();
       }
+    }
+  }
+
+  /**
+   * Where a hand-over's time went, per trial (ms from the change): the operator handed the old
+   * leader's first pod event, the new leader's label write answered, and from that to the first
+   * frame at the new leader.
+   */
+  private static final class Steps {
+    final List<Double> event = new ArrayList<>();
+    final List<Double> labeled = new ArrayList<>();
+    final List<Double> afterLabel = new ArrayList<>();
+
+    /**
+     * @param changedPod the pod whose change started the hand-over; null for a switchover, which
+     *     starts from the group
+     */
+    void add(
+        List<FailoverTrace.Stamp> trace,
+        String changedPod,
+        String oldLeader,
+        long t0,
+        double took) {
+      for (FailoverTrace.Stamp st : trace) {
+        if (st.step() == FailoverTrace.Step.POD_EVENT && st.detail().equals(changedPod)) {
+          event.add(AgentBench.millisSince(t0, st.nanos()));
+          break;
+        }
+      }
+      for (FailoverTrace.Stamp st : trace) {
+        if (st.step() == FailoverTrace.Step.LABEL_ANSWERED
+            && st.detail().endsWith(" leader")
+            && !st.detail().startsWith(oldLeader + " ")) {
+          double at = AgentBench.millisSince(t0, st.nanos());
+          labeled.add(at);
+          afterLabel.add(took - at);
+          break;
+        }
+      }
+    }
+
+    Object p50(List<Double> of) {
+      return of.isEmpty() ? "–" : Percentiles.of(of).p50();
+    }
+
+    @Override
+    public String toString() {
+      return "event p50 "
+          + p50(event)
+          + ", labeled p50 "
+          + p50(labeled)
+          + ", then "
+          + p50(afterLabel);
     }
   }
 
