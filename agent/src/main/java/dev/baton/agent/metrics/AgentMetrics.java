@@ -3,8 +3,13 @@ package dev.baton.agent.metrics;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.leadership.RedisHealth;
 import dev.baton.client.BatonLeadership;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -12,21 +17,80 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The agent's meters, all under {@code baton_agent_}, in the Prometheus text format. Labels carry
- * ports, operations and outcomes only: never a key's holder value, never a credential.
+ * The agent's meters, all under {@code baton_agent_}, in a Micrometer {@link
+ * PrometheusMeterRegistry} of their own that writes the Prometheus text format: no JVM or process
+ * binders, the agent's meters alone. Micrometer names them with dots ({@code baton.agent.gate.cut}
+ * is {@code baton_agent_gate_cut_total}, a counter's {@code _total} added by the registry). Labels
+ * carry ports, operations and outcomes only: never a key's holder value, never a credential.
  */
 public final class AgentMetrics {
 
   public static final String PREFIX = "baton_agent_";
 
-  private final Map<String, LongAdder> counters = new ConcurrentHashMap<>();
+  /** {@link #PREFIX} as Micrometer names it. */
+  private static final String NAME = "baton.agent.";
+
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+  // The counters of the gates' and relays' paths, made on their first use and kept by their labels'
+  // values, so a connection costs a map lookup and no registration.
+  private final Map<Integer, Counter> accepted = new ConcurrentHashMap<>();
+  private final Map<Integer, Counter> refused = new ConcurrentHashMap<>();
+  private final Map<Integer, Counter> cut = new ConcurrentHashMap<>();
   private final Map<Integer, LongAdder> openConnections = new ConcurrentHashMap<>();
+  private final Map<Series, Counter> labeled = new ConcurrentHashMap<>();
+
   private volatile Supplier<LeadershipView> leadership = () -> null;
   private volatile BooleanSupplier podReady = () -> false;
+  // Held here: the function counters over it hold it weakly.
   private volatile RedisHealth redis;
   private volatile Supplier<BatonLeadership.WatchState> podWatchState =
       () -> BatonLeadership.WatchState.OPENING;
   private volatile LongSupplier podWatchFailures = () -> 0;
+
+  /** A counter's name (without the prefix) and its labels' values but the port's, or status's. */
+  private record Series(String name, int number, String value) {}
+
+  public AgentMetrics() {
+    gauge(
+        "leader",
+        "1 while this pod leads and its gates are open",
+        () -> {
+          LeadershipView v = leadership.get();
+          return v != null && v.leader() ? 1 : 0;
+        });
+    gauge(
+        "term",
+        "the term this pod leads with, 0 while it does not lead",
+        () -> {
+          LeadershipView v = leadership.get();
+          return v == null || v.term() == null ? 0 : v.term();
+        });
+    gauge(
+        "pod_ready",
+        "1 while this pod, as last seen, is ready as the operator counts it",
+        () -> podReady.getAsBoolean() ? 1 : 0);
+    gauge(
+        "pod_watch_open",
+        "1 while the watch of this pod is open; 0: a demotion is learned from the next read only",
+        () -> podWatchState.get() == BatonLeadership.WatchState.OPEN ? 1 : 0);
+    // One series per state, 1 for the state the watch is in: opening (not open yet, the pod read
+    // often), open, broken (no answer, the pod read often), refused (a 4xx or 5xx, reads at their
+    // usual pace), so an alert can tell a network that drops the first connection from missing
+    // RBAC.
+    for (BatonLeadership.WatchState s : BatonLeadership.WatchState.values()) {
+      Gauge.builder(meterName("pod_watch_state"), () -> podWatchState.get() == s ? 1 : 0)
+          .description(
+              "1 for the state the watch of this pod is in: opening, open, broken, refused")
+          .tag("state", s.name().toLowerCase(Locale.ROOT))
+          .register(registry);
+    }
+    FunctionCounter.builder(
+            meterName("pod_watch_failures"), this, m -> m.podWatchFailures.getAsLong())
+        .description("watches of this pod that failed or were refused")
+        .register(registry);
+  }
 
   public void leadership(Supplier<LeadershipView> view) {
     this.leadership = view;
@@ -42,18 +106,51 @@ public final class AgentMetrics {
     this.podWatchFailures = failures;
   }
 
-  /** The agent's Redis, when it has one. */
+  /** The agent's Redis, when it has one: its meters appear from then on. Called once at most. */
   public void redis(RedisHealth health) {
     this.redis = health;
+    gauge("redis_up", "1 while Redis answered the agent's last call", health::up);
+    gauge(
+        "redis_evicts_gate_key",
+        "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
+            + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
+        health::evictsGateKey);
+    gauge(
+        "redis_aof_enabled",
+        "1 when the gate key's node appends every write to its AOF, 0 when not, -1 unknown",
+        health::aofEnabled);
+    gauge(
+        "redis_rdb_saves",
+        "RDB snapshots the gate key's node made since it started, -1 unknown",
+        health::rdbSaves);
+    gauge(
+        "redis_master",
+        "1 when the gate key's node is a master, 0 a replica, -1 unknown",
+        health::master);
+    gauge(
+        "redis_replicas",
+        "replicas connected to the gate key's node, -1 unknown",
+        health::replicas);
+    gauge(
+        "redis_min_replicas_good",
+        "replicas good for min-replicas-to-write on the gate key's node, -1 when it is not set",
+        health::goodReplicas);
+    FunctionCounter.builder(meterName("redis_clock_steps"), health, RedisHealth::clockSteps)
+        .description("steps of Redis's clock seen against the agent's monotonic clock")
+        .register(registry);
+    FunctionCounter.builder(
+            meterName("redis_incarnations_seen"), health, RedisHealth::incarnationsSeen)
+        .description("times Redis answered as another incarnation (a restart, a promoted replica)")
+        .register(registry);
   }
 
   public void gateAccepted(int port) {
-    count("gate_connections_total{port=\"" + port + "\"}", 1);
-    openConnections.computeIfAbsent(port, p -> new LongAdder()).increment();
+    portCounter(accepted, "gate_connections", port).increment();
+    open(port).increment();
   }
 
   public void gateRefused(int port) {
-    count("gate_refused_total{port=\"" + port + "\"}", 1);
+    portCounter(refused, "gate_refused", port).increment();
   }
 
   /**
@@ -63,11 +160,11 @@ public final class AgentMetrics {
    * being read already).
    */
   public void gateBounded(int port, String bound) {
-    count("gate_bounded_total{port=\"" + port + "\",bound=\"" + bound + "\"}", 1);
+    portCounter("gate_bounded", port, "bound", bound).increment();
   }
 
   public void gateCut(int port, int connections) {
-    count("gate_cut_total{port=\"" + port + "\"}", connections);
+    portCounter(cut, "gate_cut", port).increment(connections);
   }
 
   /**
@@ -76,7 +173,7 @@ public final class AgentMetrics {
    * no leader's gate took it within the hold, or over the relay's bounds ({@code refused}).
    */
   public void relay(int port, String outcome) {
-    count("relay_connections_total{port=\"" + port + "\",outcome=\"" + outcome + "\"}", 1);
+    portCounter("relay_connections", port, "outcome", outcome).increment();
   }
 
   /**
@@ -85,173 +182,75 @@ public final class AgentMetrics {
    * (another holder became known while it waited).
    */
   public void relayAttempt(int port, String result) {
-    count("relay_attempts_total{port=\"" + port + "\",result=\"" + result + "\"}", 1);
+    portCounter("relay_attempts", port, "result", result).increment();
   }
 
   public void gateEnded(int port) {
-    openConnections.computeIfAbsent(port, p -> new LongAdder()).decrement();
+    open(port).decrement();
   }
 
   /** One lock request: acquire, renew, release or state, and its HTTP status. */
   public void lockRequest(String operation, int status) {
-    count("lock_requests_total{operation=\"" + operation + "\",status=\"" + status + "\"}", 1);
+    labeled
+        .computeIfAbsent(
+            new Series("lock_requests", status, operation),
+            s ->
+                Counter.builder(meterName(s.name()))
+                    .tag("operation", operation)
+                    .tag("status", Integer.toString(status))
+                    .register(registry))
+        .increment();
   }
 
-  private void count(String series, long n) {
-    counters.computeIfAbsent(series, s -> new LongAdder()).add(n);
-  }
-
-  /** The text for {@code /metrics}. */
+  /** The text for {@code /metrics}: the Prometheus text format, version 0.0.4. */
   public String scrape() {
-    StringBuilder out = new StringBuilder();
-    leadershipSeries(out);
-    RedisHealth r = redis;
-    if (r != null) {
-      redisSeries(out, r);
-    }
-    gateSeries(out);
-    return out.toString();
+    return registry.scrape();
   }
 
-  /** This pod's leadership and the watch of it. */
-  private void leadershipSeries(StringBuilder out) {
-    LeadershipView v = leadership.get();
-    gauge(
-        out,
-        "leader",
-        "1 while this pod leads and its gates are open",
-        v != null && v.leader() ? 1 : 0);
-    gauge(
-        out,
-        "term",
-        "the term this pod leads with, 0 while it does not lead",
-        v == null || v.term() == null ? 0 : v.term());
-    gauge(
-        out,
-        "pod_ready",
-        "1 while this pod, as last seen, is ready as the operator counts it",
-        podReady.getAsBoolean() ? 1 : 0);
-    BatonLeadership.WatchState watch = podWatchState.get();
-    gauge(
-        out,
-        "pod_watch_open",
-        "1 while the watch of this pod is open; 0: a demotion is learned from the next read only",
-        watch == BatonLeadership.WatchState.OPEN ? 1 : 0);
-    podWatchState(out, watch);
-    counter(
-        out,
-        "pod_watch_failures_total",
-        "watches of this pod that failed or were refused",
-        podWatchFailures.getAsLong());
+  /** The connections a gate forwards now: a gauge per port from the first that opened or ended. */
+  private LongAdder open(int port) {
+    return openConnections.computeIfAbsent(
+        port,
+        p -> {
+          LongAdder n = new LongAdder();
+          Gauge.builder(meterName("gate_connections_open"), n, a -> Math.max(0, a.sum()))
+              .description("connections forwarded now")
+              .tag("port", Integer.toString(p))
+              .strongReference(true)
+              .register(registry);
+          return n;
+        });
   }
 
-  /** What the agent knows of the gate key's Redis. */
-  private static void redisSeries(StringBuilder out, RedisHealth r) {
-    gauge(out, "redis_up", "1 while Redis answered the agent's last call", r.up());
-    gauge(
-        out,
-        "redis_evicts_gate_key",
-        "1 when the Redis node of the gate key may evict it (maxmemory with an eviction"
-            + " policy), 0 when it cannot, -1 when unknown (INFO not permitted)",
-        r.evictsGateKey());
-    gauge(
-        out,
-        "redis_aof_enabled",
-        "1 when the gate key's node appends every write to its AOF, 0 when not, -1 unknown",
-        r.aofEnabled());
-    gauge(
-        out,
-        "redis_rdb_saves",
-        "RDB snapshots the gate key's node made since it started, -1 unknown",
-        r.rdbSaves());
-    gauge(
-        out,
-        "redis_master",
-        "1 when the gate key's node is a master, 0 a replica, -1 unknown",
-        r.master());
-    gauge(
-        out,
-        "redis_replicas",
-        "replicas connected to the gate key's node, -1 unknown",
-        r.replicas());
-    gauge(
-        out,
-        "redis_min_replicas_good",
-        "replicas good for min-replicas-to-write on the gate key's node, -1 when it is not set",
-        r.goodReplicas());
-    counter(
-        out,
-        "redis_clock_steps_total",
-        "steps of Redis's clock seen against the agent's monotonic clock",
-        r.clockSteps());
-    counter(
-        out,
-        "redis_incarnations_seen_total",
-        "times Redis answered as another incarnation (a restart, a promoted replica)",
-        r.incarnationsSeen());
+  private Counter portCounter(Map<Integer, Counter> counters, String name, int port) {
+    return counters.computeIfAbsent(
+        port,
+        p -> Counter.builder(meterName(name)).tag("port", Integer.toString(p)).register(registry));
   }
 
-  /** The gates' connections open now, then every counter by name. */
-  private void gateSeries(StringBuilder out) {
-    out.append("# HELP ")
-        .append(PREFIX)
-        .append("gate_connections_open connections forwarded now\n# TYPE ")
-        .append(PREFIX)
-        .append("gate_connections_open gauge\n");
-    new TreeMap<>(openConnections)
-        .forEach(
-            (port, n) ->
-                out.append(PREFIX)
-                    .append("gate_connections_open{port=\"")
-                    .append(port)
-                    .append("\"} ")
-                    .append(Math.max(0, n.sum()))
-                    .append('\n'));
-    Map<String, Long> sorted = new TreeMap<>();
-    counters.forEach((k, a) -> sorted.put(k, a.sum()));
-    String lastName = null;
-    for (var e : sorted.entrySet()) {
-      String name = e.getKey().substring(0, e.getKey().indexOf('{'));
-      if (!name.equals(lastName)) {
-        out.append("# TYPE ").append(PREFIX).append(name).append(" counter\n");
-        lastName = name;
-      }
-      out.append(PREFIX).append(e.getKey()).append(' ').append(e.getValue()).append('\n');
-    }
+  private Counter portCounter(String name, int port, String label, String value) {
+    return labeled.computeIfAbsent(
+        new Series(name, port, value),
+        s ->
+            Counter.builder(meterName(name))
+                .tag("port", Integer.toString(port))
+                .tag(label, value)
+                .register(registry));
+  }
+
+  /** A gauge with no labels over a live value. */
+  private void gauge(String name, String help, LongSupplier value) {
+    Gauge.builder(meterName(name), value, v -> v.getAsLong())
+        .description(help)
+        .strongReference(true)
+        .register(registry);
   }
 
   /**
-   * One series per state, 1 for the state the watch is in: opening (not open yet, the pod read
-   * often), open, broken (no answer, the pod read often), refused (a 4xx or 5xx, reads at their
-   * usual pace), so an alert can tell a network that drops the first connection from missing RBAC.
+   * Micrometer's name for {@code baton_agent_<name>}: dots where the exposition has underscores,
+   * and a counter's without the {@code _total} its registry adds.
    */
-  private static void podWatchState(StringBuilder out, BatonLeadership.WatchState now) {
-    String name = PREFIX + "pod_watch_state";
-    out.append("# HELP ")
-        .append(name)
-        .append(" 1 for the state the watch of this pod is in: opening, open, broken, refused\n")
-        .append("# TYPE ")
-        .append(name)
-        .append(" gauge\n");
-    for (BatonLeadership.WatchState s : BatonLeadership.WatchState.values()) {
-      out.append(name)
-          .append("{state=\"")
-          .append(s.name().toLowerCase(java.util.Locale.ROOT))
-          .append("\"} ")
-          .append(s == now ? 1 : 0)
-          .append('\n');
-    }
-  }
-
-  private static void counter(StringBuilder out, String name, String help, long value) {
-    out.append("# HELP ").append(PREFIX).append(name).append(' ').append(help).append('\n');
-    out.append("# TYPE ").append(PREFIX).append(name).append(" counter\n");
-    out.append(PREFIX).append(name).append(' ').append(value).append('\n');
-  }
-
-  private static void gauge(StringBuilder out, String name, String help, long value) {
-    out.append("# HELP ").append(PREFIX).append(name).append(' ').append(help).append('\n');
-    out.append("# TYPE ").append(PREFIX).append(name).append(" gauge\n");
-    out.append(PREFIX).append(name).append(' ').append(value).append('\n');
+  private static String meterName(String name) {
+    return NAME + name.replace('_', '.');
   }
 }

@@ -115,7 +115,7 @@ class GateBoundsTest {
     String m = "gate_connections_open{port=\"" + gate.port() + "\"} ";
     String scrape = metrics.scrape();
     int at = scrape.indexOf(m);
-    return at < 0 ? 0 : Integer.parseInt(scrape.substring(at + m.length()).split("\n")[0]);
+    return at < 0 ? 0 : (int) Double.parseDouble(scrape.substring(at + m.length()).split("\n")[0]);
   }
 
   @Test
@@ -131,7 +131,7 @@ class GateBoundsTest {
         .as("over the bound: reset")
         .isInstanceOf(SocketException.class);
     assertThat(metrics.scrape())
-        .contains("gate_bounded_total{port=\"" + gate.port() + "\",bound=\"connections\"} 1");
+        .contains("gate_bounded_total{bound=\"connections\",port=\"" + gate.port() + "\"} 1.0");
 
     first.close();
     await().atMost(WAIT).until(() -> open() == 1);
@@ -150,7 +150,7 @@ class GateBoundsTest {
     }
     await().atMost(WAIT).until(() -> open() == 1);
     assertThat(metrics.scrape())
-        .contains("gate_bounded_total{port=\"" + gate.port() + "\",bound=\"buffers\"} 1");
+        .contains("gate_bounded_total{bound=\"buffers\",port=\"" + gate.port() + "\"} 1.0");
     assertThat(echoes(connect(0))).as("a client that reads is served").isTrue();
   }
 
@@ -161,7 +161,7 @@ class GateBoundsTest {
     stalled.getOutputStream().write('F');
     await().atMost(WAIT).until(() -> open() == 0);
     assertThat(metrics.scrape())
-        .contains("gate_bounded_total{port=\"" + gate.port() + "\",bound=\"stalled\"} 1");
+        .contains("gate_bounded_total{bound=\"stalled\",port=\"" + gate.port() + "\"} 1.0");
     assertThat(echoes(connect(0))).isTrue();
   }
 

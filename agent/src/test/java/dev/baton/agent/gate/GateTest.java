@@ -96,9 +96,9 @@ class GateTest {
           .hasMessageContaining("reset");
     }
     assertThat(metrics.scrape())
-        .contains("gate_cut_total{port=\"" + gate.port() + "\"} 10")
-        .contains("gate_refused_total{port=\"" + gate.port() + "\"} 1")
-        .contains("gate_connections_open{port=\"" + gate.port() + "\"} 0");
+        .contains("gate_cut_total{port=\"" + gate.port() + "\"} 10.0")
+        .contains("gate_refused_total{port=\"" + gate.port() + "\"} 1.0")
+        .contains("gate_connections_open{port=\"" + gate.port() + "\"} 0.0");
 
     gate.opened(2);
     try (Socket client = connect()) {

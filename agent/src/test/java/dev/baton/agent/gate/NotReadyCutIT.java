@@ -95,7 +95,7 @@ class NotReadyCutIT {
     try (Socket held = sandbox.connectThroughGate(leader)) {
       assertEchoes(held, "before");
       sandbox.cluster.setReady(leader, false);
-      awaitMetric(leader, "baton_agent_pod_ready 0"); // the agent saw it
+      awaitMetric(leader, "baton_agent_pod_ready 0.0"); // the agent saw it
       await()
           .during(Duration.ofSeconds(1))
           .atMost(Duration.ofSeconds(2))
@@ -104,7 +104,7 @@ class NotReadyCutIT {
       assertThat(sandbox.cluster.leaders(ROLE)).containsExactly(leader);
 
       sandbox.cluster.setReady(leader, true);
-      awaitMetric(leader, "baton_agent_pod_ready 1");
+      awaitMetric(leader, "baton_agent_pod_ready 1.0");
       assertEchoes(held, "ready again");
     }
     assertThat(sandbox.recorder.spans()).hasSize(1);
@@ -133,7 +133,7 @@ class NotReadyCutIT {
     try (Socket held = sandbox.connectThroughGate(leader)) {
       assertEchoes(held, "paused");
       sandbox.cluster.setReady(leader, false);
-      awaitMetric(leader, "baton_agent_pod_ready 0");
+      awaitMetric(leader, "baton_agent_pod_ready 0.0");
       await()
           .during(Duration.ofSeconds(3)) // past the 2 s delay: paused keeps even this leader
           .atMost(Duration.ofSeconds(4))

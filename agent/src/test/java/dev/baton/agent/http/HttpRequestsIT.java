@@ -60,8 +60,8 @@ class HttpRequestsIT extends TwoAgentsOverHttp {
             HttpRequest.newBuilder(uri(a0, "/metrics")).build(),
             HttpResponse.BodyHandlers.ofString());
     assertThat(metrics.body())
-        .contains("baton_agent_leader 0")
-        .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1")
+        .contains("baton_agent_leader 0.0")
+        .contains("baton_agent_lock_requests_total{operation=\"acquire\",status=\"404\"} 1.0")
         .doesNotContain(sandbox.cluster.redis.url());
     // The pod watch's state, one series per state, 1 for the state it is in.
     await()
@@ -73,10 +73,10 @@ class HttpRequestsIT extends TwoAgentsOverHttp {
                         HttpResponse.BodyHandlers.ofString())
                     .body(),
             body ->
-                body.contains("baton_agent_pod_watch_state{state=\"open\"} 1")
-                    && body.contains("baton_agent_pod_watch_state{state=\"broken\"} 0")
-                    && body.contains("baton_agent_pod_watch_state{state=\"refused\"} 0")
-                    && body.contains("baton_agent_pod_watch_open 1"));
+                body.contains("baton_agent_pod_watch_state{state=\"open\"} 1.0")
+                    && body.contains("baton_agent_pod_watch_state{state=\"broken\"} 0.0")
+                    && body.contains("baton_agent_pod_watch_state{state=\"refused\"} 0.0")
+                    && body.contains("baton_agent_pod_watch_open 1.0"));
   }
 
   @Test

@@ -231,8 +231,8 @@ class GateFaultsIT {
                         "\"leaderIp\":\"" + sandbox.pod(leader).getStatus().getPodIP() + "\""));
     String follower = other(leader);
     assertThat(probe(follower, "/metrics").body())
-        .containsPattern("(?m)^baton_agent_redis_up 1$")
-        .containsPattern("(?m)^baton_agent_redis_evicts_gate_key 0$");
+        .containsPattern("(?m)^baton_agent_redis_up 1\\.0$")
+        .containsPattern("(?m)^baton_agent_redis_evicts_gate_key 0\\.0$");
     // A memory limit with an eviction policy: the key may go, and the agents say so.
     sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
     sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory", "512mb");
@@ -242,7 +242,7 @@ class GateFaultsIT {
             () ->
                 probe(follower, "/metrics")
                     .body()
-                    .contains("\nbaton_agent_redis_evicts_gate_key 1\n"));
+                    .contains("\nbaton_agent_redis_evicts_gate_key 1.0\n"));
     assertThat(agents.get(follower).log()).contains("set maxmemory-policy noeviction");
     // The leader's agent reads it too (it once only read its key, so it always said -1).
     await()
@@ -251,6 +251,6 @@ class GateFaultsIT {
             () ->
                 probe(leader, "/metrics")
                     .body()
-                    .contains("\nbaton_agent_redis_evicts_gate_key 1\n"));
+                    .contains("\nbaton_agent_redis_evicts_gate_key 1.0\n"));
   }
 }

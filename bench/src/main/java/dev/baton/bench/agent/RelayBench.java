@@ -294,9 +294,10 @@ public final class RelayBench {
             .body();
     var m =
         java.util.regex.Pattern.compile(
-                "(?m)^baton_agent_relay_connections_total\\{[^}]*outcome=\"refused\"\\} (\\d+)")
+                "(?m)^baton_agent_relay_connections_total\\{[^}]*outcome=\"refused\"[^}]*\\}"
+                    + " (\\S+)$")
             .matcher(body);
-    return m.find() ? Long.parseLong(m.group(1)) : 0;
+    return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
   private static Pod pod(String name, String ip) {
