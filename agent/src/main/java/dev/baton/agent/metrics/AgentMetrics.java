@@ -196,6 +196,7 @@ public final class AgentMetrics {
             new Series("lock_requests", status, operation),
             s ->
                 Counter.builder(meterName(s.name()))
+                    .description(COUNTED.get(s.name()))
                     .tag("operation", operation)
                     .tag("status", Integer.toString(status))
                     .register(registry))
@@ -225,7 +226,11 @@ public final class AgentMetrics {
   private Counter portCounter(Map<Integer, Counter> counters, String name, int port) {
     return counters.computeIfAbsent(
         port,
-        p -> Counter.builder(meterName(name)).tag("port", Integer.toString(p)).register(registry));
+        p ->
+            Counter.builder(meterName(name))
+                .description(COUNTED.get(name))
+                .tag("port", Integer.toString(p))
+                .register(registry));
   }
 
   private Counter portCounter(String name, int port, String label, String value) {
@@ -233,10 +238,22 @@ public final class AgentMetrics {
         new Series(name, port, value),
         s ->
             Counter.builder(meterName(name))
+                .description(COUNTED.get(name))
                 .tag("port", Integer.toString(port))
                 .tag(label, value)
                 .register(registry));
   }
+
+  /** What each counter by label counts: its HELP line. */
+  private static final Map<String, String> COUNTED =
+      Map.of(
+          "gate_connections", "connections a gate took and forwarded",
+          "gate_refused", "connections a gate reset because it was shut",
+          "gate_cut", "forwarded connections a gate reset as it shut",
+          "gate_bounded", "connections a gate reset at one of its bounds",
+          "relay_connections", "connections to a shut gate, by what the relay did with them",
+          "relay_attempts", "tries of a relayed connection at a leader's gate, by result",
+          "lock_requests", "lock requests to the agent's HTTP API, by operation and status");
 
   /** A gauge with no labels over a live value. */
   private void gauge(String name, String help, LongSupplier value) {

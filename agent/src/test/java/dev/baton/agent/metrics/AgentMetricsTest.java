@@ -126,10 +126,11 @@ class AgentMetricsTest {
         .contains("# TYPE baton_agent_lock_requests_total counter\n")
         .contains("\nbaton_agent_lock_requests_total{operation=\"acquire\",status=\"200\"} 2.0\n")
         .contains("\nbaton_agent_lock_requests_total{operation=\"renew\",status=\"409\"} 1.0\n")
-        .as("the counters by label have no help text, as before")
-        .doesNotContain("# HELP baton_agent_gate_connections_total")
-        .doesNotContain("# HELP baton_agent_relay_")
-        .doesNotContain("# HELP baton_agent_lock_");
+        .as("every counter by label says what it counts")
+        .contains("# HELP baton_agent_gate_connections_total connections a gate took and")
+        .contains("# HELP baton_agent_relay_attempts_total tries of a relayed connection")
+        .contains("# HELP baton_agent_lock_requests_total lock requests to the agent's")
+        .doesNotContainPattern("# HELP \\S+ *\n");
   }
 
   @Test
