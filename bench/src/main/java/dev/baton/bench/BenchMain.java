@@ -65,6 +65,9 @@ public final class BenchMain {
     if (config.runs("agent")) {
       ok &= run("agent", () -> new AgentBench(config).run(report), report);
     }
+    if (config.runs("agent-footprint")) {
+      ok &= run("agent-footprint", () -> new AgentBench(config).footprint(report), report);
+    }
     if (config.runs("relay")) {
       ok &= run("relay", () -> new dev.baton.bench.agent.RelayBench(config).run(report), report);
     }

@@ -58,6 +58,26 @@ public final class AgentBench {
         Path.of(System.getProperty("bench.agentEntrypoint", "agent/src/main/image/baton-agent"));
   }
 
+  /** The idle followers' footprint alone (as in {@link #run}), on the plain mock. */
+  public void footprint(Report report) throws Exception {
+    if (!Files.isRegularFile(jar)) {
+      throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");
+    }
+    Path dir = Files.createDirectories(config.out().resolve("agent-footprint"));
+    try (Sandbox cluster =
+            new Sandbox(KubernetesUnderTest.fromEnvironment(), BatonOperator::launch, Map.of());
+        AgentFleet fleet = new AgentFleet(cluster, jar, dir, CONFIRM_WITHIN)) {
+      cluster.startOperator();
+      Report.Section f =
+          report.section(
+              "agent-footprint",
+              "The agent's footprint (shipped jar: " + jar + ")",
+              "measure",
+              "value");
+      new AgentFootprint(fleet, cluster, jar, entrypoint, dir).idleFollowerRows(f);
+    }
+  }
+
   public void run(Report report) throws Exception {
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(jar.toAbsolutePath() + " is missing: package the agent");

@@ -130,9 +130,18 @@ final class AgentFootprint {
     String floor = "agent-footprint-floor";
     cluster.createPod(floor, "not-in-a-group");
     startFloor(floor);
+    // Scraped as Prometheus would: at once, then every 15 s until measured.
+    scrape(image);
+    scrape(plain);
     LockSupport.parkNanos(
         Math.max(0, Duration.ofSeconds(5).toNanos() - (System.nanoTime() - started)));
     double after5s = rssKib(fleet.pid(image)) / 1024.0;
+    for (int s = 20; s <= 65; s += 15) {
+      LockSupport.parkNanos(
+          Math.max(0, Duration.ofSeconds(s).toNanos() - (System.nanoTime() - started)));
+      scrape(image);
+      scrape(plain);
+    }
     LockSupport.parkNanos(
         Math.max(0, Duration.ofSeconds(70).toNanos() - (System.nanoTime() - started)));
     return new IdleFootprint(
@@ -143,6 +152,20 @@ final class AgentFootprint {
         rssKib(fleet.pid(plain)) / 1024.0,
         rssKib(fleet.pid(floor)) / 1024.0,
         anonymousRssKib(fleet.pid(floor)) / 1024.0);
+  }
+
+  /** Reads {@code pod}'s agent's /metrics, as a Prometheus scrape does. */
+  private void scrape(String pod) throws IOException, InterruptedException {
+    var http = java.net.http.HttpClient.newHttpClient();
+    var answer =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + fleet.httpPort(pod) + "/metrics"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.discarding());
+    if (answer.statusCode() != 200) {
+      throw new IOException(pod + ": /metrics answered " + answer.statusCode());
+    }
   }
 
   /** The rows of the idle followers' footprint, measured now. */
@@ -176,7 +199,8 @@ final class AgentFootprint {
             + " its default JVM options (SerialGC, C1 only, -Xms8m -Xmx24m -Xmn2m, compile"
             + " thresholds x5, the class archives unrelocated, MALLOC_ARENA_MAX=2) and the class"
             + " archive it trained itself as the Dockerfile has it (train-class-archive), beside"
-            + " a copy of the jar.");
+            + " a copy of the jar. Each agent's /metrics is read at its start and every 15 s, as"
+            + " Prometheus would.");
     f.note(
         "The floor: FootprintFloor (bench/), a program of the JDK alone that holds no more than"
             + " an idle agent must: its pod read and watched over java.net.http, a loopback HTTP"
