@@ -129,66 +129,85 @@ public final class LockService {
    * agent, else by {@link #DEFAULT_TTL}.
    */
   public Outcome renew(String key, String owner, Optional<Duration> ttl) {
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
+    OwnersHold asked = ownersHold(key, owner);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
-    }
-    LockLease lease = held.get(k.get());
-    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
-    if (!ours || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
+    String k = asked.key();
+    LockLease lease = asked.lease();
+    if (!asked.ours() || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
       // A lease is bound to its ttl: another ttl takes a lease of its own for the same hold.
       Optional<LockLease> adopted =
-          locks.get().lock(k.get(), ttl.orElse(ours ? lease.ttl() : DEFAULT_TTL)).adopt();
+          asked.locks().lock(k, ttl.orElse(asked.ours() ? lease.ttl() : DEFAULT_TTL)).adopt();
       if (adopted.isEmpty()) {
-        return notHeld(k.get(), owner, ours ? lease.value() : null, ours);
+        return notHeld(k, owner, asked.ours() ? lease.value() : null, asked.ours());
       }
       lease = adopted.get();
     }
     if (!lease.renew()) {
-      Outcome out = notHeld(k.get(), owner, lease.value(), true);
+      Outcome out = notHeld(k, owner, lease.value(), true);
       if (out.status() == 503) {
-        atRiskFor.put(k.get(), lease.value());
+        atRiskFor.put(k, lease.value());
       }
       return out;
     }
-    held.put(k.get(), lease);
-    atRiskFor.remove(k.get());
-    return LockAnswers.granted(k.get(), lease);
+    held.put(k, lease);
+    atRiskFor.remove(k);
+    return LockAnswers.granted(k, lease);
   }
 
   /** Releases {@code owner}'s hold; never another's. */
   public Outcome release(String key, String owner) {
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
+    OwnersHold asked = ownersHold(key, owner);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
-    }
-    LockLease lease = held.get(k.get());
-    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
-    if (ours) {
-      held.remove(k.get(), lease);
+    String k = asked.key();
+    LockLease lease = asked.lease();
+    if (asked.ours()) {
+      held.remove(k, lease);
     } else {
-      lease = locks.get().lock(k.get(), DEFAULT_TTL).adopt().orElse(null);
+      lease = asked.locks().lock(k, DEFAULT_TTL).adopt().orElse(null);
     }
     if (lease == null || !lease.release()) {
-      Outcome out = notHeld(k.get(), owner, lease == null ? null : lease.value(), ours);
+      Outcome out = notHeld(k, owner, lease == null ? null : lease.value(), asked.ours());
       if (out.status() == 409) {
         out.body().put("released", false);
       }
       return out;
     }
-    atRiskFor.remove(k.get());
+    atRiskFor.remove(k);
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("key", k.get());
+    body.put("key", k);
     body.put("released", true);
     return new Outcome(200, body);
+  }
+
+  /**
+   * What a renew or release of {@code owner}'s hold starts from, or the answer that ends it first.
+   *
+   * @param answer 404 for a key no RedisLock has, the answer while the pod's uid is unknown, or
+   *     null to go on
+   * @param lease the lease this agent holds for the key when it is {@code owner}'s, else null
+   */
+  private record OwnersHold(Outcome answer, String key, BatonLocks locks, LockLease lease) {
+    boolean ours() {
+      return lease != null;
+    }
+  }
+
+  private OwnersHold ownersHold(String key, String owner) {
+    Optional<String> k = known(key);
+    if (k.isEmpty()) {
+      return new OwnersHold(LockAnswers.unknown(keyOf(key)), null, null, null);
+    }
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return new OwnersHold(LockAnswers.uidUnknown(), null, null, null);
+    }
+    LockLease lease = held.get(k.get());
+    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
+    return new OwnersHold(null, k.get(), locks.get(), ours ? lease : null);
   }
 
   /**
