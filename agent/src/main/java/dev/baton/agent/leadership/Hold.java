@@ -21,24 +21,6 @@ record Hold(
     long untilNanos,
     long lastSentNanos) {
 
-  /**
-   * The hold a take sent at {@code sentNanos} and answered at {@code answeredNanos} made: good until
-   * a ttl less the margin after the sending, and proven (when not already) by a renewal sent a whole
-   * ttl after the answer.
-   */
-  static Hold taken(
-      LeadershipConfig c,
-      String key,
-      String value,
-      long term,
-      boolean proven,
-      long sentNanos,
-      long answeredNanos) {
-    long ttl = c.ttlNanos();
-    return new Hold(
-        key, value, term, proven, answeredNanos + ttl, sentNanos + ttl - c.marginNanos(), sentNanos);
-  }
-
   /** Renewed by a script sent at {@code sentNanos}: proven too if sent late enough. */
   Hold renewed(long sentNanos, long ttlLessMarginNanos) {
     boolean nowProven = proven || sentNanos - openAfterNanos >= 0;
