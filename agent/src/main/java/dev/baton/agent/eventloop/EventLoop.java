@@ -17,8 +17,8 @@ public final class EventLoop {
   private EventLoop() {}
 
   /**
-   * Hands each key the last selection found ready to {@code ready}, emptying the selected set. A key
-   * cancelled meanwhile (its channel closed while an earlier key was handled) is passed over.
+   * Hands each key the last selection found ready to {@code ready}, emptying the selected set. A
+   * key cancelled meanwhile (its channel closed while an earlier key was handled) is passed over.
    */
   public static void eachReady(Selector selector, Consumer<SelectionKey> ready) {
     Iterator<SelectionKey> keys = selector.selectedKeys().iterator();

@@ -201,7 +201,7 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
     return statusWriter.write(resource, raise, this::raise);
   }
 
-  /** Logs {@code message}, whose two {} are what is reserved and {@code number}, of the resource. */
+  /** Logs {@code message} (its {} are what is reserved, then {@code number}) of the resource. */
   private void logReservation(R resource, String message, long number) {
     log.info(
         "{} {}/{}: " + message,

@@ -122,8 +122,7 @@ public final class Election {
             ? "pod " + switchoverTo + " is not a candidate"
             : !target.get().eligible() ? "pod " + switchoverTo + " is not ready" : null;
     if (refused != null) {
-      return refuseSwitchover(
-          candidates, holder, holderPod, eligible, keepNotReadyHolder, refused);
+      return refuseSwitchover(candidates, holder, holderPod, eligible, keepNotReadyHolder, refused);
     }
     if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
       return new Decision(
