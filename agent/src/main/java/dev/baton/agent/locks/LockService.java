@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -73,16 +74,12 @@ public final class LockService {
    * key no RedisLock has answers 404 at once; a lock this owner holds already answers 409 at once.
    */
   public Outcome acquire(String key, String owner, Duration ttl, Duration wait) {
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
+    Asked asked = ownersLocks(key, owner, this::resolve);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<String> resolved = resolve(key);
-    if (resolved.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
-    }
-    String k = resolved.get();
-    BatonLock lock = locks.get().lock(k, ttl);
+    String k = asked.key();
+    BatonLock lock = asked.locks().lock(k, ttl);
     Optional<LockLease> mine = hold(k, lock);
     if (mine.isPresent()) {
       Map<String, Object> body = new LinkedHashMap<>();
@@ -129,7 +126,7 @@ public final class LockService {
    * agent, else by {@link #DEFAULT_TTL}.
    */
   public Outcome renew(String key, String owner, Optional<Duration> ttl) {
-    OwnersHold asked = ownersHold(key, owner);
+    Asked asked = ownersHold(key, owner);
     if (asked.answer() != null) {
       return asked.answer();
     }
@@ -158,7 +155,7 @@ public final class LockService {
 
   /** Releases {@code owner}'s hold; never another's. */
   public Outcome release(String key, String owner) {
-    OwnersHold asked = ownersHold(key, owner);
+    Asked asked = ownersHold(key, owner);
     if (asked.answer() != null) {
       return asked.answer();
     }
@@ -184,30 +181,48 @@ public final class LockService {
   }
 
   /**
-   * What a renew or release of {@code owner}'s hold starts from, or the answer that ends it first.
+   * What a request on a lock starts from: the key, the locks of the owner it speaks for, and for a
+   * renew or release the lease this agent holds for that owner; or the answer that ends it first.
    *
    * @param answer 404 for a key no RedisLock has, the answer while the pod's uid is unknown, or
    *     null to go on
-   * @param lease the lease this agent holds for the key when it is {@code owner}'s, else null
+   * @param lease the lease this agent holds for the key when it is the owner's, else null
    */
-  private record OwnersHold(Outcome answer, String key, BatonLocks locks, LockLease lease) {
+  private record Asked(Outcome answer, String key, BatonLocks locks, LockLease lease) {
+    static Asked answered(Outcome answer) {
+      return new Asked(answer, null, null, null);
+    }
+
     boolean ours() {
       return lease != null;
     }
   }
 
-  private OwnersHold ownersHold(String key, String owner) {
+  /** For an acquire or a state: the owner's locks first, then the key as {@code find} has it. */
+  private Asked ownersLocks(String key, String owner, Function<String, Optional<String>> find) {
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return Asked.answered(LockAnswers.uidUnknown());
+    }
+    Optional<String> k = find.apply(key);
+    return k.isEmpty()
+        ? Asked.answered(LockAnswers.unknown(keyOf(key)))
+        : new Asked(null, k.get(), locks.get(), null);
+  }
+
+  /** For a renew or release: the key as this agent knows it, then the owner's locks and lease. */
+  private Asked ownersHold(String key, String owner) {
     Optional<String> k = known(key);
     if (k.isEmpty()) {
-      return new OwnersHold(LockAnswers.unknown(keyOf(key)), null, null, null);
+      return Asked.answered(LockAnswers.unknown(keyOf(key)));
     }
     Optional<BatonLocks> locks = locks(owner);
     if (locks.isEmpty()) {
-      return new OwnersHold(LockAnswers.uidUnknown(), null, null, null);
+      return Asked.answered(LockAnswers.uidUnknown());
     }
     LockLease lease = held.get(k.get());
     boolean ours = lease != null && locks.get().owner().wrote(lease.value());
-    return new OwnersHold(null, k.get(), locks.get(), ours ? lease : null);
+    return new Asked(null, k.get(), locks.get(), ours ? lease : null);
   }
 
   /**
@@ -221,18 +236,15 @@ public final class LockService {
    */
   public Outcome state(String key, String owner, Duration wait, boolean atRiskSeen)
       throws InterruptedException {
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
+    Asked asked = ownersLocks(key, owner, this::known);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
-    }
-    BatonLock lock = locks.get().lock(k.get(), DEFAULT_TTL);
+    String k = asked.key();
+    BatonLock lock = asked.locks().lock(k, DEFAULT_TTL);
     long deadline = System.nanoTime() + wait.toNanos();
-    Optional<LockLease> hold = hold(k.get(), lock);
-    while (hold.isPresent() && atRisk(k.get(), hold.get()) == atRiskSeen) {
+    Optional<LockLease> hold = hold(k, lock);
+    while (hold.isPresent() && atRisk(k, hold.get()) == atRiskSeen) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
@@ -242,14 +254,14 @@ public final class LockService {
       long next = atRiskSeen ? validity : validity - atRiskMargin(hold.get().ttl()).toNanos();
       long pause = Math.min(POLL_NANOS, Math.min(left, next));
       TimeUnit.NANOSECONDS.sleep(Math.max(MIN_PAUSE_NANOS, pause));
-      hold = hold(k.get(), lock);
+      hold = hold(k, lock);
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("key", k.get());
+    body.put("key", k);
     body.put("held", hold.isPresent());
     if (hold.isPresent()) {
       LockAnswers.validity(body, hold.get());
-      body.put("atRisk", atRisk(k.get(), hold.get()));
+      body.put("atRisk", atRisk(k, hold.get()));
       body.put("holder", LockValues.holder(hold.get().value()));
     } else {
       body.put("token", null);
