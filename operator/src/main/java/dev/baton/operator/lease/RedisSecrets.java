@@ -26,8 +26,8 @@ public class RedisSecrets {
   public static final String CA_CERTIFICATE = "ca.crt";
 
   private final KubernetesClient client;
-  private final RedisSettings defaultRedis;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private final RedisSettings defaultRedis;
 
   /**
    * @param defaultRedis the Redis of a resource that names no Secret
