@@ -343,7 +343,7 @@ class BadInputTest {
     @SuppressWarnings("unchecked")
     Map<String, String> data = (Map<String, String>) row.value();
     client.secrets().resource(BatonCluster.redisSecret(name, data)).create();
-    Throwable thrown = catchThrowable(() -> new RedisSecrets(client).settings(NS, name));
+    Throwable thrown = catchThrowable(() -> new RedisSecrets(client, null).settings(NS, name));
     assertThat(thrown)
         .isInstanceOf(RedisSecrets.SecretProblem.class)
         .hasMessageStartingWith("Secret " + NS + "/" + name)
