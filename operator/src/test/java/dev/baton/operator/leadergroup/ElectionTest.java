@@ -126,22 +126,22 @@ class ElectionTest {
     assertThat(d.reason()).isEqualTo(EventReason.LeaderDeleted);
   }
 
-  @Test
-  void notReadyHolderIsReplacedWithReasonLeaderNotReady() {
-    var holder = pod("h", 0, false);
+  /** The holder, older than a ready pod a, loses the lease to a, for {@code reason}. */
+  private static void assertReplacedBy(Candidate holder, EventReason reason) {
     var a = pod("a", 1, true);
     Decision d = decide(List.of(holder, a), ours(holder, 3));
     assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderNotReady);
+    assertThat(d.reason()).isEqualTo(reason);
+  }
+
+  @Test
+  void notReadyHolderIsReplacedWithReasonLeaderNotReady() {
+    assertReplacedBy(pod("h", 0, false), EventReason.LeaderNotReady);
   }
 
   @Test
   void terminatingHolderIsReplacedWithReasonLeaderTerminating() {
-    var holder = terminating(pod("h", 0, true));
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderTerminating);
+    assertReplacedBy(terminating(pod("h", 0, true)), EventReason.LeaderTerminating);
   }
 
   @Test
@@ -149,10 +149,7 @@ class ElectionTest {
     var h = pod("h", 0, true);
     var holder =
         new Candidate(h.name(), h.uid(), false, Ineligibility.NODE_LOST, h.created(), 0, true);
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderNodeLost);
+    assertReplacedBy(holder, EventReason.LeaderNodeLost);
   }
 
   @Test
