@@ -8,13 +8,14 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.ConditionAssert;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The payments group's routing as the routing tests set it up and read it: its pods as a kubelet
@@ -56,30 +57,20 @@ final class PaymentsRouting {
     }
   }
 
-  void createLeaderService(String name, Map<String, String> selector) {
-    cluster
-        .client
-        .services()
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(selector)
-                .addNewPort()
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-  }
-
   Condition routed() {
     return cluster
         .condition("payments", "Routed")
         .orElseThrow(() -> new AssertionError("no Routed"));
+  }
+
+  /** The Routed condition, to assert on; failing while there is none. */
+  ConditionAssert assertRouted() {
+    return cluster.assertCondition("payments", "Routed");
+  }
+
+  /** Waits until there is a Routed condition that passes {@code check}. */
+  void awaitRouted(Consumer<ConditionAssert> check) {
+    cluster.awaitCondition("payments", "Routed", check);
   }
 
   List<RouteStatus> routing() {
