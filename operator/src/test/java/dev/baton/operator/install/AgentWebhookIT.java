@@ -8,7 +8,6 @@ import dev.baton.operator.injection.AgentPermissions;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -183,23 +182,14 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c =
-                  cluster
-                      .condition("orders", "AgentInjected")
-                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
-              assertThat(c.getStatus()).isEqualTo("False");
-              assertThat(c.getReason()).isEqualTo("AgentMissing");
-              assertThat(c.getMessage()).contains(bare);
+              assertAgentInjected("False", "AgentMissing", bare);
               assertThat(cluster.events("orders"))
                   .anySatisfy(
                       e -> {
                         assertThat(e.getReason()).isEqualTo("AgentMissing");
                         assertThat(e.getMessage()).contains("pod " + bare);
                       });
-              assertThat(cluster.operator().registry().scrape())
-                  .containsPattern(
-                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
-                          + "state=\"missing\",?\\} 1\\.0");
+              assertAgentPods("missing");
             });
     // Never elected: the leader goes, and one of the injected pods follows it.
     cluster.deletePod(leader);
@@ -257,18 +247,9 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c =
-                  cluster
-                      .condition("orders", "AgentInjected")
-                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo("AgentOutdated");
-              assertThat(c.getMessage())
-                  .contains(old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
-              assertThat(cluster.operator().registry().scrape())
-                  .containsPattern(
-                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
-                          + "state=\"outdated\",?\\} 1\\.0");
+              assertAgentInjected(
+                  "True", "AgentOutdated", old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
+              assertAgentPods("outdated");
             });
 
     cluster
@@ -288,6 +269,25 @@ class AgentWebhookIT {
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("failed calling webhook \"agent.baton.dev\"");
     assertThat(cluster.pods()).as("nothing created under Fail").hasSize(1);
+  }
+
+  /** The group's AgentInjected condition: its status, its reason, a message naming {@code pods}. */
+  private void assertAgentInjected(String status, String reason, String pods) {
+    cluster
+        .assertCondition("orders", "AgentInjected")
+        .hasStatus(status)
+        .hasReason(reason)
+        .hasMessageContaining(pods);
+  }
+
+  /** The operator's metric counts one of the group's pods whose agent is in {@code state}. */
+  private void assertAgentPods(String state) {
+    assertThat(cluster.operator().registry().scrape())
+        .containsPattern(
+            "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
+                + "state=\""
+                + state
+                + "\",?\\} 1\\.0");
   }
 
   /** A pod of the template as this operator injects it. */
