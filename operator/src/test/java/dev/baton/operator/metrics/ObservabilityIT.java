@@ -14,6 +14,7 @@ import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.net.http.HttpResponse;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -153,13 +154,8 @@ class ObservabilityIT {
 
       // The operator's own password works; a wrong one is reported without being shown.
       cluster.awaitLeader("payments", ROLE);
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                cluster.assertCondition("billing", "RedisAvailable").hasStatus("False");
-                cluster.assertCondition("orders", "RedisAvailable").hasStatus("False");
-              });
+      cluster.awaitCondition(
+          List.of("billing", "orders"), "RedisAvailable", c -> c.hasStatus("False"));
 
       StringBuilder everything = new StringBuilder(output.text());
       for (String g : new String[] {"payments", "orders", "billing"}) {

@@ -11,6 +11,8 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ConditionAssert;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.util.List;
@@ -30,23 +32,34 @@ final class PaymentsRouting {
     this.cluster = cluster;
   }
 
+  /** A ready pod of {@code app} at 10.1.0.{@code ip}, as a kubelet would report it. */
+  static Pod podAt(String name, String app, int ip) {
+    return new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", app)))
+        .editStatus()
+        .withPodIP("10.1.0." + ip)
+        .endStatus()
+        .build();
+  }
+
+  /** A container's port, over TCP. */
+  static ContainerPort tcpPort(String name, int port) {
+    return new ContainerPortBuilder()
+        .withName(name)
+        .withContainerPort(port)
+        .withProtocol("TCP")
+        .build();
+  }
+
   /** A ready pod with an IP and a container port named http, as a kubelet would report it. */
   void createPod(String name, int ip) {
     Pod pod =
-        new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", "payments")))
+        new PodBuilder(podAt(name, "payments", ip))
             .editSpec()
             .editFirstContainer()
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(8080)
-            .withProtocol("TCP")
-            .endPort()
+            .addToPorts(tcpPort("http", 8080))
             .endContainer()
             .withNodeName("node-1")
             .endSpec()
-            .editStatus()
-            .withPodIP("10.1.0." + ip)
-            .endStatus()
             .build();
     cluster.createPod(pod);
   }

@@ -42,22 +42,15 @@ class ServicePortsIT extends ClusterTest {
   /** A ready pod whose only declared port, gate, is on a native sidecar (an init container). */
   private void createPodWithSidecarGate(String name, int ip) {
     Pod pod =
-        new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", "orders")))
+        new PodBuilder(PaymentsRouting.podAt(name, "orders", ip))
             .editSpec()
             .addNewInitContainer()
             .withName("baton-agent")
             .withImage("baton")
             .withRestartPolicy("Always")
-            .addNewPort()
-            .withName("gate")
-            .withContainerPort(8080)
-            .withProtocol("TCP")
-            .endPort()
+            .addToPorts(PaymentsRouting.tcpPort("gate", 8080))
             .endInitContainer()
             .endSpec()
-            .editStatus()
-            .withPodIP("10.1.0." + ip)
-            .endStatus()
             .build();
     cluster.createPod(pod);
   }

@@ -24,6 +24,7 @@ import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -187,6 +188,18 @@ public final class BatonCluster extends Sandbox {
     await().atMost(WAIT).untilAsserted(() -> check.accept(assertCondition(group, type)));
   }
 
+  /** Waits until each of the groups has a condition of {@code type} that passes, all at once. */
+  public void awaitCondition(List<String> groups, String type, Consumer<ConditionAssert> check) {
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () -> {
+              for (String group : groups) {
+                check.accept(assertCondition(group, type));
+              }
+            });
+  }
+
   /** The group's condition of {@code type}, to assert on; failing while there is none. */
   public ConditionAssert assertCondition(String group, String type) {
     return new ConditionAssert(condition(group, type), "LeaderGroup " + group + ", " + type);
@@ -324,6 +337,11 @@ public final class BatonCluster extends Sandbox {
     }
   }
 
+  /** The name, in {@link #NS}. */
+  private static ObjectMeta metadata(String name) {
+    return new ObjectMetaBuilder().withName(name).withNamespace(NS).build();
+  }
+
   private static NodeCondition nodeReady(String status) {
     return new NodeConditionBuilder().withType("Ready").withStatus(status).build();
   }
@@ -333,10 +351,7 @@ public final class BatonCluster extends Sandbox {
   /** A Service {@code name} on port 80 over the pods with the labels {@code selector}. */
   public static Service leaderService(String name, Map<String, String> selector) {
     return new ServiceBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(NS)
-        .endMetadata()
+        .withMetadata(metadata(name))
         .withNewSpec()
         .withSelector(selector)
         .addNewPort()
@@ -376,7 +391,7 @@ public final class BatonCluster extends Sandbox {
   /** A RedisLock with the given ttl, in the default Redis, without a holder selector. */
   public static RedisLock redisLock(String name, String ttl) {
     RedisLock l = new RedisLock();
-    l.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NS).build());
+    l.setMetadata(metadata(name));
     RedisLockSpec spec = new RedisLockSpec();
     spec.setTtl(ttl);
     l.setSpec(spec);
@@ -456,13 +471,7 @@ public final class BatonCluster extends Sandbox {
    * creates it through its own client.
    */
   public static Secret redisSecret(String name, Map<String, String> data) {
-    return new SecretBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(NS)
-        .endMetadata()
-        .addToStringData(data)
-        .build();
+    return new SecretBuilder().withMetadata(metadata(name)).addToStringData(data).build();
   }
 
   /**
