@@ -126,14 +126,6 @@ class ElectionTest {
     assertThat(d.reason()).isEqualTo(EventReason.LeaderDeleted);
   }
 
-  /** The holder, older than a ready pod a, loses the lease to a, for {@code reason}. */
-  private static void assertReplacedBy(Candidate holder, EventReason reason) {
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(reason);
-  }
-
   @Test
   void notReadyHolderIsReplacedWithReasonLeaderNotReady() {
     assertReplacedBy(pod("h", 0, false), EventReason.LeaderNotReady);
@@ -334,5 +326,13 @@ class ElectionTest {
     assertThat(back.keepHolder()).isFalse();
     assertThat(back.averted()).isEqualTo("a");
     assertThat(back.pending()).isNull();
+  }
+
+  /** The holder, older than a ready pod a, loses the lease to a, for {@code reason}. */
+  private static void assertReplacedBy(Candidate holder, EventReason reason) {
+    var a = pod("a", 1, true);
+    Decision d = decide(List.of(holder, a), ours(holder, 3));
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(reason);
   }
 }
