@@ -14,7 +14,8 @@ public abstract class FaultClusterTest {
 
   protected final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
+  @RegisterExtension
+  protected final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
 
   protected BatonCluster cluster;
 
