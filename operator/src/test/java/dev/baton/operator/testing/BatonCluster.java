@@ -422,11 +422,6 @@ public final class BatonCluster extends Sandbox {
     return l.getStatus().getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 
-  /** Waits until the lock has a condition of {@code type} that passes {@code check}. */
-  public void awaitLockCondition(String lock, String type, Consumer<ConditionAssert> check) {
-    await().atMost(WAIT).untilAsserted(() -> check.accept(assertLockCondition(lock, type)));
-  }
-
   /** The lock's condition of {@code type}, to assert on; failing while there is none. */
   public ConditionAssert assertLockCondition(String lock, String type) {
     return new ConditionAssert(lockCondition(lock, type), "RedisLock " + lock + ", " + type);
