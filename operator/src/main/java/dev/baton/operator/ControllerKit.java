@@ -44,8 +44,8 @@ public record ControllerKit(
     return new StatusWriter(client);
   }
 
-  /** The reader of the Redis Secrets a resource's spec names. */
+  /** The reader of the Redis Secrets a resource's spec names, which knows the default Redis. */
   public RedisSecrets secrets() {
-    return new RedisSecrets(client);
+    return new RedisSecrets(client, defaultRedis);
   }
 }

@@ -1,6 +1,7 @@
 package dev.baton.agent.gate;
 
 import dev.baton.agent.config.GateRoute;
+import dev.baton.agent.eventloop.EventLoop;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
@@ -13,7 +14,6 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Queue;
 import java.util.Set;
@@ -275,21 +275,7 @@ final class GateLoop {
           resetAll("the gate shut, or its deadline passed");
           continue;
         }
-        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-        while (keys.hasNext()) {
-          SelectionKey key = keys.next();
-          keys.remove();
-          if (!key.isValid()) {
-            continue;
-          }
-          if (Gate.isAccept(key)) {
-            accept();
-          } else if (key.attachment() instanceof Preamble p) {
-            preambleReady(key, p);
-          } else {
-            ((GateSide) key.attachment()).ready(key);
-          }
-        }
+        EventLoop.eachReady(selector, this::ready);
         if (!connecting.isEmpty()) {
           expireConnects();
         }
@@ -358,22 +344,25 @@ final class GateLoop {
     }
   }
 
-  private void accept() {
-    while (true) {
-      SocketChannel client;
-      try {
-        client = server.accept();
-      } catch (IOException e) {
-        if (!stopped) {
-          log.warn("gate {}: accept failed: {}", route, e.getMessage());
-        }
-        return;
-      }
-      if (client == null) {
-        return;
-      }
-      onAccept.accept(client);
+  private void ready(SelectionKey key) {
+    if (Gate.isAccept(key)) {
+      accept();
+    } else if (key.attachment() instanceof Preamble p) {
+      preambleReady(key, p);
+    } else {
+      ((GateSide) key.attachment()).ready(key);
     }
+  }
+
+  private void accept() {
+    EventLoop.acceptWaiting(
+        server,
+        onAccept,
+        e -> {
+          if (!stopped) {
+            log.warn("gate {}: accept failed: {}", route, e.getMessage());
+          }
+        });
   }
 
   private void expireConnects() {

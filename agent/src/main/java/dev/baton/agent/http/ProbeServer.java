@@ -1,5 +1,6 @@
 package dev.baton.agent.http;
 
+import dev.baton.agent.eventloop.EventLoop;
 import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -92,19 +93,15 @@ final class ProbeServer implements AutoCloseable {
     try {
       while (!stopped) {
         selector.select(open.isEmpty() ? 0 : 250);
-        Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-        while (keys.hasNext()) {
-          SelectionKey key = keys.next();
-          keys.remove();
-          if (!key.isValid()) {
-            continue;
-          }
-          if (key.isAcceptable()) {
-            accept();
-          } else {
-            serve(key);
-          }
-        }
+        EventLoop.eachReady(
+            selector,
+            key -> {
+              if (key.isAcceptable()) {
+                accept();
+              } else {
+                serve(key);
+              }
+            });
         expire();
       }
     } catch (IOException | RuntimeException e) {
@@ -127,23 +124,16 @@ final class ProbeServer implements AutoCloseable {
    * costs that connection only, never the loop.
    */
   private void accept() {
-    while (true) {
-      SocketChannel c;
-      try {
-        c = server.accept();
-      } catch (IOException e) {
-        log.warn("the probes' port could not take a connection: {}", e.getMessage());
-        return; // out of file descriptors, say: the next selection tries again
-      }
-      if (c == null) {
-        return;
-      }
-      try {
-        take(c);
-      } catch (IOException e) {
-        closeQuietly(c);
-      }
-    }
+    EventLoop.acceptWaiting(
+        server,
+        c -> {
+          try {
+            take(c);
+          } catch (IOException e) {
+            closeQuietly(c);
+          }
+        },
+        e -> log.warn("the probes' port could not take a connection: {}", e.getMessage()));
   }
 
   private void take(SocketChannel c) throws IOException {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -73,16 +74,12 @@ public final class LockService {
    * key no RedisLock has answers 404 at once; a lock this owner holds already answers 409 at once.
    */
   public Outcome acquire(String key, String owner, Duration ttl, Duration wait) {
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
+    Asked asked = ownersLocks(key, owner, this::resolve);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<String> resolved = resolve(key);
-    if (resolved.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
-    }
-    String k = resolved.get();
-    BatonLock lock = locks.get().lock(k, ttl);
+    String k = asked.key();
+    BatonLock lock = asked.locks().lock(k, ttl);
     Optional<LockLease> mine = hold(k, lock);
     if (mine.isPresent()) {
       Map<String, Object> body = new LinkedHashMap<>();
@@ -129,66 +126,103 @@ public final class LockService {
    * agent, else by {@link #DEFAULT_TTL}.
    */
   public Outcome renew(String key, String owner, Optional<Duration> ttl) {
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
+    Asked asked = ownersHold(key, owner);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
-    }
-    LockLease lease = held.get(k.get());
-    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
-    if (!ours || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
+    String k = asked.key();
+    LockLease lease = asked.lease();
+    if (!asked.ours() || (ttl.isPresent() && !ttl.get().equals(lease.ttl()))) {
       // A lease is bound to its ttl: another ttl takes a lease of its own for the same hold.
       Optional<LockLease> adopted =
-          locks.get().lock(k.get(), ttl.orElse(ours ? lease.ttl() : DEFAULT_TTL)).adopt();
+          asked.locks().lock(k, ttl.orElse(asked.ours() ? lease.ttl() : DEFAULT_TTL)).adopt();
       if (adopted.isEmpty()) {
-        return notHeld(k.get(), owner, ours ? lease.value() : null, ours);
+        return notHeld(k, owner, asked.ours() ? lease.value() : null, asked.ours());
       }
       lease = adopted.get();
     }
     if (!lease.renew()) {
-      Outcome out = notHeld(k.get(), owner, lease.value(), true);
+      Outcome out = notHeld(k, owner, lease.value(), true);
       if (out.status() == 503) {
-        atRiskFor.put(k.get(), lease.value());
+        atRiskFor.put(k, lease.value());
       }
       return out;
     }
-    held.put(k.get(), lease);
-    atRiskFor.remove(k.get());
-    return LockAnswers.granted(k.get(), lease);
+    held.put(k, lease);
+    atRiskFor.remove(k);
+    return LockAnswers.granted(k, lease);
   }
 
   /** Releases {@code owner}'s hold; never another's. */
   public Outcome release(String key, String owner) {
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
+    Asked asked = ownersHold(key, owner);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
-    }
-    LockLease lease = held.get(k.get());
-    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
-    if (ours) {
-      held.remove(k.get(), lease);
+    String k = asked.key();
+    LockLease lease = asked.lease();
+    if (asked.ours()) {
+      held.remove(k, lease);
     } else {
-      lease = locks.get().lock(k.get(), DEFAULT_TTL).adopt().orElse(null);
+      lease = asked.locks().lock(k, DEFAULT_TTL).adopt().orElse(null);
     }
     if (lease == null || !lease.release()) {
-      Outcome out = notHeld(k.get(), owner, lease == null ? null : lease.value(), ours);
+      Outcome out = notHeld(k, owner, lease == null ? null : lease.value(), asked.ours());
       if (out.status() == 409) {
         out.body().put("released", false);
       }
       return out;
     }
-    atRiskFor.remove(k.get());
+    atRiskFor.remove(k);
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("key", k.get());
+    body.put("key", k);
     body.put("released", true);
     return new Outcome(200, body);
+  }
+
+  /**
+   * What a request on a lock starts from: the key, the locks of the owner it speaks for, and for a
+   * renew or release the lease this agent holds for that owner; or the answer that ends it first.
+   *
+   * @param answer 404 for a key no RedisLock has, the answer while the pod's uid is unknown, or
+   *     null to go on
+   * @param lease the lease this agent holds for the key when it is the owner's, else null
+   */
+  private record Asked(Outcome answer, String key, BatonLocks locks, LockLease lease) {
+    static Asked answered(Outcome answer) {
+      return new Asked(answer, null, null, null);
+    }
+
+    boolean ours() {
+      return lease != null;
+    }
+  }
+
+  /** For an acquire or a state: the owner's locks first, then the key as {@code find} has it. */
+  private Asked ownersLocks(String key, String owner, Function<String, Optional<String>> find) {
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return Asked.answered(LockAnswers.uidUnknown());
+    }
+    Optional<String> k = find.apply(key);
+    return k.isEmpty()
+        ? Asked.answered(LockAnswers.unknown(keyOf(key)))
+        : new Asked(null, k.get(), locks.get(), null);
+  }
+
+  /** For a renew or release: the key as this agent knows it, then the owner's locks and lease. */
+  private Asked ownersHold(String key, String owner) {
+    Optional<String> k = known(key);
+    if (k.isEmpty()) {
+      return Asked.answered(LockAnswers.unknown(keyOf(key)));
+    }
+    Optional<BatonLocks> locks = locks(owner);
+    if (locks.isEmpty()) {
+      return Asked.answered(LockAnswers.uidUnknown());
+    }
+    LockLease lease = held.get(k.get());
+    boolean ours = lease != null && locks.get().owner().wrote(lease.value());
+    return new Asked(null, k.get(), locks.get(), ours ? lease : null);
   }
 
   /**
@@ -202,18 +236,15 @@ public final class LockService {
    */
   public Outcome state(String key, String owner, Duration wait, boolean atRiskSeen)
       throws InterruptedException {
-    Optional<BatonLocks> locks = locks(owner);
-    if (locks.isEmpty()) {
-      return LockAnswers.uidUnknown();
+    Asked asked = ownersLocks(key, owner, this::known);
+    if (asked.answer() != null) {
+      return asked.answer();
     }
-    Optional<String> k = known(key);
-    if (k.isEmpty()) {
-      return LockAnswers.unknown(keyOf(key));
-    }
-    BatonLock lock = locks.get().lock(k.get(), DEFAULT_TTL);
+    String k = asked.key();
+    BatonLock lock = asked.locks().lock(k, DEFAULT_TTL);
     long deadline = System.nanoTime() + wait.toNanos();
-    Optional<LockLease> hold = hold(k.get(), lock);
-    while (hold.isPresent() && atRisk(k.get(), hold.get()) == atRiskSeen) {
+    Optional<LockLease> hold = hold(k, lock);
+    while (hold.isPresent() && atRisk(k, hold.get()) == atRiskSeen) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         break;
@@ -223,14 +254,14 @@ public final class LockService {
       long next = atRiskSeen ? validity : validity - atRiskMargin(hold.get().ttl()).toNanos();
       long pause = Math.min(POLL_NANOS, Math.min(left, next));
       TimeUnit.NANOSECONDS.sleep(Math.max(MIN_PAUSE_NANOS, pause));
-      hold = hold(k.get(), lock);
+      hold = hold(k, lock);
     }
     Map<String, Object> body = new LinkedHashMap<>();
-    body.put("key", k.get());
+    body.put("key", k);
     body.put("held", hold.isPresent());
     if (hold.isPresent()) {
       LockAnswers.validity(body, hold.get());
-      body.put("atRisk", atRisk(k.get(), hold.get()));
+      body.put("atRisk", atRisk(k, hold.get()));
       body.put("holder", LockValues.holder(hold.get().value()));
     } else {
       body.put("token", null);

@@ -27,9 +27,7 @@ class LockApiIT extends TwoAgentsOverHttp {
 
   @Test
   void aLockIsTakenRenewedRefusedToAnotherPodReapedWithItsPodAndReleased() throws Exception {
-    sandbox.createLock("migration");
-    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = takeMigration("ttl=30s&wait=2s");
     long token = taken.body.get("token").asLong();
     assertThat(token).isPositive();
     assertThat(taken.body.get("expiresAt").asText()).isNotBlank();
@@ -41,9 +39,8 @@ class LockApiIT extends TwoAgentsOverHttp {
     assertThat(renewed.status).isEqualTo(200);
     assertThat(renewed.body.get("token").asLong()).isEqualTo(token);
 
-    Reply refused = post(a1, "/v1/locks/shop/migration?ttl=30s&wait=100ms");
-    assertThat(refused.status).isEqualTo(409);
-    assertThat(refused.body.get("holder").asText()).isEqualTo("shop/worker-0");
+    Reply refusal = refused(post(a1, "/v1/locks/shop/migration?ttl=30s&wait=100ms"));
+    assertThat(refusal.body.get("holder").asText()).isEqualTo("shop/worker-0");
     assertThat(delete(a1, "/v1/locks/shop/migration").status).isEqualTo(409);
 
     // By the RedisLock's name alone, in the pod's namespace, after the holder released it.
@@ -56,15 +53,7 @@ class LockApiIT extends TwoAgentsOverHttp {
 
     // The holder's pod goes: the operator deletes the lock at once, well before its 30 s ttl.
     sandbox.cluster.deletePod("worker-1");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                sandbox
-                    .cluster
-                    .redis
-                    .command("EXISTS", "baton:{shop/migration}:lock")
-                    .equals(":0"));
+    awaitMigrationGone();
     Reply afterReap = post(a0, "/v1/locks/migration?ttl=10s");
     assertThat(afterReap.status).isEqualTo(200);
     assertThat(afterReap.body.get("token").asLong())
@@ -76,20 +65,17 @@ class LockApiIT extends TwoAgentsOverHttp {
     sandbox.createLock("migration");
     Duration ttl = Duration.ofSeconds(10);
     Instant sent = Instant.now();
-    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=10s&wait=2s");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = ok(post(a0, "/v1/locks/shop/migration?ttl=10s&wait=2s"));
     assertThat(taken.body.get("key").asText()).isEqualTo("shop/migration");
     assertValidity(taken.body, sent, ttl);
 
     Instant renewSent = Instant.now();
-    Reply renewed = post(a0, "/v1/locks/shop/migration/renew");
-    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    Reply renewed = ok(post(a0, "/v1/locks/shop/migration/renew"));
     assertThat(renewed.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
     assertValidity(renewed.body, renewSent, ttl);
 
     // The state answers the same hold, with the validity left since the renewal.
-    Reply state = getJson(a0, "/v1/locks/shop/migration");
-    assertThat(state.status).as(state.body.toString()).isEqualTo(200);
+    Reply state = ok(getJson(a0, "/v1/locks/shop/migration"));
     assertThat(state.body.get("held").asBoolean()).isTrue();
     assertThat(state.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
     assertThat(state.body.get("holder").asText()).isEqualTo("shop/worker-0");
@@ -98,21 +84,17 @@ class LockApiIT extends TwoAgentsOverHttp {
 
   @Test
   void aHoldOutlivesAnAgentRestartAndAHoldThatRanOutIsSaidToBeGone() throws Exception {
-    sandbox.createLock("migration");
-    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = takeMigration("ttl=30s&wait=2s");
     long token = taken.body.get("token").asLong();
 
     // The same pod's agent restarts: it finds the pod's hold in Redis and renews and releases it.
     sandbox.stopAgent("worker-0");
     BatonAgent restarted = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
     Instant sent = Instant.now();
-    Reply renewed = post(restarted, "/v1/locks/shop/migration/renew?ttl=20s");
-    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    Reply renewed = ok(post(restarted, "/v1/locks/shop/migration/renew?ttl=20s"));
     assertThat(renewed.body.get("token").asLong()).isEqualTo(token);
     assertValidity(renewed.body, sent, Duration.ofSeconds(20));
-    Reply released = delete(restarted, "/v1/locks/shop/migration");
-    assertThat(released.status).as(released.body.toString()).isEqualTo(200);
+    Reply released = ok(delete(restarted, "/v1/locks/shop/migration"));
     assertThat(released.body.get("released").asBoolean()).isTrue();
     assertThat(sandbox.cluster.redis.command("EXISTS", "baton:{shop/migration}:lock"))
         .isEqualTo(":0");
@@ -120,31 +102,20 @@ class LockApiIT extends TwoAgentsOverHttp {
     // A hold whose ttl ran out while the agent was away is gone, and the answer says so.
     assertThat(post(restarted, "/v1/locks/shop/migration?ttl=1s").status).isEqualTo(200);
     sandbox.stopAgent("worker-0");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                sandbox
-                    .cluster
-                    .redis
-                    .command("EXISTS", "baton:{shop/migration}:lock")
-                    .equals(":0"));
+    awaitMigrationGone();
     BatonAgent again = sandbox.startAgent("worker-0", CONFIRM_WITHIN, true);
     // A restarted agent cannot tell a hold that ran out from none: it says what it knows.
     String gone = "lock shop/migration is not held by pod shop/worker-0: the lock is free";
-    Reply lateRenew = post(again, "/v1/locks/shop/migration/renew");
-    assertThat(lateRenew.status).as(lateRenew.body.toString()).isEqualTo(409);
+    Reply lateRenew = refused(post(again, "/v1/locks/shop/migration/renew"));
     assertThat(lateRenew.body.get("error").asText()).isEqualTo(gone);
     assertThat(lateRenew.body.get("holder").isNull()).isTrue();
-    Reply lateRelease = delete(again, "/v1/locks/shop/migration");
-    assertThat(lateRelease.status).as(lateRelease.body.toString()).isEqualTo(409);
+    Reply lateRelease = refused(delete(again, "/v1/locks/shop/migration"));
     assertThat(lateRelease.body.get("error").asText()).isEqualTo(gone);
     assertThat(lateRelease.body.get("released").asBoolean()).isFalse();
 
     // Taken by another pod since: the answer names it.
     assertThat(post(a1, "/v1/locks/shop/migration?ttl=30s").status).isEqualTo(200);
-    Reply taken1 = post(again, "/v1/locks/shop/migration/renew");
-    assertThat(taken1.status).as(taken1.body.toString()).isEqualTo(409);
+    Reply taken1 = refused(post(again, "/v1/locks/shop/migration/renew"));
     assertThat(taken1.body.get("error").asText())
         .isEqualTo(
             "lock shop/migration is not held by pod shop/worker-0: shop/worker-1 holds it now");
@@ -153,19 +124,15 @@ class LockApiIT extends TwoAgentsOverHttp {
 
   @Test
   void aLongPollOnALockAnswersWhenTheHoldIsLostAndHeldWhenTheWaitRunsOut() throws Exception {
-    sandbox.createLock("migration");
-    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&wait=2s");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = takeMigration("ttl=30s&wait=2s");
 
     // Nothing happens to the hold: the poll answers at its limit, still held.
-    Reply atLimit = getJson(a0, "/v1/locks/shop/migration?wait=300ms");
-    assertThat(atLimit.status).as(atLimit.body.toString()).isEqualTo(200);
+    Reply atLimit = ok(getJson(a0, "/v1/locks/shop/migration?wait=300ms"));
     assertThat(atLimit.body.get("held").asBoolean()).isTrue();
     assertThat(atLimit.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
     assertThat(atLimit.body.get("validForMillis").asLong()).isPositive();
     // Another pod's agent sees it held by worker-0, not by its own pod.
-    Reply other = getJson(a1, "/v1/locks/migration");
-    assertThat(other.status).as(other.body.toString()).isEqualTo(200);
+    Reply other = ok(getJson(a1, "/v1/locks/migration"));
     assertThat(other.body.get("held").asBoolean()).isFalse();
     assertThat(other.body.get("holder").asText()).isEqualTo("shop/worker-0");
 
@@ -184,8 +151,7 @@ class LockApiIT extends TwoAgentsOverHttp {
     assertThat(lostBody.get("holder").isNull()).isTrue();
 
     // The ttl runs out: the poll answers "at risk" while the hold is still valid, then not held.
-    Reply shortHold = post(a0, "/v1/locks/shop/migration?ttl=2s");
-    assertThat(shortHold.status).as(shortHold.body.toString()).isEqualTo(200);
+    Reply shortHold = ok(post(a0, "/v1/locks/shop/migration?ttl=2s"));
     assertThat(shortHold.body.get("atRisk").asBoolean()).isFalse();
     HttpResponse<String> risk = lockPoll(a0, "shop/migration", "30s").get(20, TimeUnit.SECONDS);
     JsonNode riskBody = JSON.readTree(risk.body());
@@ -214,8 +180,7 @@ class LockApiIT extends TwoAgentsOverHttp {
     sandbox.createLock("migration");
     for (int i = 0; i < 5; i++) {
       // The key outlives the validity by the drift allowance: the next take waits for it.
-      Reply taken = post(a0, "/v1/locks/shop/migration?ttl=1s&wait=2s");
-      assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+      Reply taken = ok(post(a0, "/v1/locks/shop/migration?ttl=1s&wait=2s"));
       long validUntil = System.nanoTime() + taken.body.get("validForMillis").asLong() * 1_000_000;
       Reply risk = getJson(a0, "/v1/locks/shop/migration?wait=5s");
       long told = System.nanoTime();
@@ -230,46 +195,36 @@ class LockApiIT extends TwoAgentsOverHttp {
 
   @Test
   void eachOwnerOfAPodRenewsAndReleasesOnlyItsOwnHold() throws Exception {
-    sandbox.createLock("migration");
-    Reply taken = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-1");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = takeMigration("ttl=30s&owner=job-1");
 
-    Reply again = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-1");
-    assertThat(again.status).isEqualTo(409);
+    Reply again = refused(post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-1"));
     assertThat(again.body.get("yours").asBoolean()).isTrue();
     assertThat(again.body.get("error").asText())
         .isEqualTo(
             "owner 'job-1' of this pod holds lock shop/migration already: renew it (POST"
                 + " /v1/locks/shop/migration/renew), or release it first");
 
-    Reply byPod = post(a0, "/v1/locks/shop/migration/renew");
-    assertThat(byPod.status).isEqualTo(409);
+    Reply byPod = refused(post(a0, "/v1/locks/shop/migration/renew"));
     assertThat(byPod.body.get("error").asText())
         .isEqualTo(
             "lock shop/migration is not held by pod shop/worker-0: shop/worker-0 (owner 'job-1')"
                 + " holds it now");
-    Reply byOther = delete(a0, "/v1/locks/shop/migration?owner=job-2");
-    assertThat(byOther.status).isEqualTo(409);
+    Reply byOther = refused(delete(a0, "/v1/locks/shop/migration?owner=job-2"));
     assertThat(byOther.body.get("released").asBoolean()).isFalse();
-    Reply other = post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-2&wait=100ms");
-    assertThat(other.status).isEqualTo(409);
+    Reply other = refused(post(a0, "/v1/locks/shop/migration?ttl=30s&owner=job-2&wait=100ms"));
     assertThat(other.body.get("yours").asBoolean()).isFalse();
     assertThat(other.body.get("error").asText())
         .isEqualTo("lock shop/migration is held by shop/worker-0 (owner 'job-1')");
 
-    Reply renewed = post(a0, "/v1/locks/shop/migration/renew?owner=job-1");
-    assertThat(renewed.status).as(renewed.body.toString()).isEqualTo(200);
+    Reply renewed = ok(post(a0, "/v1/locks/shop/migration/renew?owner=job-1"));
     assertThat(renewed.body.get("token").asLong()).isEqualTo(taken.body.get("token").asLong());
-    Reply released = delete(a0, "/v1/locks/shop/migration?owner=job-1");
-    assertThat(released.status).as(released.body.toString()).isEqualTo(200);
+    ok(delete(a0, "/v1/locks/shop/migration?owner=job-1"));
 
     // Its own hold ran out and another pod took the lock, as this agent knows: said so, apart
     // from "never held" (a hold that ran out and nobody took is taken back by a renewal).
     assertThat(post(a0, "/v1/locks/shop/migration?ttl=1s&owner=job-1").status).isEqualTo(200);
-    Reply next = post(a1, "/v1/locks/shop/migration?ttl=30s&wait=5s");
-    assertThat(next.status).as(next.body.toString()).isEqualTo(200);
-    Reply late = post(a0, "/v1/locks/shop/migration/renew?owner=job-1");
-    assertThat(late.status).isEqualTo(409);
+    ok(post(a1, "/v1/locks/shop/migration?ttl=30s&wait=5s"));
+    Reply late = refused(post(a0, "/v1/locks/shop/migration/renew?owner=job-1"));
     assertThat(late.body.get("error").asText())
         .isEqualTo(
             "the hold of owner 'job-1' of this pod on lock shop/migration ran out (its ttl"
@@ -286,13 +241,25 @@ class LockApiIT extends TwoAgentsOverHttp {
     redis("SET", bare.reservation(), value(redis("GET", shop.reservation())));
     redis("SET", bare.reservedReplid(), value(redis("GET", shop.reservedReplid())));
 
-    Reply taken = post(a0, "/v1/locks/orders-report?ttl=30s");
-    assertThat(taken.status).as(taken.body.toString()).isEqualTo(200);
+    Reply taken = ok(post(a0, "/v1/locks/orders-report?ttl=30s"));
     assertThat(taken.body.get("key").asText()).isEqualTo("shop/orders-report");
     assertThat(redis("EXISTS", shop.lock())).isEqualTo(":1");
     assertThat(redis("EXISTS", bare.lock())).isEqualTo(":0");
     assertThat(delete(a0, "/v1/locks/orders-report").status).isEqualTo(200);
     assertThat(redis("EXISTS", shop.lock())).isEqualTo(":0");
+  }
+
+  /** A RedisLock migration, taken through worker-0's agent with these parameters. */
+  private Reply takeMigration(String query) throws Exception {
+    sandbox.createLock("migration");
+    return ok(post(a0, "/v1/locks/shop/migration?" + query));
+  }
+
+  /** Waits until Redis has no hold on the migration lock left: reaped, or run out. */
+  private void awaitMigrationGone() {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> redis("EXISTS", "baton:{shop/migration}:lock").equals(":0"));
   }
 
   private String redis(String... command) {

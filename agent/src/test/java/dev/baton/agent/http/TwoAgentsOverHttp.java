@@ -1,5 +1,7 @@
 package dev.baton.agent.http;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.agent.BatonAgent;
@@ -50,6 +52,18 @@ abstract class TwoAgentsOverHttp {
       this.status = status;
       this.body = body;
     }
+  }
+
+  /** The answer, which must be 200 OK; its body says why it is not. */
+  static Reply ok(Reply reply) {
+    assertThat(reply.status).as(reply.body.toString()).isEqualTo(200);
+    return reply;
+  }
+
+  /** The answer, which must be 409 Conflict; its body says why it is not. */
+  static Reply refused(Reply reply) {
+    assertThat(reply.status).as(reply.body.toString()).isEqualTo(409);
+    return reply;
   }
 
   Reply getJson(BatonAgent a, String path) throws Exception {

@@ -5,12 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.BatonNames;
-import dev.baton.client.KubernetesApi;
-import dev.baton.client.LeadershipListener;
 import dev.baton.testkit.EmbeddedKubernetes;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.mockwebserver.http.MockResponse;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -24,65 +20,17 @@ import org.junit.jupiter.api.Test;
  */
 class PodWatchIT {
 
-  private static final String ROLE = "baton.dev/role";
-
-  private static void createLeaderPod(EmbeddedKubernetes api) {
-    api.client()
-        .resource(
-            new PodBuilder()
-                .withNewMetadata()
-                .withName("p")
-                .withNamespace("shop")
-                .addToLabels(ROLE, BatonNames.LEADER)
-                .addToAnnotations(BatonNames.TERM_ANNOTATION, "4")
-                .endMetadata()
-                .build())
-        .create();
-  }
-
-  /** Reads a minute apart: whatever is learned sooner came through the watch. */
-  private static BatonLeadership follow(EmbeddedKubernetes api, Duration confirmEvery) {
-    return BatonLeadership.watchingPod(
-        KubernetesApi.withoutCredentials(URI.create(api.url())),
-        "shop",
-        "p",
-        new BatonLeadership.Options(confirmEvery, confirmEvery.multipliedBy(4), false, ROLE),
-        BatonLeadership.Promotion.AT_ONCE,
-        facts -> {});
-  }
-
   @Test
   void aDemotionArrivesThroughTheWatchLongBeforeTheNextRead() {
     try (EmbeddedKubernetes api = EmbeddedKubernetes.start()) {
-      createLeaderPod(api);
-      List<String> heard = new CopyOnWriteArrayList<>();
-      try (BatonLeadership leadership = follow(api, Duration.ofMinutes(1))) {
-        leadership.addListener(
-            new LeadershipListener() {
-              @Override
-              public void granted(long term) {
-                heard.add("granted " + term);
-              }
-
-              @Override
-              public void revoked(String reason) {
-                heard.add("revoked");
-              }
-            });
+      FollowedPod.create(api, BatonNames.LEADER, "4");
+      // Reads a minute apart: whatever is learned sooner came through the watch.
+      try (BatonLeadership leadership = FollowedPod.follow(api, Duration.ofMinutes(1))) {
+        List<String> heard = FollowedPod.heard(leadership);
         await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("granted 4"));
         await().atMost(Duration.ofSeconds(10)).until(leadership::watching);
 
-        api.client()
-            .pods()
-            .inNamespace("shop")
-            .withName("p")
-            .edit(
-                p ->
-                    new PodBuilder(p)
-                        .editMetadata()
-                        .addToLabels(ROLE, BatonNames.FOLLOWER)
-                        .endMetadata()
-                        .build());
+        FollowedPod.label(api, BatonNames.FOLLOWER, null);
         // The next read is a minute away.
         await().atMost(Duration.ofSeconds(20)).until(() -> heard.contains("revoked"));
         assertThat(leadership.watchFailures()).isZero();
@@ -110,8 +58,8 @@ class PodWatchIT {
                     return real.dispatch(request);
                   }
                 })) {
-      createLeaderPod(api);
-      try (BatonLeadership leadership = follow(api, Duration.ofMillis(200))) {
+      FollowedPod.create(api, BatonNames.LEADER, "4");
+      try (BatonLeadership leadership = FollowedPod.follow(api, Duration.ofMillis(200))) {
         await().atMost(Duration.ofSeconds(20)).until(() -> watches.size() >= 5);
         assertThat(leadership.watching()).isFalse();
         assertThat(leadership.watchFailures()).isGreaterThanOrEqualTo(4);

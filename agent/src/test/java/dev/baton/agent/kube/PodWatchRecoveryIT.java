@@ -6,14 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.BatonNames;
-import dev.baton.client.KubernetesApi;
-import dev.baton.client.LeadershipListener;
 import dev.baton.testkit.EmbeddedKubernetes;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,24 +20,13 @@ import org.junit.jupiter.api.Test;
  */
 class PodWatchRecoveryIT {
 
-  private static final String ROLE = "baton.dev/role";
-
   @Test
   void aWatchThatFailsToOpenIsAskedForAgainAndAPromotionIsLearnedByReadsMeanwhile() {
     try (EmbeddedKubernetes api = EmbeddedKubernetes.start()) {
       api.dropWatches("pods", 1_000);
-      api.client()
-          .resource(
-              new PodBuilder()
-                  .withNewMetadata()
-                  .withName("p")
-                  .withNamespace("shop")
-                  .addToLabels(ROLE, BatonNames.FOLLOWER)
-                  .endMetadata()
-                  .build())
-          .create();
-      List<String> heard = new CopyOnWriteArrayList<>();
-      try (BatonLeadership leadership = follow(api, heard)) {
+      FollowedPod.create(api, BatonNames.FOLLOWER, null);
+      try (BatonLeadership leadership = FollowedPod.follow(api, Duration.ofMinutes(1))) {
+        List<String> heard = FollowedPod.heard(leadership);
         await().atMost(WAIT).until(() -> api.droppedWatches("pods").size() >= 5);
         assertThat(leadership.watchState()).isEqualTo(BatonLeadership.WatchState.BROKEN);
         assertThat(leadership.watching()).isFalse();
@@ -54,7 +38,7 @@ class PodWatchRecoveryIT {
             .as("the wait before the fifth watch")
             .isGreaterThanOrEqualTo(Duration.ofMillis(380).toNanos());
 
-        label("leader", "7", api);
+        FollowedPod.label(api, "leader", "7");
         // The next read at the usual pace is a minute away: the frequent reads tell it.
         await().atMost(WAIT).until(() -> heard.contains("granted 7"));
         assertThat(leadership.watching()).isFalse();
@@ -62,49 +46,9 @@ class PodWatchRecoveryIT {
         api.dropWatches("pods", 0);
         await().atMost(WAIT).until(leadership::watching);
         assertThat(leadership.watchState()).isEqualTo(BatonLeadership.WatchState.OPEN);
-        label("follower", null, api);
+        FollowedPod.label(api, "follower", null);
         await().atMost(WAIT).until(() -> heard.contains("revoked"));
       }
     }
-  }
-
-  private static BatonLeadership follow(EmbeddedKubernetes api, List<String> heard) {
-    Duration confirmEvery = Duration.ofMinutes(1);
-    BatonLeadership leadership =
-        BatonLeadership.watchingPod(
-            KubernetesApi.withoutCredentials(URI.create(api.url())),
-            "shop",
-            "p",
-            new BatonLeadership.Options(confirmEvery, confirmEvery.multipliedBy(4), false, ROLE),
-            BatonLeadership.Promotion.AT_ONCE,
-            facts -> {});
-    leadership.addListener(
-        new LeadershipListener() {
-          @Override
-          public void granted(long term) {
-            heard.add("granted " + term);
-          }
-
-          @Override
-          public void revoked(String reason) {
-            heard.add("revoked");
-          }
-        });
-    return leadership;
-  }
-
-  private static void label(String role, String term, EmbeddedKubernetes api) {
-    api.client()
-        .pods()
-        .inNamespace("shop")
-        .withName("p")
-        .edit(
-            p -> {
-              PodBuilder b = new PodBuilder(p).editMetadata().addToLabels(ROLE, role).endMetadata();
-              if (term != null) {
-                b.editMetadata().addToAnnotations(BatonNames.TERM_ANNOTATION, term).endMetadata();
-              }
-              return b.build();
-            });
   }
 }

@@ -67,6 +67,11 @@ final class DecisionDriver {
     if (term != null) {
       annotations.put(BatonNames.TERM_ANNOTATION, "" + term);
     }
+    return podWith(role, annotations, ip);
+  }
+
+  /** A ready pod, uid u, with {@code role} and exactly these annotations, and its IP. */
+  static PodFacts podWith(String role, Map<String, String> annotations, String ip) {
     return new PodFacts(true, "u", Map.of(ROLE, role), annotations, true, ip);
   }
 

@@ -3,7 +3,6 @@ package dev.baton.agent.leadership;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.client.BatonNames;
-import dev.baton.client.PodFacts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -75,15 +74,16 @@ class LeadershipLoopTest {
     return clock.get();
   }
 
+  /** The pod seen with these labels and annotations, ready, at {@code ip} (or none). */
+  private void podSeen(String role, Map<String, String> annotations, String ip) {
+    loop.feed(new Input.PodSeen(DecisionDriver.podWith(role, annotations, ip)));
+  }
+
   private void leaderSeen(long term) {
-    loop.feed(
-        new Input.PodSeen(
-            new PodFacts(
-                true,
-                "u",
-                Map.of("baton.dev/role", BatonNames.LEADER),
-                Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "" + term),
-                true)));
+    podSeen(
+        BatonNames.LEADER,
+        Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "" + term),
+        null);
     // Seen before it was believed leader: a follower's read of who holds the key, answered.
     assertThat(sent).contains(new HoldCall.ReadHolder(KEY));
     answerLast(0, 1);
@@ -217,14 +217,7 @@ class LeadershipLoopTest {
   @Test
   void anotherHoldsValueIsWatchedFromTheAnswerNotFromTheSending() {
     // A follower of the group: it reads who holds the key.
-    loop.feed(
-        new Input.PodSeen(
-            new PodFacts(
-                true,
-                "u",
-                Map.of("baton.dev/role", "follower"),
-                Map.of(BatonNames.GROUP_ANNOTATION, "g"),
-                true)));
+    podSeen("follower", Map.of(BatonNames.GROUP_ANNOTATION, "g"), null);
     HoldCall read = sent.get(sent.size() - 1);
     assertThat(read).isEqualTo(new HoldCall.ReadHolder(KEY));
     String other = HoldValue.hold("shop", "q", 2, "n", 0, "10.0.0.2");
@@ -238,14 +231,10 @@ class LeadershipLoopTest {
     long answeredAt = now();
     clock.addAndGet(100 * MS);
     loop.feed(new Input.Belief(true, 3, now() + TTL - 100 * MS));
-    loop.feed(
-        new Input.PodSeen(
-            new PodFacts(
-                true,
-                "u",
-                Map.of("baton.dev/role", BatonNames.LEADER),
-                Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "3"),
-                true)));
+    podSeen(
+        BatonNames.LEADER,
+        Map.of(BatonNames.GROUP_ANNOTATION, "g", BatonNames.TERM_ANNOTATION, "3"),
+        null);
     HoldCall.Take take = (HoldCall.Take) sent.get(sent.size() - 1);
     assertThat(take.expected()).as("not yet a whole ttl since the answer").isEmpty();
     long takeSent = now();
@@ -308,15 +297,7 @@ class LeadershipLoopTest {
 
   @Test
   void aHandOverToldWhileAReadIsOutIsReadAgainAtOnceAndNamesTheNewHolderAndItsAddress() {
-    loop.feed(
-        new Input.PodSeen(
-            new PodFacts(
-                true,
-                "u",
-                Map.of("baton.dev/role", BatonNames.FOLLOWER),
-                Map.of(BatonNames.GROUP_ANNOTATION, "g"),
-                true,
-                "10.0.0.2")));
+    podSeen(BatonNames.FOLLOWER, Map.of(BatonNames.GROUP_ANNOTATION, "g"), "10.0.0.2");
     assertThat(sent).last().isEqualTo(new HoldCall.ReadHolder(KEY));
     HoldCall outstanding = sent.get(sent.size() - 1);
     long sentAt = now();

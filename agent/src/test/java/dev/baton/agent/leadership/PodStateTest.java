@@ -2,6 +2,7 @@ package dev.baton.agent.leadership;
 
 import static dev.baton.agent.leadership.DecisionDriver.ROLE;
 import static dev.baton.agent.leadership.DecisionDriver.pod;
+import static dev.baton.agent.leadership.DecisionDriver.podWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.client.BatonNames;
@@ -36,12 +37,7 @@ class PodStateTest {
         .as("a term beside another role")
         .isEqualTo(7);
     PodFacts malformed =
-        new PodFacts(
-            true,
-            "u",
-            Map.of(ROLE, BatonNames.LEADER),
-            Map.of(BatonNames.TERM_ANNOTATION, "nine"),
-            true);
+        podWith(BatonNames.LEADER, Map.of(BatonNames.TERM_ANNOTATION, "nine"), null);
     assertThat(INITIAL.seen(malformed, ROLE).newestTerm()).isZero();
     assertThat(INITIAL.seen(pod(BatonNames.LEADER, null, null), ROLE).newestTerm()).isZero();
 
@@ -64,13 +60,7 @@ class PodStateTest {
         .as("gone at its first read: nothing to keep")
         .isEqualTo(PodFacts.GONE);
     PodFacts moved =
-        new PodFacts(
-            true,
-            "u",
-            Map.of(ROLE, BatonNames.FOLLOWER),
-            Map.of(BatonNames.GROUP_ANNOTATION, "h"),
-            true,
-            "10.0.0.6");
+        podWith(BatonNames.FOLLOWER, Map.of(BatonNames.GROUP_ANNOTATION, "h"), "10.0.0.6");
     assertThat(seen.seen(moved, ROLE).facts()).as("a pod that exists: as seen").isEqualTo(moved);
   }
 

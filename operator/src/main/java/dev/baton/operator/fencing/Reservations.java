@@ -163,22 +163,15 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
       RedisSide redis,
       Consumer<Reserved> recorded) {
     Block block = sizing.next(last, System.nanoTime());
-    S raise = emptyStatus.get();
-    set.accept(raise, Math.max(known, counter) + block.size());
-    StatusWriter.Written<S> written = statusWriter.write(resource, raise, this::raise);
+    StatusWriter.Written<S> written =
+        writeRaised(resource, Math.max(known, counter) + block.size());
     if (written == null) {
       return;
     }
     long ceiling = reserved(written.after());
     recorded.accept(new Reserved(ceiling, block));
     redis.reserve(Math.max(known, reserved(written.before())), ceiling);
-    log.info(
-        "{} {}/{}: reserved {} up to {}",
-        resource.getKind(),
-        resource.getMetadata().getNamespace(),
-        resource.getMetadata().getName(),
-        what,
-        ceiling);
+    logReservation(resource, "reserved {} up to {}", ceiling);
   }
 
   /**
@@ -189,20 +182,34 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
    *     resource is gone
    */
   public void cover(R resource, long inForce, LongConsumer recorded) {
-    S raise = emptyStatus.get();
-    set.accept(raise, inForce);
-    StatusWriter.Written<S> written = statusWriter.write(resource, raise, this::raise);
+    StatusWriter.Written<S> written = writeRaised(resource, inForce);
     if (written == null) {
       return;
     }
     recorded.accept(reserved(written.after()));
+    logReservation(
+        resource, "recorded {} reserved up to {} in Redis, above what its status held", inForce);
+  }
+
+  /**
+   * Writes the resource's status with its reservation raised to {@code reservation} (never
+   * lowered); null when the resource is gone.
+   */
+  private StatusWriter.Written<S> writeRaised(R resource, long reservation) {
+    S raise = emptyStatus.get();
+    set.accept(raise, reservation);
+    return statusWriter.write(resource, raise, this::raise);
+  }
+
+  /** Logs {@code message} (its {} are what is reserved, then {@code number}) of the resource. */
+  private void logReservation(R resource, String message, long number) {
     log.info(
-        "{} {}/{}: recorded {} reserved up to {} in Redis, above what its status held",
+        "{} {}/{}: " + message,
         resource.getKind(),
         resource.getMetadata().getNamespace(),
         resource.getMetadata().getName(),
         what,
-        inForce);
+        number);
   }
 
   /** The reservation a status records, 0 for none. */

@@ -1,13 +1,13 @@
 package dev.baton.operator.injection;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
@@ -148,16 +148,7 @@ public final class AgentPermissions {
         .withNamespace(group.getMetadata().getNamespace())
         .addToLabels(MANAGED_BY, OPERATOR)
         .addToLabels("baton.dev/leader-group", group.getMetadata().getName())
-        .withOwnerReferences(
-            new OwnerReferenceBuilder()
-                .withApiVersion(group.getApiVersion())
-                .withKind(group.getKind())
-                .withName(group.getMetadata().getName())
-                .withUid(group.getMetadata().getUid())
-                // No blockOwnerDeletion: setting it takes the right to update the group's
-                // finalizers, which the operator does not need otherwise.
-                .withController(true)
-                .build())
+        .withOwnerReferences(Metadata.controllerReference(group))
         .build();
   }
 

@@ -1,12 +1,15 @@
 package dev.baton.operator.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Map;
 
 /**
- * Reads of labels and annotations, which Kubernetes leaves null on an object that has none, and the
- * removal of a request annotation once it was carried out.
+ * Reads of labels and annotations, which Kubernetes leaves null on an object that has none, the
+ * removal of a request annotation once it was carried out, and the owner reference of what the
+ * operator writes for a resource.
  */
 public final class Metadata {
 
@@ -44,6 +47,21 @@ public final class Metadata {
               }
               return r;
             });
+  }
+
+  /**
+   * The ownerReference that makes an object the operator writes for {@code owner} go with it. No
+   * blockOwnerDeletion: setting it takes the right to update the owner's finalizers, which the
+   * operator does not need otherwise.
+   */
+  public static OwnerReference controllerReference(HasMetadata owner) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(owner.getApiVersion())
+        .withKind(owner.getKind())
+        .withName(owner.getMetadata().getName())
+        .withUid(owner.getMetadata().getUid())
+        .withController(true)
+        .build();
   }
 
   private static String get(Map<String, String> map, String key) {

@@ -117,23 +117,12 @@ public final class Election {
       String switchoverTo) {
     Optional<Candidate> target =
         candidates.stream().filter(c -> c.name().equals(switchoverTo)).findFirst();
-    if (target.isEmpty()) {
-      return refuseSwitchover(
-          candidates,
-          holder,
-          holderPod,
-          eligible,
-          keepNotReadyHolder,
-          "pod " + switchoverTo + " is not a candidate");
-    }
-    if (!target.get().eligible()) {
-      return refuseSwitchover(
-          candidates,
-          holder,
-          holderPod,
-          eligible,
-          keepNotReadyHolder,
-          "pod " + switchoverTo + " is not ready");
+    String refused =
+        target.isEmpty()
+            ? "pod " + switchoverTo + " is not a candidate"
+            : !target.get().eligible() ? "pod " + switchoverTo + " is not ready" : null;
+    if (refused != null) {
+      return refuseSwitchover(candidates, holder, holderPod, eligible, keepNotReadyHolder, refused);
     }
     if (holderPod.isPresent() && holderPod.get().uid().equals(target.get().uid())) {
       return new Decision(

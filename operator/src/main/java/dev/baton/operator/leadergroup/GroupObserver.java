@@ -9,7 +9,6 @@ import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
 import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisSecrets;
-import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.metrics.FailoverTrace;
 import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.tenancy.RoleLabelScope;
@@ -25,7 +24,6 @@ import java.util.List;
 final class GroupObserver {
 
   private final String clusterId;
-  private final RedisSettings defaultRedis;
   private final RedisConnections connections;
   private final RedisSecrets secrets;
   private final LeaseRenewer<ResourceID> renewer;
@@ -35,7 +33,6 @@ final class GroupObserver {
 
   GroupObserver(
       String clusterId,
-      RedisSettings defaultRedis,
       RedisConnections connections,
       RedisSecrets secrets,
       LeaseRenewer<ResourceID> renewer,
@@ -43,7 +40,6 @@ final class GroupObserver {
       RoleLabelScope roleLabels,
       Clock clock) {
     this.clusterId = clusterId;
-    this.defaultRedis = defaultRedis;
     this.connections = connections;
     this.secrets = secrets;
     this.renewer = renewer;
@@ -137,11 +133,9 @@ final class GroupObserver {
    */
   LeaseStore store(LeaderGroup group) {
     var ref = group.getSpec().getRedis();
-    RedisSettings settings =
-        ref == null
-            ? defaultRedis
-            : secrets.settings(group.getMetadata().getNamespace(), ref.getSecretRef().getName());
-    return connections.leaseStore(settings);
+    String secret = ref == null ? null : ref.getSecretRef().getName();
+    return connections.leaseStore(
+        secrets.settingsOrDefault(group.getMetadata().getNamespace(), secret));
   }
 
   private Election.Holder classify(String raw) {

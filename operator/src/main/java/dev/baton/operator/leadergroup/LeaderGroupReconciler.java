@@ -101,7 +101,6 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     this.observer =
         new GroupObserver(
             clusterId,
-            kit.defaultRedis(),
             kit.connections(),
             kit.secrets(),
             renewer,

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.BaseConfig;
+import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.ConstantDelay;
 import org.redisson.config.ReadMode;
@@ -142,12 +143,9 @@ public class RedisConnections implements AutoCloseable {
             .setScanInterval(1000)
             // Start even while a master is down: the groups on the other slots go on.
             .setCheckSlotsCoverage(false)
-            .setMasterConnectionMinimumIdleSize(1)
-            .setMasterConnectionPoolSize(8)
-            .setSlaveConnectionMinimumIdleSize(0)
-            .setSubscriptionConnectionMinimumIdleSize(1);
+            .setSlaveConnectionMinimumIdleSize(0);
     settings.clusterAddresses().forEach(cluster::addNodeAddress);
-    tune(cluster, timeout);
+    tuneWithReplicas(cluster, timeout);
   }
 
   private static void useSentinels(Config config, RedisSettings settings, int timeout) {
@@ -156,11 +154,8 @@ public class RedisConnections implements AutoCloseable {
             .useSentinelServers()
             .setMasterName(settings.sentinelMaster())
             .setCheckSentinelsList(false)
-            .setMasterConnectionMinimumIdleSize(1)
-            .setMasterConnectionPoolSize(8)
             .setSlaveConnectionMinimumIdleSize(1)
-            .setSlaveConnectionPoolSize(2)
-            .setSubscriptionConnectionMinimumIdleSize(1);
+            .setSlaveConnectionPoolSize(2);
     settings.sentinelAddresses().forEach(sentinel::addSentinelAddress);
     if (settings.sentinelUsername() != null) {
       sentinel.setSentinelUsername(settings.sentinelUsername());
@@ -168,7 +163,7 @@ public class RedisConnections implements AutoCloseable {
     if (settings.sentinelPassword() != null) {
       sentinel.setSentinelPassword(settings.sentinelPassword());
     }
-    tune(sentinel, timeout);
+    tuneWithReplicas(sentinel, timeout);
   }
 
   private static void useSingle(Config config, RedisSettings settings, int timeout) {
@@ -181,6 +176,17 @@ public class RedisConnections implements AutoCloseable {
             .setSubscriptionConnectionMinimumIdleSize(1)
             .setSubscriptionConnectionPoolSize(2);
     tune(single, timeout);
+  }
+
+  /**
+   * A master with replicas (a cluster's, or the sentinels'): the master's pools as a single
+   * server's, one connection kept open and eight at most, one kept for subscriptions.
+   */
+  private static void tuneWithReplicas(BaseMasterSlaveServersConfig<?> c, int timeoutMillis) {
+    c.setMasterConnectionMinimumIdleSize(1)
+        .setMasterConnectionPoolSize(8)
+        .setSubscriptionConnectionMinimumIdleSize(1);
+    tune(c, timeoutMillis);
   }
 
   private static void tune(BaseConfig<?> c, int timeoutMillis) {

@@ -10,9 +10,10 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a resource's {@code redis.secretRef} into connection settings: keys url, and optionally
- * username, password, sentinelUsername, sentinelPassword and ca.crt (PEM, for rediss://). A Secret
- * that was read successfully is reused for 30 seconds, so reconciles do not read it from the API
- * every time; a missing or broken one is read again on the next try.
+ * username, password, sentinelUsername, sentinelPassword and ca.crt (PEM, for rediss://); a
+ * resource without one uses the operator's default Redis. A Secret that was read successfully is
+ * reused for 30 seconds, so reconciles do not read it from the API every time; a missing or broken
+ * one is read again on the next try.
  */
 public class RedisSecrets {
 
@@ -26,9 +27,14 @@ public class RedisSecrets {
 
   private final KubernetesClient client;
   private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+  private final RedisSettings defaultRedis;
 
-  public RedisSecrets(KubernetesClient client) {
+  /**
+   * @param defaultRedis the Redis of a resource that names no Secret
+   */
+  public RedisSecrets(KubernetesClient client, RedisSettings defaultRedis) {
     this.client = client;
+    this.defaultRedis = defaultRedis;
   }
 
   /** A Secret that is missing or unusable; the message names it and never shows its values. */
@@ -46,6 +52,16 @@ public class RedisSecrets {
     public String reason() {
       return reason;
     }
+  }
+
+  /**
+   * The Redis a resource of {@code namespace} uses: the one its Secret {@code secretName}
+   * describes, or the default Redis when it names none (null).
+   *
+   * @throws SecretProblem when the Secret is missing or unusable
+   */
+  public RedisSettings settingsOrDefault(String namespace, String secretName) {
+    return secretName == null ? defaultRedis : settings(namespace, secretName);
   }
 
   public RedisSettings settings(String namespace, String secretName) {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 /** Baton's meters. Every name starts with {@value #PREFIX}. */
@@ -133,8 +134,8 @@ public class BatonMetrics {
   }
 
   public void groupState(String namespace, String group, long term, int readyCandidates) {
-    gauge(TERM, namespace, group, "Current fencing term").set(term);
-    gauge(CANDIDATES, namespace, group, "Ready candidate pods").set(readyCandidates);
+    groupGauge(TERM, namespace, group, "Current fencing term").set(term);
+    groupGauge(CANDIDATES, namespace, group, "Ready candidate pods").set(readyCandidates);
   }
 
   /**
@@ -182,15 +183,7 @@ public class BatonMetrics {
   }
 
   private AtomicLong replicaGauge(String name, String description) {
-    return gauges.computeIfAbsent(
-        name,
-        k -> {
-          AtomicLong value = new AtomicLong();
-          io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
-              .description(description)
-              .register(registry);
-          return value;
-        });
+    return gauge(name, name, Tags.empty(), description);
   }
 
   /**
@@ -207,17 +200,14 @@ public class BatonMetrics {
         .set(deadHolder.toMillis());
   }
 
+  /** A lock's gauge of milliseconds, published in seconds. */
   private AtomicLong lockGauge(String name, String namespace, String lock, String description) {
-    return gauges.computeIfAbsent(
+    return gauge(
         "lock|" + name + "|" + namespace + "|" + lock,
-        k -> {
-          AtomicLong millis = new AtomicLong();
-          io.micrometer.core.instrument.Gauge.builder(name, millis, m -> m.get() / 1000.0)
-              .description(description)
-              .tags("namespace", namespace, "lock", lock)
-              .register(registry);
-          return millis;
-        });
+        name,
+        Tags.of("namespace", namespace, "lock", lock),
+        description,
+        millis -> millis.get() / 1000.0);
   }
 
   /** Removes a deleted lock's series, so they do not pile up with every lock ever made. */
@@ -235,11 +225,7 @@ public class BatonMetrics {
           LOCK_DEAD_HOLDER,
           LOCK_CONDITION
         }) {
-      registry
-          .find(name)
-          .tags("namespace", namespace, "lock", lock)
-          .meters()
-          .forEach(registry::remove);
+      removeSeries(name, Tags.of("namespace", namespace, "lock", lock));
     }
   }
 
@@ -282,31 +268,16 @@ public class BatonMetrics {
 
   private void condition(String key, Tags tags, String name, String description, String status) {
     if ("True".equals(status) || "False".equals(status)) {
-      gauges
-          .computeIfAbsent(
-              key,
-              k -> {
-                AtomicLong value = new AtomicLong();
-                io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
-                    .description(description)
-                    .tags(tags)
-                    .register(registry);
-                return value;
-              })
-          .set("True".equals(status) ? 1 : 0);
+      gauge(key, name, tags, description).set("True".equals(status) ? 1 : 0);
     } else if (gauges.remove(key) != null) {
-      registry.find(name).tags(tags).meters().forEach(registry::remove);
+      removeSeries(name, tags);
     }
   }
 
   /** Removes a deleted group's series, so they do not pile up with every group ever made. */
   public void forgetGroup(String namespace, String group) {
     for (String name : new String[] {LEADER_CHANGES, ROUTING_CONVERGENCE}) {
-      registry
-          .find(name)
-          .tags("namespace", namespace, "group", group)
-          .meters()
-          .forEach(registry::remove);
+      removeSeries(name, Tags.of("namespace", namespace, "group", group));
     }
     String ofGroup = "|" + namespace + "|" + group;
     // Lock gauges have keys of their own: a group and a lock may share a name.
@@ -315,25 +286,16 @@ public class BatonMetrics {
         .removeIf(
             k -> !k.startsWith("lock|") && (k.endsWith(ofGroup) || k.contains(ofGroup + "|")));
     for (String name : new String[] {TERM, CANDIDATES, CONDITION, AGENT_PODS}) {
-      registry
-          .find(name)
-          .tags("namespace", namespace, "group", group)
-          .meters()
-          .forEach(registry::remove);
+      removeSeries(name, Tags.of("namespace", namespace, "group", group));
     }
   }
 
-  private AtomicLong gauge(String name, String namespace, String group, String description) {
-    return gauges.computeIfAbsent(
+  private AtomicLong groupGauge(String name, String namespace, String group, String description) {
+    return gauge(
         name + "|" + namespace + "|" + group,
-        k -> {
-          AtomicLong value = new AtomicLong();
-          io.micrometer.core.instrument.Gauge.builder(name, value, AtomicLong::doubleValue)
-              .description(description)
-              .tags("namespace", namespace, "group", group)
-              .register(registry);
-          return value;
-        });
+        name,
+        Tags.of("namespace", namespace, "group", group),
+        description);
   }
 
   /**
@@ -344,31 +306,51 @@ public class BatonMetrics {
     for (String state : new String[] {"missing", "outdated"}) {
       Integer value = state.equals("missing") ? missing : outdated;
       String key = AGENT_PODS + ":" + state + "|" + namespace + "|" + group;
+      Tags tags = Tags.of("namespace", namespace, "group", group, "state", state);
       if (value == null) {
         if (gauges.remove(key) != null) {
-          registry
-              .find(AGENT_PODS)
-              .tags("namespace", namespace, "group", group, "state", state)
-              .meters()
-              .forEach(registry::remove);
+          removeSeries(AGENT_PODS, tags);
         }
         continue;
       }
-      gauges
-          .computeIfAbsent(
+      gauge(
               key,
-              k -> {
-                AtomicLong v = new AtomicLong();
-                io.micrometer.core.instrument.Gauge.builder(AGENT_PODS, v, AtomicLong::doubleValue)
-                    .description(
-                        "Pods of a LeaderGroup that ask for the agent and run without it (missing)"
-                            + " or with another image than the operator's (outdated)")
-                    .tags("namespace", namespace, "group", group, "state", state)
-                    .register(registry);
-                return v;
-              })
+              AGENT_PODS,
+              tags,
+              "Pods of a LeaderGroup that ask for the agent and run without it (missing)"
+                  + " or with another image than the operator's (outdated)")
           .set(value);
     }
+  }
+
+  private AtomicLong gauge(String key, String name, Tags tags, String description) {
+    return gauge(key, name, tags, description, AtomicLong::doubleValue);
+  }
+
+  /**
+   * The value behind the gauge kept under {@code key}: registered the first time, as {@code name}
+   * with {@code tags}, read through {@code published}; a later call only finds it.
+   */
+  private AtomicLong gauge(
+      String key,
+      String name,
+      Tags tags,
+      String description,
+      ToDoubleFunction<AtomicLong> published) {
+    return gauges.computeIfAbsent(
+        key,
+        k -> {
+          AtomicLong value = new AtomicLong();
+          io.micrometer.core.instrument.Gauge.builder(name, value, published)
+              .description(description)
+              .tags(tags)
+              .register(registry);
+          return value;
+        });
+  }
+
+  private void removeSeries(String name, Tags tags) {
+    registry.find(name).tags(tags).meters().forEach(registry::remove);
   }
 
   /** Times every Redis script and counts its failures. */

@@ -3,6 +3,7 @@ package dev.baton.operator.pods;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.UUID;
+import java.util.function.Function;
 
 /**
  * Smaller forms of the strings every compact pod has its own of: a uid as a {@link UUID} (32 bytes
@@ -27,15 +28,7 @@ final class Packed {
   }
 
   static Object uuid(String s) {
-    if (s == null || s.length() != 36) {
-      return s;
-    }
-    try {
-      UUID u = UUID.fromString(s);
-      return u.toString().equals(s) ? u : s;
-    } catch (IllegalArgumentException notAUuid) {
-      return s;
-    }
+    return s == null || s.length() != 36 ? s : parsed(s, UUID::fromString);
   }
 
   static Object number(String s) {
@@ -47,20 +40,11 @@ final class Packed {
         return s;
       }
     }
-    Long n = Long.valueOf(s);
-    return n.toString().equals(s) ? n : s;
+    return exact(Long.valueOf(s), s);
   }
 
   static Object instant(String s) {
-    if (s == null) {
-      return null;
-    }
-    try {
-      Instant t = Instant.parse(s);
-      return t.toString().equals(s) ? t : s;
-    } catch (DateTimeParseException notAnInstant) {
-      return s;
-    }
+    return s == null ? null : parsed(s, Instant::parse);
   }
 
   static Object ipv4(String s) {
@@ -79,7 +63,20 @@ final class Packed {
       }
       out = (out << 8) | l.intValue();
     }
-    Integer packed = out;
+    return exact(out, s);
+  }
+
+  /** What {@code parse} makes of {@code s}, as {@link #exact} keeps it; {@code s} if it fails. */
+  private static Object parsed(String s, Function<String, Object> parse) {
+    try {
+      return exact(parse.apply(s), s);
+    } catch (IllegalArgumentException | DateTimeParseException notThatForm) {
+      return s;
+    }
+  }
+
+  /** {@code packed} when its text is exactly {@code s}, else {@code s} as it is. */
+  private static Object exact(Object packed, String s) {
     return text(packed).equals(s) ? packed : s;
   }
 }

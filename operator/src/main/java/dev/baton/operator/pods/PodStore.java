@@ -167,9 +167,7 @@ public final class PodStore implements ItemStore<Pod> {
         unindexWhatChanged(namespace, name, old, skeleton);
         return old;
       }
-      Map<String, CompactPod> u = compactPods.get(namespace);
-      CompactPod compact = u == null ? null : u.remove(name);
-      return compact == null ? null : compact.toPod(namespace, name);
+      return dropCompact(namespace, name);
     }
     Pod old = drop(namespace, name);
     compactPods
@@ -273,6 +271,11 @@ public final class PodStore implements ItemStore<Pod> {
       index(namespace, name, old, false);
       return old;
     }
+    return dropCompact(namespace, name);
+  }
+
+  /** Removes the pod's compact form; returns it as a skeleton, or null. */
+  private Pod dropCompact(String namespace, String name) {
     Map<String, CompactPod> u = compactPods.get(namespace);
     CompactPod compact = u == null ? null : u.remove(name);
     return compact == null ? null : compact.toPod(namespace, name);

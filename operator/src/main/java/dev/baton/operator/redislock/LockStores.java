@@ -18,17 +18,11 @@ final class LockStores {
 
   static final String DEFAULT_INSTANCE = "default";
 
-  private final RedisSettings defaultRedis;
   private final RedisConnections connections;
   private final RedisSecrets secrets;
   private final LockEvents events;
 
-  LockStores(
-      RedisSettings defaultRedis,
-      RedisConnections connections,
-      RedisSecrets secrets,
-      LockEvents events) {
-    this.defaultRedis = defaultRedis;
+  LockStores(RedisConnections connections, RedisSecrets secrets, LockEvents events) {
     this.connections = connections;
     this.secrets = secrets;
     this.events = events;
@@ -50,10 +44,7 @@ final class LockStores {
       }
       return LockRedis.of(new LockStore(instances, LockStore.REDLOCK_INSTANCE_TIMEOUT));
     }
-    RedisSettings redis =
-        settings.redisSecret() == null
-            ? defaultRedis
-            : secrets.settings(namespace, settings.redisSecret());
+    RedisSettings redis = secrets.settingsOrDefault(namespace, settings.redisSecret());
     String name = settings.redisSecret() == null ? DEFAULT_INSTANCE : settings.redisSecret();
     return LockRedis.of(new LockStore(List.of(instance(name, redis)), LockStore.SINGLE_TIMEOUT));
   }

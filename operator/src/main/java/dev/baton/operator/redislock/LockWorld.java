@@ -76,21 +76,7 @@ record LockWorld(
   }
 
   LockWorld forceReleased() {
-    return new LockWorld(
-        clusterId,
-        grants,
-        false,
-        view,
-        candidates,
-        labeled,
-        podAlive,
-        null,
-        null,
-        false,
-        renewedNow,
-        reaped,
-        movedFrom,
-        movedBecause);
+    return withoutGrant(false, movedFrom, movedBecause);
   }
 
   LockWorld reapedDead() {
@@ -134,6 +120,14 @@ record LockWorld(
   }
 
   LockWorld moved(String from, String because) {
+    return withoutGrant(forceRelease, from, because);
+  }
+
+  /**
+   * After the grant went (force-released, or moved away): no value of ours is left to renew or to
+   * keep, whatever the state named when the reconcile began.
+   */
+  private LockWorld withoutGrant(boolean forceRelease, String movedFrom, String movedBecause) {
     return new LockWorld(
         clusterId,
         grants,
@@ -147,7 +141,7 @@ record LockWorld(
         false,
         renewedNow,
         reaped,
-        from,
-        because);
+        movedFrom,
+        movedBecause);
   }
 }

@@ -87,7 +87,7 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     this.keys = kit.tenancy().keys();
     this.pods = pods;
     StatusWriter statusWriter = kit.statusWriter();
-    this.stores = new LockStores(kit.defaultRedis(), kit.connections(), kit.secrets(), lockEvents);
+    this.stores = new LockStores(kit.connections(), kit.secrets(), lockEvents);
     this.observer = new LockObserver(client, kit.clusterId(), pods, nodes::lost, nanoTime);
     this.labels = new HolderLabels(client);
     // A pod a cached lock's holder selector matches is kept whole from its first event on.

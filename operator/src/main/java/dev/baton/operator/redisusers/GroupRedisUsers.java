@@ -71,11 +71,7 @@ public class GroupRedisUsers implements Reconciler<LeaderGroup>, Cleaner<LeaderG
   }
 
   private static boolean sameRedis(RedisConnectionRef a, RedisConnectionRef b) {
-    return Objects.equals(secretName(a), secretName(b));
-  }
-
-  private static String secretName(RedisConnectionRef r) {
-    return r == null || r.getSecretRef() == null ? null : r.getSecretRef().getName();
+    return Objects.equals(RedisUsers.redisSecret(a), RedisUsers.redisSecret(b));
   }
 
   static RedisUsers.Subject subject(LeaderGroup g, List<String> lockKeys) {

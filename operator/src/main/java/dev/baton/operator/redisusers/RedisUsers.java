@@ -110,12 +110,13 @@ final class RedisUsers {
   }
 
   private RedisSettings settings(Subject s) {
-    RedisConnectionRef ref = s.redis();
-    if (ref == null || ref.getSecretRef() == null) {
-      return kit.defaultRedis();
-    }
-    return secrets.settings(
-        s.resource().getMetadata().getNamespace(), ref.getSecretRef().getName());
+    return secrets.settingsOrDefault(
+        s.resource().getMetadata().getNamespace(), redisSecret(s.redis()));
+  }
+
+  /** The Secret a resource's spec.redis names, or null for the default Redis. */
+  static String redisSecret(RedisConnectionRef r) {
+    return r == null || r.getSecretRef() == null ? null : r.getSecretRef().getName();
   }
 
   private void refused(Subject s, String message) {

@@ -1,8 +1,8 @@
 package dev.baton.operator.redisusers;
 
 import dev.baton.client.BatonNames;
+import dev.baton.operator.kube.Metadata;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -124,14 +124,7 @@ final class UserSecret {
             .withName(name)
             .withNamespace(owner.getMetadata().getNamespace())
             .addToLabels("app.kubernetes.io/managed-by", "baton-operator")
-            .withOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion(owner.getApiVersion())
-                    .withKind(owner.getKind())
-                    .withName(owner.getMetadata().getName())
-                    .withUid(owner.getMetadata().getUid())
-                    .withController(true)
-                    .build())
+            .withOwnerReferences(Metadata.controllerReference(owner))
             .endMetadata()
             .withType("Opaque")
             .addToData(URL, encode(url))

@@ -8,7 +8,6 @@ import dev.baton.operator.injection.AgentPermissions;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.EmbeddedKubernetes;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -16,7 +15,11 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -137,31 +140,9 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              var role =
-                  cluster
-                      .client
-                      .rbac()
-                      .roles()
-                      .inNamespace(Sandbox.NS)
-                      .withName(AgentPermissions.roleName("orders"))
-                      .get();
-              var binding =
-                  cluster
-                      .client
-                      .rbac()
-                      .roleBindings()
-                      .inNamespace(Sandbox.NS)
-                      .withName(AgentPermissions.roleName("orders"))
-                      .get();
-              var policy =
-                  cluster
-                      .client
-                      .network()
-                      .v1()
-                      .networkPolicies()
-                      .inNamespace(Sandbox.NS)
-                      .withName(AgentPermissions.policyName("orders"))
-                      .get();
+              var role = inShop(Role.class, AgentPermissions.roleName("orders"));
+              var binding = inShop(RoleBinding.class, AgentPermissions.roleName("orders"));
+              var policy = inShop(NetworkPolicy.class, AgentPermissions.policyName("orders"));
               for (HasMetadata o : new HasMetadata[] {role, binding, policy}) {
                 assertThat(o).isNotNull();
                 assertThat(o.getMetadata().getOwnerReferences())
@@ -183,23 +164,14 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c =
-                  cluster
-                      .condition("orders", "AgentInjected")
-                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
-              assertThat(c.getStatus()).isEqualTo("False");
-              assertThat(c.getReason()).isEqualTo("AgentMissing");
-              assertThat(c.getMessage()).contains(bare);
+              assertAgentInjected("False", "AgentMissing", bare);
               assertThat(cluster.events("orders"))
                   .anySatisfy(
                       e -> {
                         assertThat(e.getReason()).isEqualTo("AgentMissing");
                         assertThat(e.getMessage()).contains("pod " + bare);
                       });
-              assertThat(cluster.operator().registry().scrape())
-                  .containsPattern(
-                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
-                          + "state=\"missing\",?\\} 1\\.0");
+              assertAgentPods("missing");
             });
     // Never elected: the leader goes, and one of the injected pods follows it.
     cluster.deletePod(leader);
@@ -257,37 +229,47 @@ class AgentWebhookIT {
         .atMost(Duration.ofSeconds(20))
         .untilAsserted(
             () -> {
-              Condition c =
-                  cluster
-                      .condition("orders", "AgentInjected")
-                      .orElseThrow(() -> new AssertionError("no AgentInjected condition yet"));
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo("AgentOutdated");
-              assertThat(c.getMessage())
-                  .contains(old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
-              assertThat(cluster.operator().registry().scrape())
-                  .containsPattern(
-                      "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
-                          + "state=\"outdated\",?\\} 1\\.0");
+              assertAgentInjected(
+                  "True", "AgentOutdated", old + " (ghcr.io/baton-dev/baton-operator:0.1.0)");
+              assertAgentPods("outdated");
             });
 
-    cluster
-        .client
-        .admissionRegistration()
-        .v1()
-        .mutatingWebhookConfigurations()
-        .withName(configuration.getMetadata().getName())
-        .edit(
-            c -> {
-              c.getWebhooks().get(0).setFailurePolicy("Fail");
-              return c;
-            });
+    var stored = webhookConfiguration();
+    stored.edit(
+        c -> {
+          c.getWebhooks().get(0).setFailurePolicy("Fail");
+          return c;
+        });
     answering(false);
     assertThatThrownBy(
             () -> cluster.client.pods().inNamespace(Sandbox.NS).resource(template()).create())
         .isInstanceOf(KubernetesClientException.class)
         .hasMessageContaining("failed calling webhook \"agent.baton.dev\"");
     assertThat(cluster.pods()).as("nothing created under Fail").hasSize(1);
+  }
+
+  /** The object of this kind and name in the pods' namespace, or null. */
+  private <T extends HasMetadata> T inShop(Class<T> kind, String name) {
+    return cluster.client.resources(kind).inNamespace(Sandbox.NS).withName(name).get();
+  }
+
+  /** The group's AgentInjected condition: its status, its reason, a message naming {@code pods}. */
+  private void assertAgentInjected(String status, String reason, String pods) {
+    cluster
+        .assertCondition("orders", "AgentInjected")
+        .hasStatus(status)
+        .hasReason(reason)
+        .hasMessageContaining(pods);
+  }
+
+  /** The operator's metric counts one of the group's pods whose agent is in {@code state}. */
+  private void assertAgentPods(String state) {
+    assertThat(cluster.operator().registry().scrape())
+        .containsPattern(
+            "baton_leadergroup_agent_pods\\{group=\"orders\",namespace=\"shop\","
+                + "state=\""
+                + state
+                + "\",?\\} 1\\.0");
   }
 
   /** A pod of the template as this operator injects it. */
@@ -303,15 +285,18 @@ class AgentWebhookIT {
     return agent;
   }
 
+  /** The chart's MutatingWebhookConfiguration, as the API server keeps it. */
+  private Resource<MutatingWebhookConfiguration> webhookConfiguration() {
+    return cluster
+        .client
+        .admissionRegistration()
+        .v1()
+        .mutatingWebhookConfigurations()
+        .withName(configuration.getMetadata().getName());
+  }
+
   private boolean caBundleWritten() {
-    var c =
-        cluster
-            .client
-            .admissionRegistration()
-            .v1()
-            .mutatingWebhookConfigurations()
-            .withName(configuration.getMetadata().getName())
-            .get();
+    var c = webhookConfiguration().get();
     return c.getWebhooks().get(0).getClientConfig().getCaBundle() != null;
   }
 

@@ -17,6 +17,7 @@ import dev.baton.testkit.EndpointsController;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -211,21 +212,27 @@ final class ExampleChecks {
   static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {
     Map<String, PodTemplateSpec> templates = new HashMap<>();
     for (Deployment d : Manifests.ofKind(objects, Deployment.class)) {
-      assertThat(
-              Manifests.selects(
-                  d.getSpec().getSelector(), d.getSpec().getTemplate().getMetadata().getLabels()))
-          .as("Deployment %s selects its own pod template", d.getMetadata().getName())
-          .isTrue();
-      templates.put("Deployment " + d.getMetadata().getName(), d.getSpec().getTemplate());
+      var spec = d.getSpec();
+      String name = "Deployment " + d.getMetadata().getName();
+      put(templates, name, spec.getSelector(), spec.getTemplate());
     }
     for (StatefulSet s : Manifests.ofKind(objects, StatefulSet.class)) {
-      assertThat(
-              Manifests.selects(
-                  s.getSpec().getSelector(), s.getSpec().getTemplate().getMetadata().getLabels()))
-          .as("StatefulSet %s selects its own pod template", s.getMetadata().getName())
-          .isTrue();
-      templates.put("StatefulSet " + s.getMetadata().getName(), s.getSpec().getTemplate());
+      var spec = s.getSpec();
+      String name = "StatefulSet " + s.getMetadata().getName();
+      put(templates, name, spec.getSelector(), spec.getTemplate());
     }
     return templates;
+  }
+
+  /** A workload's pod template, under the workload's kind and name, once it selects its pods. */
+  private static void put(
+      Map<String, PodTemplateSpec> templates,
+      String workload,
+      LabelSelector selector,
+      PodTemplateSpec template) {
+    assertThat(Manifests.selects(selector, template.getMetadata().getLabels()))
+        .as("%s selects its own pod template", workload)
+        .isTrue();
+    templates.put(workload, template);
   }
 }

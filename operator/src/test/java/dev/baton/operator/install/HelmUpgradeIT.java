@@ -128,15 +128,7 @@ class HelmUpgradeIT {
           .extracting(CustomResourceDefinitionCondition::getType, c -> c.getStatus())
           .contains(org.assertj.core.groups.Tuple.tuple("Established", "True"));
     }
-    List<String> columns =
-        crd("leadergroups.baton.dev")
-            .getSpec()
-            .getVersions()
-            .get(0)
-            .getAdditionalPrinterColumns()
-            .stream()
-            .map(CustomResourceColumnDefinition::getName)
-            .toList();
+    List<String> columns = leaderGroupColumns();
     assertThat(columns).contains("ROUTED", "REDIS").last().isEqualTo("AGE");
 
     String uninstalled =
@@ -184,15 +176,7 @@ class HelmUpgradeIT {
           .as("crds/ are not part of the release")
           .doesNotContainKey("app.kubernetes.io/managed-by");
     }
-    assertThat(
-            crd("leadergroups.baton.dev")
-                .getSpec()
-                .getVersions()
-                .get(0)
-                .getAdditionalPrinterColumns()
-                .stream()
-                .map(CustomResourceColumnDefinition::getName))
-        .doesNotContain("ROUTED", "REDIS");
+    assertThat(leaderGroupColumns()).doesNotContain("ROUTED", "REDIS");
   }
 
   /** The README's loop: kubectl label and kubectl annotate (each a JSON merge patch). */
@@ -224,6 +208,18 @@ class HelmUpgradeIT {
         .withKubeConfig(kubeconfig)
         .disableOpenApiValidation()
         .call();
+  }
+
+  /** The columns kubectl get leadergroups shows, by name. */
+  private List<String> leaderGroupColumns() {
+    return crd("leadergroups.baton.dev")
+        .getSpec()
+        .getVersions()
+        .get(0)
+        .getAdditionalPrinterColumns()
+        .stream()
+        .map(CustomResourceColumnDefinition::getName)
+        .toList();
   }
 
   private CustomResourceDefinition crd(String name) {

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.BatonNames;
-import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import org.junit.jupiter.api.Test;
@@ -19,38 +18,24 @@ import org.junit.jupiter.api.Test;
 class CandidateOptOutIT extends ClusterTest {
 
   private void optOut(String pod, String value) {
-    cluster
-        .client
-        .pods()
-        .inNamespace(NS)
-        .withName(pod)
-        .edit(
-            p -> {
-              p.getMetadata().getAnnotations().put(BatonNames.CANDIDATE_ANNOTATION, value);
-              return p;
-            });
-  }
-
-  private long term() {
-    Long term = cluster.status("payments").getTerm();
-    return term == null ? 0 : term;
+    cluster.editPod(
+        pod,
+        p -> {
+          p.getMetadata().getAnnotations().put(BatonNames.CANDIDATE_ANNOTATION, value);
+          return p;
+        });
   }
 
   @Test
   void anOptedOutLeaderIsSwitchedAwayFromAndAnOptedOutPodIsNeverElected() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     String optedOutFollower = leader.equals("payments-1") ? "payments-2" : "payments-1";
     String remaining =
         java.util.stream.Stream.of("payments-0", "payments-1", "payments-2")
             .filter(p -> !p.equals(leader) && !p.equals(optedOutFollower))
             .findFirst()
             .orElseThrow();
-    long termBefore = term();
+    long termBefore = cluster.term("payments");
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
       optOut(optedOutFollower, "false");
       optOut(leader, "false");
@@ -62,16 +47,14 @@ class CandidateOptOutIT extends ClusterTest {
                 assertThat(cluster.leaders(ROLE))
                     .as(cluster.describe("payments", ROLE))
                     .containsExactly(remaining);
-                assertThat(term()).isGreaterThan(termBefore);
+                assertThat(cluster.term("payments")).isGreaterThan(termBefore);
                 assertThat(cluster.status("payments").getLeader()).isEqualTo(remaining);
               });
       assertThat(cluster.eventReasons("payments")).contains("LeaderOptedOut");
       assertThat(cluster.roles(ROLE))
           .containsEntry(leader, "follower")
           .containsEntry(optedOutFollower, "follower");
-      assertThat(cluster.condition("payments", "Ready"))
-          .get()
-          .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+      cluster.assertCondition("payments", "Ready").hasStatus("True");
 
       // The last candidate opted out too: nobody may lead, none of them is elected.
       optOut(remaining, "false");
@@ -80,9 +63,7 @@ class CandidateOptOutIT extends ClusterTest {
           .untilAsserted(
               () -> {
                 assertThat(cluster.leaders(ROLE)).isEmpty();
-                assertThat(cluster.condition("payments", "Ready"))
-                    .get()
-                    .satisfies(c -> assertThat(c.getReason()).isEqualTo("NoCandidates"));
+                cluster.assertCondition("payments", "Ready").hasReason("NoCandidates");
               });
 
       // Back in: an opted-in pod is a candidate again.

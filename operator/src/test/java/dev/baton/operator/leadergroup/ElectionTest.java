@@ -128,20 +128,12 @@ class ElectionTest {
 
   @Test
   void notReadyHolderIsReplacedWithReasonLeaderNotReady() {
-    var holder = pod("h", 0, false);
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderNotReady);
+    assertReplacedBy(pod("h", 0, false), EventReason.LeaderNotReady);
   }
 
   @Test
   void terminatingHolderIsReplacedWithReasonLeaderTerminating() {
-    var holder = terminating(pod("h", 0, true));
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderTerminating);
+    assertReplacedBy(terminating(pod("h", 0, true)), EventReason.LeaderTerminating);
   }
 
   @Test
@@ -149,10 +141,7 @@ class ElectionTest {
     var h = pod("h", 0, true);
     var holder =
         new Candidate(h.name(), h.uid(), false, Ineligibility.NODE_LOST, h.created(), 0, true);
-    var a = pod("a", 1, true);
-    Decision d = decide(List.of(holder, a), ours(holder, 3));
-    assertThat(d.leader()).isEqualTo(a);
-    assertThat(d.reason()).isEqualTo(EventReason.LeaderNodeLost);
+    assertReplacedBy(holder, EventReason.LeaderNodeLost);
   }
 
   @Test
@@ -337,5 +326,13 @@ class ElectionTest {
     assertThat(back.keepHolder()).isFalse();
     assertThat(back.averted()).isEqualTo("a");
     assertThat(back.pending()).isNull();
+  }
+
+  /** The holder, older than a ready pod a, loses the lease to a, for {@code reason}. */
+  private static void assertReplacedBy(Candidate holder, EventReason reason) {
+    var a = pod("a", 1, true);
+    Decision d = decide(List.of(holder, a), ours(holder, 3));
+    assertThat(d.leader()).isEqualTo(a);
+    assertThat(d.reason()).isEqualTo(reason);
   }
 }

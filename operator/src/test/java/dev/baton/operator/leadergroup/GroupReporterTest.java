@@ -52,8 +52,7 @@ class GroupReporterTest {
             null,
             RouteConvergence.IDLE);
 
-    GroupReport first =
-        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
+    GroupReport first = newReport(group);
     reporter.routed(first, routed);
     GroupReport second = new GroupReport(group, Clock.systemUTC(), System.nanoTime(), first.said);
     reporter.routed(second, routed);
@@ -65,21 +64,13 @@ class GroupReporterTest {
 
   @Test
   void viewsThatDisagreePastTheIntervalRaiseSplitBrainSuspectedWithAnEvent() {
-    GroupReport fresh =
-        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
-    reporter.viewsChecked(
-        fresh,
-        new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, false, null),
-        Duration.ofMillis(500));
+    GroupReport fresh = newReport(group);
+    reporter.viewsChecked(fresh, disagreeing(false), Duration.ofMillis(500));
     assertThat(condition(fresh, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("False");
     assertThat(events).isEmpty();
 
-    GroupReport later =
-        new GroupReport(group, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
-    reporter.viewsChecked(
-        later,
-        new SplitBrainCheck.Finding("Redis holder a, pods labeled leader [a, b]", 1, true, null),
-        Duration.ofMillis(500));
+    GroupReport later = newReport(group);
+    reporter.viewsChecked(later, disagreeing(true), Duration.ofMillis(500));
 
     assertThat(condition(later, ConditionType.SplitBrainSuspected).getStatus()).isEqualTo("True");
     assertThat(events)
@@ -101,8 +92,7 @@ class GroupReporterTest {
                 .set(ConditionType.Conflict, true, "PodClaimedByOtherGroup", "payments-2")
                 .build());
 
-    GroupReport r =
-        new GroupReport(paused, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
+    GroupReport r = newReport(paused);
     reporter.viewsChecked(
         r, new SplitBrainCheck.Finding("agree", 0, false, null), Duration.ofMillis(500));
 
@@ -110,6 +100,17 @@ class GroupReporterTest {
         .extracting(Condition::getType)
         .containsExactly("Conflict", "Paused", "SplitBrainSuspected");
     assertThat(condition(r, ConditionType.Conflict).getStatus()).isEqualTo("True");
+  }
+
+  /** A report on the group by a reconcile that has said nothing yet. */
+  private static GroupReport newReport(LeaderGroup g) {
+    return new GroupReport(g, Clock.systemUTC(), System.nanoTime(), Said.nothing(null));
+  }
+
+  /** Redis and the labels disagree; for longer than the interval allows, or not yet. */
+  private static SplitBrainCheck.Finding disagreeing(boolean pastInterval) {
+    return new SplitBrainCheck.Finding(
+        "Redis holder a, pods labeled leader [a, b]", 1, pastInterval, null);
   }
 
   private static Condition condition(GroupReport r, ConditionType type) {

@@ -68,17 +68,8 @@ class GroupSelectionIT extends ClusterTest {
     String leader = cluster.awaitLeader("a-tier", ROLE);
 
     cluster.create(BatonCluster.group("b-app", "db"));
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("b-app", "Conflict"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage()).contains("LeaderGroup a-tier");
-                        }));
+    cluster.awaitCondition(
+        "b-app", "Conflict", c -> c.hasStatus("True").hasMessageContaining("LeaderGroup a-tier"));
     assertThat(cluster.leaders(ROLE)).containsExactly(leader);
     assertThat(cluster.pod(leader).getMetadata().getAnnotations())
         .containsEntry("baton.dev/leader-group", "a-tier");

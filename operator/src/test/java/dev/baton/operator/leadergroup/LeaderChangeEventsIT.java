@@ -5,41 +5,20 @@ import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
-import dev.baton.testkit.FaultInjector;
+import dev.baton.operator.testing.FaultClusterTest;
 import io.fabric8.kubernetes.api.model.Event;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every leader change is told, even by a reconcile whose later writes fail: on a real node, 8 of
  * about 50 leader changes had no Event and no log line, because a follower's label write failed
  * after the leader's had succeeded, and the next reconcile found the leader in place.
  */
-class LeaderChangeEventsIT {
-
-  private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
-
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class LeaderChangeEventsIT extends FaultClusterTest {
 
   @Test
   void aPromotionWhoseFollowerWriteFailsStillHasItsEvent() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String first = cluster.awaitLeader("payments", ROLE);
+    String first = cluster.startGroup("payments", 3);
 
     // A new pod whose every write fails: each reconcile from now on stops at its follower label.
     // (Created in the same second as the others, it comes after them by name.)

@@ -46,13 +46,7 @@ class LeaderGroupIT extends ClusterTest {
     assertThat(g.getStatus().getCandidates()).isEqualTo(3);
     assertThat(g.getStatus().getLeaderUID()).isEqualTo(cluster.pod(leader).getMetadata().getUid());
     assertThat(g.getStatus().getObservedGeneration()).isEqualTo(g.getMetadata().getGeneration());
-    assertThat(cluster.condition("payments", "Ready"))
-        .get()
-        .satisfies(
-            c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo("LeaderElected");
-            });
+    cluster.assertCondition("payments", "Ready").hasStatus("True").hasReason("LeaderElected");
     Pod leaderPod = cluster.pod(leader);
     assertThat(leaderPod.getMetadata().getAnnotations())
         .containsEntry("baton.dev/term", "1")
@@ -75,12 +69,26 @@ class LeaderGroupIT extends ClusterTest {
         .contains("default|shop|payments-0|");
   }
 
-  @Test
-  void deletedLeaderIsReplacedAtOnceWithAHigherTermAndNeverTwoLeaders() {
+  /**
+   * Three ready pods and the operator, then a watcher of the role labels, then the group: the
+   * watcher sees every label the group's pods are ever given.
+   */
+  private RoleWatcher watchedGroup() {
     cluster.createPods("payments", 3);
     cluster.startOperator();
-    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
+    RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE);
+    try {
       cluster.create(BatonCluster.group("payments", "payments"));
+    } catch (RuntimeException e) {
+      watcher.close();
+      throw e;
+    }
+    return watcher;
+  }
+
+  @Test
+  void deletedLeaderIsReplacedAtOnceWithAHigherTermAndNeverTwoLeaders() {
+    try (RoleWatcher watcher = watchedGroup()) {
       cluster.awaitLeader("payments", ROLE);
       long firstTerm = cluster.term("payments");
       for (int round = 0; round < 2; round++) {
@@ -110,10 +118,7 @@ class LeaderGroupIT extends ClusterTest {
 
   @Test
   void notReadyLeaderIsReplacedAndStaysFollowerWhenReadyAgain() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
-      cluster.create(BatonCluster.group("payments", "payments"));
+    try (RoleWatcher watcher = watchedGroup()) {
       String first = cluster.awaitLeader("payments", ROLE);
       long firstTerm = cluster.term("payments");
 
@@ -128,18 +133,9 @@ class LeaderGroupIT extends ClusterTest {
       long secondTerm = cluster.term("payments");
 
       cluster.setReady(first, true);
-      await()
-          .atMost(WAIT)
-          .untilAsserted(() -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
+      cluster.awaitCandidates("payments", 3);
       // Sticky: the new leader keeps leading through renewals.
-      await()
-          .during(Duration.ofSeconds(2))
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                assertThat(cluster.leaders(ROLE)).containsExactly(second);
-                assertThat(cluster.term("payments")).isEqualTo(secondTerm);
-              });
+      cluster.awaitLeaderKept("payments", second, secondTerm, Duration.ofSeconds(2));
       assertThat(watcher.violations()).as(String.join("\n", watcher.history())).isEmpty();
       assertThat(cluster.eventReasons("payments")).contains("LeaderNotReady");
     }
@@ -241,10 +237,7 @@ class LeaderGroupIT extends ClusterTest {
 
   @Test
   void noReadyCandidateMeansNoLeaderAndReadyFalse() {
-    cluster.createPods("payments", 3);
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    cluster.awaitLeader("payments", ROLE);
+    cluster.startGroup("payments", 3);
     for (int i = 0; i < 3; i++) {
       cluster.setReady("payments-" + i, false);
     }
@@ -253,13 +246,10 @@ class LeaderGroupIT extends ClusterTest {
         .untilAsserted(
             () -> {
               assertThat(cluster.leaders(ROLE)).isEmpty();
-              assertThat(cluster.condition("payments", "Ready"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getReason()).isEqualTo("NoCandidates");
-                      });
+              cluster
+                  .assertCondition("payments", "Ready")
+                  .hasStatus("False")
+                  .hasReason("NoCandidates");
               assertThat(cluster.status("payments").getLeader()).isEmpty();
             });
     assertThat(cluster.redis.command("EXISTS", new ElectionKeys(NS + "/payments").holder()))

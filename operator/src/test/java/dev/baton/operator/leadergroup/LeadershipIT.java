@@ -69,11 +69,7 @@ class LeadershipIT extends ClusterTest {
   @ParameterizedTest
   @EnumSource(Source.class)
   void toldOnElectionFailoverAndSwitchoverNeverTwoAtOnce(Source source) {
-    for (int i = 0; i < 3; i++) {
-      follow(source, "worker-" + i, null);
-    }
-    cluster.create(BatonCluster.group("workers", "worker"));
-    String first = cluster.awaitLeader("workers", ROLE);
+    String first = electFollowedByAll(source);
     long firstTerm = awaitGranted(first);
     assertThat(firstTerm).isEqualTo(podTerm(first));
     assertThat(believers.current()).containsExactly(first);
@@ -151,11 +147,7 @@ class LeadershipIT extends ClusterTest {
   @ParameterizedTest
   @EnumSource(Source.class)
   void redisLoss(Source source) {
-    for (int i = 0; i < 3; i++) {
-      follow(source, "worker-" + i, null);
-    }
-    cluster.create(BatonCluster.group("workers", "worker"));
-    String leader = cluster.awaitLeader("workers", ROLE);
+    String leader = electFollowedByAll(source);
     long term = awaitGranted(leader);
 
     cluster.redis.freeze();
@@ -202,6 +194,15 @@ class LeadershipIT extends ClusterTest {
     } finally {
       cluster.redis.thaw();
     }
+  }
+
+  /** Every worker's application following its leadership, then the group: its leader. */
+  private String electFollowedByAll(Source source) {
+    for (int i = 0; i < 3; i++) {
+      follow(source, "worker-" + i, null);
+    }
+    cluster.create(BatonCluster.group("workers", "worker"));
+    return cluster.awaitLeader("workers", ROLE);
   }
 
   private void follow(Source source, String pod, PausableProxy through) {

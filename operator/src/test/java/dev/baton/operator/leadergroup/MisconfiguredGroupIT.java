@@ -11,7 +11,6 @@ import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,27 +31,17 @@ class MisconfiguredGroupIT extends ClusterTest {
       int seen = watcher.history().size();
       cluster.create(BatonCluster.group("payments-copy", "payments"));
 
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () ->
-                  assertThat(cluster.condition("payments-copy", "Conflict"))
-                      .get()
-                      .satisfies(
-                          c -> {
-                            assertThat(c.getStatus()).isEqualTo("True");
-                            assertThat(c.getMessage()).contains("LeaderGroup payments");
-                          }));
+      cluster.awaitCondition(
+          "payments-copy",
+          "Conflict",
+          c -> c.hasStatus("True").hasMessageContaining("LeaderGroup payments"));
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)
           .untilAsserted(() -> assertThat(cluster.roles(ROLE)).isEqualTo(roles));
       assertThat(watcher.history()).hasSize(seen);
       assertThat(cluster.status("payments-copy").getLeader()).isEmpty();
-      assertThat(cluster.condition("payments", "Conflict"))
-          .get()
-          .extracting(c -> c.getStatus())
-          .isEqualTo("False");
+      cluster.assertCondition("payments", "Conflict").hasStatus("False");
       assertThat(cluster.leaders(ROLE)).containsExactly(leader);
       assertThat(cluster.pod(leader).getMetadata().getAnnotations())
           .containsEntry("baton.dev/leader-group", "payments");
@@ -74,19 +63,8 @@ class MisconfiguredGroupIT extends ClusterTest {
     noSecret.getSpec().setRedis(new RedisConnectionRef("orders-redis"));
     cluster.create(noSecret);
 
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("billing-redis")
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", "redis://127.0.0.1:1")
-                .addToStringData("password", "s3cr3t-billing-pw")
-                .build())
-        .create();
+    cluster.createRedisSecret(
+        "billing-redis", Map.of("url", "redis://127.0.0.1:1", "password", "s3cr3t-billing-pw"));
     LeaderGroup unreachable = BatonCluster.group("billing", "billing");
     unreachable.getSpec().setRedis(new RedisConnectionRef("billing-redis"));
     cluster.create(unreachable);
@@ -95,54 +73,31 @@ class MisconfiguredGroupIT extends ClusterTest {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(cluster.condition("nothing", "Ready"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getReason()).isEqualTo("NoCandidates");
-                      });
-              assertThat(cluster.condition("orders", "RedisAvailable"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getReason()).isEqualTo("SecretNotFound");
-                        assertThat(c.getMessage()).contains("Secret shop/orders-redis not found");
-                      });
-              assertThat(cluster.condition("billing", "RedisAvailable"))
-                  .get()
-                  .satisfies(
-                      c -> {
-                        assertThat(c.getStatus()).isEqualTo("False");
-                        assertThat(c.getMessage())
-                            .contains("redis://127.0.0.1:1")
-                            .doesNotContain("s3cr3t-billing-pw");
-                      });
+              cluster
+                  .assertCondition("nothing", "Ready")
+                  .hasStatus("False")
+                  .hasReason("NoCandidates");
+              cluster
+                  .assertCondition("orders", "RedisAvailable")
+                  .hasStatus("False")
+                  .hasReason("SecretNotFound")
+                  .hasMessageContaining("Secret shop/orders-redis not found");
+              cluster
+                  .assertCondition("billing", "RedisAvailable")
+                  .hasStatus("False")
+                  .message()
+                  .contains("redis://127.0.0.1:1")
+                  .doesNotContain("s3cr3t-billing-pw");
             });
     assertThat(cluster.awaitLeader("payments", ROLE)).startsWith("payments-");
     assertThat(cluster.roles(ROLE)).doesNotContainKeys("orders-0", "billing-0");
     // Other groups keep working while the broken ones retry.
     cluster.client.pods().inNamespace(NS).withName(cluster.leaders(ROLE).get(0)).delete();
     await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.leaders(ROLE)).hasSize(1));
-    assertThat(cluster.condition("payments", "Ready"))
-        .get()
-        .extracting(c -> c.getStatus())
-        .isEqualTo("True");
+    cluster.assertCondition("payments", "Ready").hasStatus("True");
 
     // Once the Secret exists, the group recovers without anyone touching it.
-    cluster
-        .client
-        .secrets()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("orders-redis")
-                .withNamespace(NS)
-                .endMetadata()
-                .addToStringData("url", cluster.redis.url())
-                .build())
-        .create();
+    cluster.createRedisSecret("orders-redis", cluster.redis.url());
     await()
         .atMost(Duration.ofSeconds(40))
         .untilAsserted(
@@ -159,18 +114,10 @@ class MisconfiguredGroupIT extends ClusterTest {
     LeaderGroup bad = BatonCluster.group("payments", "payments");
     bad.getSpec().getLease().setRenewInterval("5s");
     cluster.create(bad);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("payments", "Invalid"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains("renewInterval (5s) must be shorter than");
-                        }));
+    cluster.awaitCondition(
+        "payments",
+        "Invalid",
+        c -> c.hasStatus("True").hasMessageContaining("renewInterval (5s) must be shorter than"));
     assertThat(cluster.roles(ROLE)).isEmpty();
   }
 }

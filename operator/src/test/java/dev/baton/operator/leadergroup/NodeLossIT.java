@@ -9,10 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** A leader's node turning NotReady or Unknown moves leadership before the pod notices. */
@@ -22,14 +19,7 @@ class NodeLossIT {
   void leaderMovesOffANodeThatTurnsUnknownAndStaysMovedWhenItReturns() {
     try (BatonCluster cluster = new BatonCluster();
         RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {
-      for (String n : List.of("node-a", "node-b", "node-c")) {
-        cluster.createNode(n);
-      }
-      for (int i = 0; i < 3; i++) {
-        Pod p = Sandbox.readyPod(NS, "payments-" + i, Map.of("app", "payments"));
-        p.getSpec().setNodeName("node-" + (char) ('a' + i));
-        cluster.client.pods().resource(p).create();
-      }
+      cluster.createPodsOnNodes("payments", 3);
       cluster.startOperator();
       cluster.create(Sandbox.group("payments", "payments"));
       String leader = cluster.awaitLeader("payments", ROLE);
@@ -51,9 +41,7 @@ class NodeLossIT {
 
       cluster.setNodeReady(leaderNode, "True");
       // Seen by the operator: the pod on the returned node is a candidate again.
-      await()
-          .atMost(WAIT)
-          .untilAsserted(() -> assertThat(cluster.status("payments").getCandidates()).isEqualTo(3));
+      cluster.awaitCandidates("payments", 3);
       await()
           .during(Duration.ofSeconds(1))
           .atMost(WAIT)

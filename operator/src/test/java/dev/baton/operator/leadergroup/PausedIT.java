@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.client.ElectionKeys;
-import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
@@ -47,12 +46,7 @@ class PausedIT extends ClusterTest {
 
   @Test
   void pausedKeepsTheLeadersLeaseWhileItsPodExistsAndElectsNobody() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = cluster.startGroup("payments", 3);
     assertThat(condition("Paused")).isEqualTo("absent");
 
     try (RoleWatcher watcher = new RoleWatcher(cluster.client, NS, ROLE)) {

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.client.ElectionKeys;
-import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.RoleWatcher;
 import java.time.Duration;
@@ -75,14 +74,7 @@ class RestartsIT extends ClusterTest {
       cluster.stopOperator();
       cluster.startOperator();
       cluster.awaitReconciled("payments");
-      await()
-          .during(Duration.ofSeconds(2))
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                assertThat(cluster.leaders(ROLE)).containsExactly(leader);
-                assertThat(cluster.term("payments")).isEqualTo(termBefore);
-              });
+      cluster.awaitLeaderKept("payments", leader, termBefore, Duration.ofSeconds(2));
       assertThat(watcher.history().size())
           .as("no label changed: %s", watcher.history())
           .isEqualTo(eventsBefore);
@@ -91,10 +83,7 @@ class RestartsIT extends ClusterTest {
 
   @Test
   void aLeaderRecreatedUnderTheSameNameIsReportedAsANewLeader() {
-    cluster.createPod("db-0", "db");
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("db", "db"));
-    cluster.awaitLeader("db", ROLE);
+    cluster.startGroup("db", 1);
     String oldUid = cluster.pod("db-0").getMetadata().getUid();
     cluster.stopOperator();
 

@@ -11,11 +11,6 @@ import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.EndpointsController;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -33,26 +28,8 @@ class SplitBrainIT extends ClusterTest {
   @BeforeEach
   void start() {
     endpoints = new EndpointsController(cluster.client, NS);
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
-    cluster
-        .client
-        .services()
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName("payments-leader")
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(Map.of(ROLE, "leader"))
-                .addNewPort()
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
+    cluster.createPods("payments", 3);
+    cluster.createLeaderService("payments-leader", Map.of(ROLE, "leader"));
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
@@ -70,14 +47,19 @@ class SplitBrainIT extends ClusterTest {
         .orElse("missing");
   }
 
-  private String metrics() throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + cluster.operator().httpPort() + "/metrics"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+  /** SplitBrainSuspected is True, and its message names {@code what}. */
+  private void assertSplitBrain(String what) {
+    assertThat(splitBrain()).isEqualTo("True");
+    assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
+        .contains(what);
+  }
+
+  /** A pod of the group other than {@code leader}. */
+  private String aFollower(String leader) {
+    return cluster.roles(ROLE).keySet().stream()
+        .filter(p -> !p.equals(leader))
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test
@@ -94,10 +76,8 @@ class SplitBrainIT extends ClusterTest {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(splitBrain()).isEqualTo("True");
-              assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
-                  .contains("intruder");
-              assertThat(metrics())
+              assertSplitBrain("intruder");
+              assertThat(cluster.metrics())
                   .contains(
                       "baton_leadergroup_condition{group=\"payments\",namespace=\"shop\","
                           + "type=\"SplitBrainSuspected\"} 1.0");
@@ -110,7 +90,7 @@ class SplitBrainIT extends ClusterTest {
         .untilAsserted(
             () -> {
               assertThat(splitBrain()).isEqualTo("False");
-              assertThat(metrics())
+              assertThat(cluster.metrics())
                   .contains(
                       "baton_leadergroup_condition{group=\"payments\",namespace=\"shop\","
                           + "type=\"SplitBrainSuspected\"} 0.0");
@@ -125,12 +105,7 @@ class SplitBrainIT extends ClusterTest {
     cluster.deletePod(old);
     await()
         .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              assertThat(splitBrain()).isEqualTo("True");
-              assertThat(cluster.condition("payments", "SplitBrainSuspected").get().getMessage())
-                  .contains("leader Service endpoints [" + old + "]");
-            });
+        .untilAsserted(() -> assertSplitBrain("leader Service endpoints [" + old + "]"));
     endpoints.pause(false);
     await().atMost(WAIT).until(() -> splitBrain().equals("False"));
   }
@@ -138,21 +113,13 @@ class SplitBrainIT extends ClusterTest {
   @Test
   void aLabelEditedByHandIsRepairedAtOnce() {
     String leader = cluster.leaders(ROLE).get(0);
-    String follower =
-        cluster.roles(ROLE).keySet().stream()
-            .filter(p -> !p.equals(leader))
-            .findFirst()
-            .orElseThrow();
-    cluster
-        .client
-        .pods()
-        .inNamespace(NS)
-        .withName(follower)
-        .edit(
-            p -> {
-              p.getMetadata().getLabels().put(ROLE, "leader");
-              return p;
-            });
+    String follower = aFollower(leader);
+    cluster.editPod(
+        follower,
+        p -> {
+          p.getMetadata().getLabels().put(ROLE, "leader");
+          return p;
+        });
     await()
         .atMost(Duration.ofSeconds(5))
         .untilAsserted(() -> assertThat(cluster.leaders(ROLE)).containsExactly(leader));
@@ -162,11 +129,7 @@ class SplitBrainIT extends ClusterTest {
   @Test
   void aRedisHolderChangedBehindTheOperatorsBackIsFollowedByTheLabels() {
     String leader = cluster.leaders(ROLE).get(0);
-    String other =
-        cluster.roles(ROLE).keySet().stream()
-            .filter(p -> !p.equals(leader))
-            .findFirst()
-            .orElseThrow();
+    String other = aFollower(leader);
     String uid = cluster.pod(other).getMetadata().getUid();
     ElectionKeys keys = new ElectionKeys(NS + "/payments");
     long term = cluster.status("payments").getTerm() + 5;

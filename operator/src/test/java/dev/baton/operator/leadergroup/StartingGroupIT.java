@@ -24,18 +24,13 @@ class StartingGroupIT extends ClusterTest {
     }
     cluster.startOperator();
     cluster.create(BatonCluster.group("payments", "payments"));
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () ->
-                assertThat(cluster.condition("payments", "Ready"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("False");
-                          assertThat(c.getReason()).isEqualTo("WaitingForCandidates");
-                          assertThat(c.getMessage()).contains("2 pods selected, none ready yet");
-                        }));
+    cluster.awaitCondition(
+        "payments",
+        "Ready",
+        c ->
+            c.hasStatus("False")
+                .hasReason("WaitingForCandidates")
+                .hasMessageContaining("2 pods selected, none ready yet"));
     assertThat(cluster.events("payments"))
         .extracting(Event::getReason, Event::getType)
         .containsExactly(org.assertj.core.groups.Tuple.tuple("WaitingForCandidates", "Normal"));

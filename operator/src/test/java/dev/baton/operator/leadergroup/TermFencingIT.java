@@ -6,19 +6,12 @@ import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.client.ElectionKeys;
-import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.FaultClusterTest;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The interleaving the chaos run found (seed 2394008703375): a new leader's term is shown on its
@@ -26,27 +19,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * memory is killed, Redis comes back empty, and the pod that showed the term is gone. A term
  * derived from what survives must still be above every term any pod ever showed.
  */
-class TermFencingIT {
-
-  private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
-
-  private BatonCluster cluster;
-
-  @BeforeEach
-  void setUp(BatonCluster cluster) {
-    this.cluster = cluster;
-  }
+class TermFencingIT extends FaultClusterTest {
 
   @Test
   void aTermShownOnAPodIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
+    cluster.createPods("payments", 3);
     cluster.startOperator();
     try (InvariantChecker checker =
-        new InvariantChecker(cluster.client, NS, ROLE, WAIT, () -> holders(cluster))) {
+        new InvariantChecker(cluster.client, NS, ROLE, WAIT, () -> cluster.holders("payments"))) {
       cluster.create(BatonCluster.group("payments", "payments"));
       String first = cluster.awaitLeader("payments", ROLE);
       assertThat(term(cluster.pod(first))).isEqualTo(1);
@@ -58,7 +38,7 @@ class TermFencingIT {
           await()
               .atMost(WAIT)
               .until(
-                  () -> leader(cluster),
+                  () -> cluster.soleLeader(ROLE),
                   p -> p != null && !p.equals(first) && term(cluster.pod(p)) == 2);
       assertThat(cluster.status("payments").getTerm())
           .as("the status write of term 2 failed")
@@ -74,7 +54,9 @@ class TermFencingIT {
 
       cluster.startOperator();
       String third =
-          await().atMost(WAIT).until(() -> leader(cluster), p -> p != null && !p.equals(second));
+          await()
+              .atMost(WAIT)
+              .until(() -> cluster.soleLeader(ROLE), p -> p != null && !p.equals(second));
       long thirdTerm = term(cluster.pod(third));
       assertThat(thirdTerm).as(cluster.describe("payments", ROLE)).isGreaterThan(2);
       await()
@@ -92,56 +74,22 @@ class TermFencingIT {
    */
   @Test
   void aReservationRecordedSinceOnAnotherRedisIsNeverUndercut() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
-    cluster.startOperator();
-    cluster.create(BatonCluster.group("payments", "payments"));
-    String first = cluster.awaitLeader("payments", ROLE);
+    String first = cluster.startGroup("payments", 3);
     assertThat(term(cluster.pod(first))).isEqualTo(1);
-    await()
-        .atMost(WAIT)
-        .ignoreExceptions()
-        .until(
-            () ->
-                cluster
-                        .client
-                        .resources(dev.baton.api.v1alpha1.LeaderGroup.class)
-                        .inNamespace(NS)
-                        .withName("payments")
-                        .editStatus(
-                            g -> {
-                              g.getStatus().setReservedTerm(500L);
-                              return g;
-                            })
-                    != null);
+    cluster.recordReservedTerm("payments", 500L);
     await().atMost(WAIT).until(() -> cluster.status("payments").getReservedTerm() == 500L);
 
     cluster.deletePod(first);
     String second =
-        await().atMost(WAIT).until(() -> leader(cluster), p -> p != null && !p.equals(first));
+        await()
+            .atMost(WAIT)
+            .until(() -> cluster.soleLeader(ROLE), p -> p != null && !p.equals(first));
     assertThat(term(cluster.pod(second))).as(cluster.describe("payments", ROLE)).isGreaterThan(500);
-  }
-
-  private static String leader(BatonCluster cluster) {
-    var leaders = cluster.leaders(ROLE);
-    return leaders.size() == 1 ? leaders.get(0) : null;
   }
 
   private static long term(Pod pod) {
     var a = pod == null ? null : pod.getMetadata().getAnnotations();
     String t = a == null ? null : a.get("baton.dev/term");
     return t == null ? 0 : Long.parseLong(t);
-  }
-
-  private static Map<String, String> holders(BatonCluster cluster) {
-    if (!cluster.redis.running()) {
-      return null;
-    }
-    String reply = cluster.redis.command("GET", new ElectionKeys(NS + "/payments").holder());
-    String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
-    Map<String, String> out = new HashMap<>();
-    out.put("payments", HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
-    return out;
   }
 }

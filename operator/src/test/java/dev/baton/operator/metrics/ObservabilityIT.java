@@ -12,36 +12,20 @@ import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
 import dev.baton.testkit.LocalRedis;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Metrics, probes, and secrets that never show: against real Redis and the mock API server. */
 class ObservabilityIT {
 
   private static final String ROLE = BatonCluster.ROLE;
-  private final HttpClient http = HttpClient.newHttpClient();
-
-  private HttpResponse<String> get(BatonCluster s, String path) throws Exception {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.operator().httpPort() + path))
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
   @Test
   void metricsCountElectionsAndFailoversAndProbesAnswer() throws Exception {
     try (BatonCluster cluster = new BatonCluster()) {
-      for (int i = 0; i < 3; i++) {
-        cluster.createPod("payments-" + i, "payments");
-      }
-      cluster.startOperator();
-      cluster.create(Sandbox.group("payments", "payments"));
-      String leader = cluster.awaitLeader("payments", ROLE);
+      String leader = cluster.startGroup("payments", 3);
       cluster.deletePod(leader);
       await()
           .atMost(WAIT)
@@ -52,7 +36,7 @@ class ObservabilityIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                String metrics = get(cluster, "/metrics").body();
+                String metrics = cluster.metrics();
                 assertThat(metrics)
                     .contains(
                         "baton_leader_changes_total{group=\"payments\",namespace=\"shop\","
@@ -73,10 +57,10 @@ class ObservabilityIT {
                     // Java Operator SDK's own reconcile metrics.
                     .contains("operator_sdk_reconciliations_executions");
               });
-      HttpResponse<String> health = get(cluster, "/healthz");
+      HttpResponse<String> health = cluster.httpGet("/healthz");
       assertThat(health.statusCode()).isEqualTo(200);
       assertThat(health.body()).startsWith("ok: alive");
-      HttpResponse<String> ready = get(cluster, "/readyz");
+      HttpResponse<String> ready = cluster.httpGet("/readyz");
       assertThat(ready.statusCode()).isEqualTo(200);
       assertThat(ready.body()).contains("informers synced").contains("Redis answering");
 
@@ -85,8 +69,8 @@ class ObservabilityIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(get(cluster, "/readyz").body()).contains("failing static");
-                assertThat(get(cluster, "/metrics").body())
+                assertThat(cluster.httpGet("/readyz").body()).contains("failing static");
+                assertThat(cluster.metrics())
                     // The renewer's batch, and the reconcile's read of the lease.
                     .contains("baton_redis_script_errors_total{script=\"lease-renew-many\"}")
                     .contains("baton_redis_script_errors_total{script=\"lease-observe\"}");
@@ -97,7 +81,7 @@ class ObservabilityIT {
           .atMost(WAIT)
           .untilAsserted(
               () ->
-                  assertThat(get(cluster, "/metrics").body())
+                  assertThat(cluster.metrics())
                       .contains("jvm_memory_used_bytes{area=\"heap\"")
                       .contains("jvm_gc_pause_seconds_count")
                       .contains("jvm_gc_live_data_size_bytes")
@@ -105,7 +89,7 @@ class ObservabilityIT {
                       .contains("process_cpu_usage")
                       .contains("process_uptime_seconds"));
       // The Grafana dashboard in examples/ asks only for metrics the operator exports.
-      String scrape = get(cluster, "/metrics").body();
+      String scrape = cluster.metrics();
       String dashboard =
           java.nio.file.Files.readString(
               java.nio.file.Path.of("../examples/grafana-dashboard.json"));
@@ -150,33 +134,15 @@ class ObservabilityIT {
         cluster.createPod("orders-" + i, "orders");
         cluster.createPod("billing-" + i, "billing");
       }
-      cluster
-          .client
-          .secrets()
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withName("orders-redis")
-                  .withNamespace(NS)
-                  .endMetadata()
-                  .addToStringData(
-                      "url", secured.url().replace("redis://", "redis://:" + groupPassword + "@"))
-                  .addToStringData("password", groupPassword)
-                  .build())
-          .create();
-      cluster
-          .client
-          .secrets()
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withName("billing-redis")
-                  .withNamespace(NS)
-                  .endMetadata()
-                  .addToStringData("url", secured.url())
-                  .addToStringData("password", wrongPassword)
-                  .build())
-          .create();
+      cluster.createRedisSecret(
+          "orders-redis",
+          Map.of(
+              "url",
+              secured.url().replace("redis://", "redis://:" + groupPassword + "@"),
+              "password",
+              groupPassword));
+      cluster.createRedisSecret(
+          "billing-redis", Map.of("url", secured.url(), "password", wrongPassword));
       cluster.startOperator();
       cluster.create(Sandbox.group("payments", "payments"));
       LeaderGroup orders = Sandbox.group("orders", "orders");
@@ -188,25 +154,16 @@ class ObservabilityIT {
 
       // The operator's own password works; a wrong one is reported without being shown.
       cluster.awaitLeader("payments", ROLE);
-      await()
-          .atMost(WAIT)
-          .untilAsserted(
-              () -> {
-                assertThat(cluster.condition("billing", "RedisAvailable"))
-                    .get()
-                    .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
-                assertThat(cluster.condition("orders", "RedisAvailable"))
-                    .get()
-                    .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"));
-              });
+      cluster.awaitCondition(
+          List.of("billing", "orders"), "RedisAvailable", c -> c.hasStatus("False"));
 
       StringBuilder everything = new StringBuilder(output.text());
       for (String g : new String[] {"payments", "orders", "billing"}) {
         everything.append(Serialization.asYaml(cluster.get(g)));
       }
       everything.append(Serialization.asYaml(cluster.client.v1().events().inNamespace(NS).list()));
-      everything.append(get(cluster, "/metrics").body());
-      everything.append(get(cluster, "/readyz").body());
+      everything.append(cluster.metrics());
+      everything.append(cluster.httpGet("/readyz").body());
       assertThat(everything.toString())
           .as("a password in logs, status, Events or metrics")
           .doesNotContain(operatorPassword)

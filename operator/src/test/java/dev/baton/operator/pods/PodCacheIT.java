@@ -108,13 +108,7 @@ class PodCacheIT extends ClusterTest {
     await().atMost(WAIT).until(() -> cachedPods("compact") == 29);
     // The leader's own failover works from the whole copies.
     cluster.client.pods().inNamespace(NS).withName(leader).delete();
-    await()
-        .atMost(WAIT)
-        .until(
-            () -> {
-              var leaders = cluster.leaders(ROLE);
-              return leaders.size() == 1 && !leaders.get(0).equals(leader);
-            });
+    await().atMost(WAIT).until(() -> cluster.soleLeader(ROLE), p -> p != null && !p.equals(leader));
   }
 
   private double cachedPods(String form) {

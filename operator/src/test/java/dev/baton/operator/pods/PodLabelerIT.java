@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -39,6 +40,16 @@ class PodLabelerIT {
         .create();
   }
 
+  /** The pod the tests write, p in shop, as it is now. */
+  private Pod thePod() {
+    return client.pods().inNamespace("shop").withName("p").get();
+  }
+
+  /** Someone else's write of the pod. */
+  private void editThePod(UnaryOperator<Pod> edit) {
+    client.pods().inNamespace("shop").withName("p").edit(edit);
+  }
+
   private static PodLabeler.Role leader(long term) {
     return new PodLabeler.Role(
         "baton.dev/role", "g", true, term, "2026-12-04T00:00:00Z", true, "0s");
@@ -49,15 +60,11 @@ class PodLabelerIT {
     Pod seen = createBarePod();
     // Someone else writes the pod (not its maps) after the view was taken: the write conflicts,
     // and the pod read again still has no labels and no annotations.
-    client
-        .pods()
-        .inNamespace("shop")
-        .withName("p")
-        .edit(
-            p -> new PodBuilder(p).withNewSpec().withActiveDeadlineSeconds(60L).endSpec().build());
+    editThePod(
+        p -> new PodBuilder(p).withNewSpec().withActiveDeadlineSeconds(60L).endSpec().build());
     assertThat(labeler.apply(seen, leader(7))).isTrue();
 
-    Pod now = client.pods().inNamespace("shop").withName("p").get();
+    Pod now = thePod();
     assertThat(now.getMetadata().getLabels()).containsEntry("baton.dev/role", "leader");
     assertThat(now.getMetadata().getAnnotations())
         .containsEntry(BatonNames.TERM_ANNOTATION, "7")
@@ -68,21 +75,15 @@ class PodLabelerIT {
   void aDemotionRemovesTheLeadersMarksAndKeepsEveryoneElses() {
     Pod seen = createBarePod();
     labeler.apply(seen, leader(3));
-    client
-        .pods()
-        .inNamespace("shop")
-        .withName("p")
-        .edit(
-            p -> {
-              p.getMetadata().getLabels().put("app", "x");
-              p.getMetadata().getAnnotations().put("note", "kept");
-              return p;
-            });
-    labeler.apply(
-        client.pods().inNamespace("shop").withName("p").get(),
-        new PodLabeler.Role("baton.dev/role", "g", false, 0, null, true, null));
+    editThePod(
+        p -> {
+          p.getMetadata().getLabels().put("app", "x");
+          p.getMetadata().getAnnotations().put("note", "kept");
+          return p;
+        });
+    labeler.apply(thePod(), new PodLabeler.Role("baton.dev/role", "g", false, 0, null, true, null));
 
-    Pod now = client.pods().inNamespace("shop").withName("p").get();
+    Pod now = thePod();
     assertThat(now.getMetadata().getLabels())
         .containsEntry("baton.dev/role", "follower")
         .containsEntry("app", "x");
@@ -100,15 +101,11 @@ class PodLabelerIT {
     labeler.apply(createBarePod(), leader(4));
     // The pod changes after the operator saw it, as a terminating pod's kubelet reports its
     // containers stopping: a guarded write would be refused with 409 and cost a read and a resend.
-    client
-        .pods()
-        .inNamespace("shop")
-        .withName("p")
-        .edit(
-            p -> {
-              p.getMetadata().getAnnotations().put("note", "kept");
-              return p;
-            });
+    editThePod(
+        p -> {
+          p.getMetadata().getAnnotations().put("note", "kept");
+          return p;
+        });
     AtomicInteger sent = new AtomicInteger();
 
     labeler.demote(
@@ -118,7 +115,7 @@ class PodLabelerIT {
         sent::incrementAndGet);
 
     assertThat(sent).hasValue(1);
-    Pod now = client.pods().inNamespace("shop").withName("p").get();
+    Pod now = thePod();
     assertThat(now.getMetadata().getLabels()).containsEntry("baton.dev/role", "follower");
     assertThat(now.getMetadata().getAnnotations())
         .containsEntry("note", "kept")

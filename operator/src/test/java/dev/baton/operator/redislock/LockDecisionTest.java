@@ -1,6 +1,5 @@
 package dev.baton.operator.redislock;
 
-import static dev.baton.operator.redislock.LockWorlds.CLUSTER;
 import static dev.baton.operator.redislock.LockWorlds.appHold;
 import static dev.baton.operator.redislock.LockWorlds.grant;
 import static dev.baton.operator.redislock.LockWorlds.grantOfAnotherCluster;
@@ -8,6 +7,7 @@ import static dev.baton.operator.redislock.LockWorlds.granting;
 import static dev.baton.operator.redislock.LockWorlds.holds;
 import static dev.baton.operator.redislock.LockWorlds.one;
 import static dev.baton.operator.redislock.LockWorlds.pod;
+import static dev.baton.operator.redislock.LockWorlds.read;
 import static dev.baton.operator.redislock.LockWorlds.world;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,22 +121,9 @@ class LockDecisionTest {
     Pod old = FakeLockSides.podNamed("old");
     LockState.Grant granted =
         new LockState.Grant(v, LockValues.parsePod(v).orElseThrow(), 3, 0, one(v));
-    LockWorld w =
-        new LockWorld(
-            CLUSTER,
-            true,
-            false,
-            one(v),
-            List.of(a, b),
-            List.of(a.seen(), old),
-            Map.of(v, true),
-            v,
-            granted,
-            true,
-            null,
-            false,
-            null,
-            null);
+    List<LockWorld.LockCandidate> pods = List.of(a, b);
+    Map<String, Boolean> alive = Map.of(v, true);
+    LockWorld w = read(true, false, one(v), pods, List.of(a.seen(), old), alive, v, granted, true);
 
     LockStep.Keep keep = (LockStep.Keep) LockDecision.decide(w);
     assertThat(keep.pod()).isEqualTo(a);
@@ -145,21 +132,7 @@ class LockDecisionTest {
     assertThat(keep.stale()).extracting(p -> p.getMetadata().getName()).containsExactly("b", "old");
 
     LockWorld restarted =
-        new LockWorld(
-            CLUSTER,
-            true,
-            false,
-            one(v),
-            List.of(a, b),
-            List.of(a.seen()),
-            Map.of(v, true),
-            null,
-            null,
-            false,
-            null,
-            false,
-            null,
-            null);
+        read(true, false, one(v), pods, List.of(a.seen()), alive, null, null, false);
     assertThat(LockDecision.decide(restarted)).isInstanceOf(LockStep.Renew.class);
     LockStep.Keep adopted = (LockStep.Keep) LockDecision.decide(restarted.renewed(true, one(v), v));
     assertThat(adopted.adopted()).as("a grant the state did not name").isTrue();
@@ -233,22 +206,10 @@ class LockDecisionTest {
   void aForceReleaseComesFirstAndTakesEveryValue() {
     String a = grant("a");
     String b = appHold("b");
-    LockWorld w =
-        new LockWorld(
-            CLUSTER,
-            true,
-            true,
-            new LockView(List.of(holds(a, 3), holds(b, 3), holds(a, 3)), 2),
-            List.of(pod("a", true, true)),
-            List.of(),
-            Map.of(a, true, b, false),
-            a,
-            LockWorlds.held(a, new LockView(List.of(holds(a, 3)), 1)),
-            true,
-            null,
-            false,
-            null,
-            null);
+    LockView view = new LockView(List.of(holds(a, 3), holds(b, 3), holds(a, 3)), 2);
+    List<LockWorld.LockCandidate> pods = List.of(pod("a", true, true));
+    LockState.Grant held = LockWorlds.held(a, new LockView(List.of(holds(a, 3)), 1));
+    LockWorld w = read(true, true, view, pods, List.of(), Map.of(a, true, b, false), a, held, true);
     assertThat(LockDecision.decide(w))
         .isInstanceOfSatisfying(
             LockStep.ForceRelease.class,

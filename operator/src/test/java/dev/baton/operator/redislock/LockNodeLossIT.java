@@ -6,11 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -38,14 +34,7 @@ class LockNodeLossIT {
   void aLockHolderOnANodeTurnedNotReadyLosesTheLockToAPodOnAHealthyNode() {
     try (BatonCluster cluster = new BatonCluster();
         HeldLabelWatcher watcher = new HeldLabelWatcher(cluster.client, NS, "migration")) {
-      for (String n : List.of("node-a", "node-b", "node-c")) {
-        cluster.createNode(n);
-      }
-      for (int i = 0; i < 3; i++) {
-        Pod p = Sandbox.readyPod(NS, "migrate-" + i, Map.of("app", "migrate"));
-        p.getSpec().setNodeName("node-" + (char) ('a' + i));
-        cluster.client.pods().resource(p).create();
-      }
+      cluster.createPodsOnNodes("migrate", 3);
       cluster.startOperator();
       cluster.create(BatonCluster.grantedLock("migration", TTL, "migrate"));
       await().atMost(WAIT).until(() -> cluster.lockStatus("migration").getFencingToken() != null);

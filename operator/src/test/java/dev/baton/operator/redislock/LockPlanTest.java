@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.LockValues;
 import dev.baton.operator.fencing.Reservations;
-import dev.baton.operator.pods.Candidate;
 import dev.baton.operator.testing.BatonCluster;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,20 +27,11 @@ class LockPlanTest {
   private final LockSettings settings = LockSettings.of(lock);
 
   private static LockWorld.LockCandidate candidate(String name, boolean ready) {
-    Candidate c =
-        new Candidate(
-            name,
-            name + "-uid",
-            ready,
-            ready ? Candidate.Ineligibility.NONE : Candidate.Ineligibility.NOT_READY,
-            Instant.parse("2026-01-01T00:00:00Z"),
-            0,
-            false);
-    return new LockWorld.LockCandidate(c, NS, false, FakeLockSides.podNamed(name));
+    return LockWorlds.pod(name, ready, false);
   }
 
   private static String grantTo(String pod) {
-    return LockLabels.grantValue(CLUSTER, NS, pod, pod + "-uid");
+    return LockWorlds.grant(pod);
   }
 
   private static LockWorld world(
@@ -53,8 +42,7 @@ class LockPlanTest {
       Map<String, Boolean> alive,
       LockState state,
       boolean recent) {
-    return new LockWorld(
-        CLUSTER,
+    return LockWorlds.read(
         grants,
         forceRelease,
         fakes.redis.view(),
@@ -63,11 +51,7 @@ class LockPlanTest {
         alive,
         state.grantedValue(),
         state.grant(),
-        recent,
-        null,
-        false,
-        null,
-        null);
+        recent);
   }
 
   /** The state after this operator granted {@code value} with Redis's counter as its token. */

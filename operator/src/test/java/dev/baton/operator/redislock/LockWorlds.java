@@ -4,6 +4,7 @@ import dev.baton.client.InstanceView;
 import dev.baton.client.LockValues;
 import dev.baton.client.LockView;
 import dev.baton.operator.pods.Candidate;
+import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -71,16 +72,30 @@ final class LockWorlds {
       Map<String, Boolean> alive,
       String granted,
       boolean recent) {
+    return read(grants, false, view, pods, List.of(), alive, granted, held(granted, view), recent);
+  }
+
+  /** A world as a reconcile reads it, before it acts: nothing renewed, reaped or moved yet. */
+  static LockWorld read(
+      boolean grants,
+      boolean forceRelease,
+      LockView view,
+      List<LockWorld.LockCandidate> pods,
+      List<Pod> labeled,
+      Map<String, Boolean> alive,
+      String granted,
+      LockState.Grant held,
+      boolean recent) {
     return new LockWorld(
         CLUSTER,
         grants,
-        false,
+        forceRelease,
         view,
         pods,
-        List.of(),
+        labeled,
         alive,
         granted,
-        held(granted, view),
+        held,
         recent,
         null,
         false,

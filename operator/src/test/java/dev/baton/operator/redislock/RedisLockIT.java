@@ -57,9 +57,7 @@ class RedisLockIT extends ClusterTest {
 
   @Test
   void grantedLockMovesBreakBeforeMakeWhenItsHolderIsDeletedOrNotReadyEvenWithTwoOperators() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("migrate-" + i, "migrate");
-    }
+    cluster.createPods("migrate", 3);
     cluster.startOperator();
     try (BatonOperator second = cluster.startAnotherOperator();
         HeldLabelWatcher watcher = new HeldLabelWatcher(cluster.client, NS, "migration")) {
@@ -72,13 +70,7 @@ class RedisLockIT extends ClusterTest {
       assertThat(cluster.redis.command("GET", LockKeys.forResource(NS, "migration").lock()))
           .contains(
               "pod:" + NS + "/" + first + "/" + holder.getMetadata().getUid() + ":baton.default.");
-      assertThat(cluster.lockCondition("migration", "Ready"))
-          .get()
-          .satisfies(
-              c -> {
-                assertThat(c.getStatus()).isEqualTo("True");
-                assertThat(c.getReason()).isEqualTo("Granted");
-              });
+      cluster.assertLockCondition("migration", "Ready").hasStatus("True").hasReason("Granted");
       RedisLock lock = cluster.lock("migration");
       assertThat(lock.getStatus().getAcquiredAt()).isNotNull();
       assertThat(Instant.parse(lock.getStatus().getExpiresAt()))
@@ -136,10 +128,7 @@ class RedisLockIT extends ClusterTest {
                   .isEqualTo(NS + "/report-0");
               assertThat(l.getStatus().getFencingToken()).isEqualTo(lease.token());
               assertThat(l.getStatus().getExpiresAt()).isNotNull();
-              assertThat(cluster.lockCondition("report", "Ready"))
-                  .get()
-                  .extracting(c -> c.getReason())
-                  .isEqualTo("Held");
+              cluster.assertLockCondition("report", "Ready").hasReason("Held");
             });
 
     long deletedAt = System.nanoTime();
@@ -323,19 +312,10 @@ class RedisLockIT extends ClusterTest {
                   "even", "InvalidSpec", "spec.redlock needs an odd number of instances, got 4");
               assertInvalid("no-secret", "SecretNotFound", "Secret shop/lock-redis not found");
               assertInvalid("long-ttl", "InvalidSpec", "spec.ttl (2h) must be between 1s and 1h");
-              assertThat(cluster.lockCondition("fine", "Invalid"))
-                  .get()
-                  .extracting(c -> c.getStatus())
-                  .isEqualTo("False");
-              assertThat(cluster.lockCondition("fine", "Ready"))
-                  .get()
-                  .extracting(c -> c.getStatus())
-                  .isEqualTo("True");
+              cluster.assertLockCondition("fine", "Invalid").hasStatus("False");
+              cluster.assertLockCondition("fine", "Ready").hasStatus("True");
             });
-    assertThat(cluster.lockCondition("no-secret", "RedisAvailable"))
-        .get()
-        .extracting(c -> c.getStatus())
-        .isEqualTo("False");
+    cluster.assertLockCondition("no-secret", "RedisAvailable").hasStatus("False");
     assertThat(cluster.eventReasons("even")).contains("InvalidSpec");
 
     // Once the Secret exists, the lock recovers without anyone touching it.
@@ -344,30 +324,18 @@ class RedisLockIT extends ClusterTest {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(cluster.lockCondition("no-secret", "Invalid"))
-                  .get()
-                  .extracting(c -> c.getStatus())
-                  .isEqualTo("False");
-              assertThat(cluster.lockCondition("no-secret", "Ready"))
-                  .get()
-                  .extracting(c -> c.getStatus())
-                  .isEqualTo("True");
+              cluster.assertLockCondition("no-secret", "Invalid").hasStatus("False");
+              cluster.assertLockCondition("no-secret", "Ready").hasStatus("True");
             });
   }
 
   private void assertInvalid(String lock, String reason, String message) {
-    assertThat(cluster.lockCondition(lock, "Invalid"))
+    cluster
+        .assertLockCondition(lock, "Invalid")
         .as(cluster.describeLock(lock))
-        .get()
-        .satisfies(
-            c -> {
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo(reason);
-              assertThat(c.getMessage()).contains(message);
-            });
-    assertThat(cluster.lockCondition(lock, "Ready"))
-        .get()
-        .extracting(c -> c.getStatus())
-        .isEqualTo("False");
+        .hasStatus("True")
+        .hasReason(reason)
+        .hasMessageContaining(message);
+    cluster.assertLockCondition(lock, "Ready").hasStatus("False");
   }
 }

@@ -60,6 +60,16 @@ class RedlockIT {
         .lock("shop/redlock", Duration.ofSeconds(2));
   }
 
+  /** A Secret redis-i for each instance, as spec.redlock names them. */
+  private List<RedisConnectionRef> instanceSecrets(BatonCluster cluster) {
+    List<RedisConnectionRef> refs = new ArrayList<>();
+    for (int i = 0; i < redis.size(); i++) {
+      cluster.createRedisSecret("redis-" + i, redis.get(i).url());
+      refs.add(new RedisConnectionRef("redis-" + i));
+    }
+    return refs;
+  }
+
   private static long takeAndRelease(BatonLock lock, List<Long> tokens) {
     LockLease lease = lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
     assertThat(lease.isValid()).isTrue();
@@ -74,11 +84,7 @@ class RedlockIT {
   @Test
   void acquirableWithTwoOfFiveDeadNotWithThreeAndTokensGrowWhenInstancesComeBackEmpty() {
     try (BatonCluster cluster = new BatonCluster()) {
-      List<RedisConnectionRef> refs = new ArrayList<>();
-      for (int i = 0; i < redis.size(); i++) {
-        cluster.createRedisSecret("redis-" + i, redis.get(i).url());
-        refs.add(new RedisConnectionRef("redis-" + i));
-      }
+      List<RedisConnectionRef> refs = instanceSecrets(cluster);
       cluster.startOperator();
       // Taken by applications; the operator only observes it and reserves its tokens.
       RedisLock lock = BatonCluster.redisLock("redlock", "2s");
@@ -121,14 +127,8 @@ class RedlockIT {
   @Test
   void operatorGrantsOverRedlockReportsQuorumLostAndGrantsAboveTheLastTokenAfterDataLoss() {
     try (BatonCluster cluster = new BatonCluster()) {
-      List<RedisConnectionRef> refs = new ArrayList<>();
-      for (int i = 0; i < redis.size(); i++) {
-        cluster.createRedisSecret("redis-" + i, redis.get(i).url());
-        refs.add(new RedisConnectionRef("redis-" + i));
-      }
-      for (int i = 0; i < 3; i++) {
-        cluster.createPod("batch-" + i, "batch");
-      }
+      List<RedisConnectionRef> refs = instanceSecrets(cluster);
+      cluster.createPods("batch", 3);
       cluster.startOperator();
       RedisLock lock = BatonCluster.grantedLock("nightly", "10s", "batch");
       lock.getSpec().setRedlock(new RedlockSpec(refs));
@@ -159,29 +159,19 @@ class RedlockIT {
               });
       String second = awaitHolder(cluster, "nightly");
       long secondToken = token(cluster, "nightly");
-      assertThat(cluster.lockCondition("nightly", "QuorumLost"))
-          .get()
-          .extracting(c -> c.getStatus())
-          .isEqualTo("False");
+      cluster.assertLockCondition("nightly", "QuorumLost").hasStatus("False");
 
       redis.get(2).kill();
       await()
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(cluster.lockCondition("nightly", "QuorumLost"))
-                    .get()
+                cluster
+                    .assertLockCondition("nightly", "QuorumLost")
                     .as(cluster.describeLock("nightly"))
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains("only 2 of 5 Redlock instances answered");
-                        });
-                assertThat(cluster.lockCondition("nightly", "Ready"))
-                    .get()
-                    .extracting(c -> c.getReason())
-                    .isEqualTo("QuorumLost");
+                    .hasStatus("True")
+                    .hasMessageContaining("only 2 of 5 Redlock instances answered");
+                cluster.assertLockCondition("nightly", "Ready").hasReason("QuorumLost");
               });
       cluster.deletePod(second);
       await()
@@ -201,10 +191,7 @@ class RedlockIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(cluster.lockCondition("nightly", "QuorumLost"))
-                    .get()
-                    .extracting(c -> c.getStatus())
-                    .isEqualTo("False");
+                cluster.assertLockCondition("nightly", "QuorumLost").hasStatus("False");
                 assertThat(token(cluster, "nightly"))
                     .as(cluster.describeLock("nightly"))
                     .isGreaterThan(secondToken);

@@ -10,15 +10,13 @@ import dev.baton.client.BatonLocks;
 import dev.baton.client.LockLease;
 import dev.baton.client.LockOwner;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.FaultClusterTest;
 import dev.baton.testkit.FaultInjector;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 /**
@@ -26,18 +24,12 @@ import org.redisson.api.RedissonClient;
  * shown while the status write that would record it fails, the operator restarts, Redis comes back
  * empty. The next token must be above every token issued before, in both modes.
  */
-class TokenFencingIT {
+class TokenFencingIT extends FaultClusterTest {
 
-  private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(faults);
-
-  private BatonCluster cluster;
   private RedissonClient redisson;
 
   @BeforeEach
   void start(BatonCluster cluster) {
-    this.cluster = cluster;
     redisson = TestRedisson.connect(cluster.redis);
   }
 
@@ -48,9 +40,7 @@ class TokenFencingIT {
 
   @Test
   void aGrantedTokenIsNeverIssuedAgainAfterAFailedStatusWriteRedisDataLossAndARestart() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("batch-" + i, "batch");
-    }
+    cluster.createPods("batch", 3);
     cluster.startOperator();
     try (HeldLabelWatcher watcher = new HeldLabelWatcher(cluster.client, NS, "nightly")) {
       cluster.create(BatonCluster.grantedLock("nightly", "3s", "batch"));
@@ -138,28 +128,11 @@ class TokenFencingIT {
    */
   @Test
   void aReservationRecordedSinceOnAnotherRedisIsNeverUndercutByAGrant() {
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("batch-" + i, "batch");
-    }
+    cluster.createPods("batch", 3);
     cluster.startOperator();
     cluster.create(BatonCluster.grantedLock("nightly", "3s", "batch"));
     String first = RedlockIT.awaitHolder(cluster, "nightly");
-    await()
-        .atMost(WAIT)
-        .ignoreExceptions()
-        .until(
-            () ->
-                cluster
-                        .client
-                        .resources(dev.baton.api.v1alpha1.RedisLock.class)
-                        .inNamespace(NS)
-                        .withName("nightly")
-                        .editStatus(
-                            l -> {
-                              l.getStatus().setReservedToken(50_000L);
-                              return l;
-                            })
-                    != null);
+    cluster.recordReservedToken("nightly", 50_000L);
     await().atMost(WAIT).until(() -> cluster.lockStatus("nightly").getReservedToken() >= 50_000L);
 
     cluster.deletePod(first);

@@ -5,10 +5,8 @@ import static dev.baton.testkit.Timeouts.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.client.ElectionKeys;
-import dev.baton.client.HolderRecord;
 import dev.baton.operator.testing.BatonCluster;
-import dev.baton.operator.testing.BatonClusterExtension;
+import dev.baton.operator.testing.FaultClusterTest;
 import dev.baton.testkit.FaultInjector;
 import dev.baton.testkit.InvariantChecker;
 import dev.baton.testkit.OperatorProcess;
@@ -18,37 +16,28 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The operator's own failover, with two operator processes electing the active one through the
  * Lease baton-operator: the active one killed (SIGKILL), stopped (SIGTERM) or frozen (SIGSTOP), and
  * the leader pod deleted right after. The invariant checker watches every label meanwhile.
  */
-class OperatorFailoverIT {
+class OperatorFailoverIT extends FaultClusterTest {
 
   private static final String ROLE = BatonCluster.ROLE;
 
-  private final AtomicReference<FaultInjector> recorder = new AtomicReference<>();
-
-  @RegisterExtension final BatonClusterExtension baton = BatonClusterExtension.withFaults(recorder);
-
-  private BatonCluster cluster;
   private InvariantChecker checker;
   private List<OperatorProcess> operators;
 
   @BeforeEach
-  void start(BatonCluster cluster) {
-    this.cluster = cluster;
-    for (int i = 0; i < 3; i++) {
-      cluster.createPod("payments-" + i, "payments");
-    }
+  void start() {
+    cluster.createPods("payments", 3);
     cluster.create(BatonCluster.group("payments", "payments"));
-    checker = new InvariantChecker(cluster.client, NS, ROLE, WAIT, this::holders);
+    checker =
+        new InvariantChecker(cluster.client, NS, ROLE, WAIT, () -> cluster.holders("payments"));
   }
 
   @AfterEach
@@ -59,7 +48,8 @@ class OperatorFailoverIT {
     }
   }
 
-  private void twoReplicas(String lease) {
+  /** Two operator processes, the group led; the active one of the two. */
+  private OperatorProcess twoReplicas(String lease) {
     Map<String, String> env = new HashMap<>();
     env.put("BATON_REDIS_URL", cluster.redis.url());
     env.put("BATON_REDIS_TIMEOUT", "500ms");
@@ -72,6 +62,7 @@ class OperatorFailoverIT {
             new OperatorProcess("op-b", cluster.kube, env).start());
     cluster.awaitLeader("payments", ROLE);
     await().atMost(WAIT).until(() -> operators.stream().allMatch(OperatorProcess::ready));
+    return active();
   }
 
   private OperatorProcess active() {
@@ -89,8 +80,7 @@ class OperatorFailoverIT {
 
   @Test
   void aKilledActiveReplicaIsReplacedAndTheLeaderPodDeletedRightAfterIsReplacedToo() {
-    twoReplicas("1500ms");
-    OperatorProcess active = active();
+    OperatorProcess active = twoReplicas("1500ms");
     String leader = cluster.awaitLeader("payments", ROLE);
 
     long killedAt = System.nanoTime();
@@ -114,8 +104,7 @@ class OperatorFailoverIT {
   @Test
   void aStoppedActiveReplicaHandsOverWithoutWaitingForItsLease() {
     // A lease far longer than the wait below: a handover that waited for it would time out.
-    twoReplicas("60s");
-    OperatorProcess active = active();
+    OperatorProcess active = twoReplicas("60s");
     OperatorProcess standby = standby(active);
     String leader = cluster.awaitLeader("payments", ROLE);
 
@@ -130,8 +119,7 @@ class OperatorFailoverIT {
 
   @Test
   void aFrozenActiveReplicaThatComesBackActsOnNothingAndGivesWay() {
-    twoReplicas("1500ms");
-    OperatorProcess frozen = active();
+    OperatorProcess frozen = twoReplicas("1500ms");
     OperatorProcess standby = standby(frozen);
     String leader = cluster.awaitLeader("payments", ROLE);
 
@@ -146,7 +134,7 @@ class OperatorFailoverIT {
 
     await().atMost(WAIT).until(() -> !frozen.alive());
     List<FaultInjector.Seen> stale =
-        recorder.get().writes().stream()
+        faults.get().writes().stream()
             .filter(w -> w.atNanos() > thawedAt)
             .filter(w -> w.userAgent() != null && w.userAgent().contains(frozen.name()))
             // Its Lease client carries its name too: a renewal it tries on thawing is a
@@ -162,8 +150,7 @@ class OperatorFailoverIT {
 
   @Test
   void aStandbyLetsNoEventThroughAndTakesOverEveryResourceWhenActive() throws Exception {
-    twoReplicas("1500ms");
-    OperatorProcess active = active();
+    OperatorProcess active = twoReplicas("1500ms");
     OperatorProcess standby = standby(active);
     // A new RedisLock needs its finalizer first: a standby that handled its events would try to
     // add it, and its fence would refuse.
@@ -202,18 +189,6 @@ class OperatorFailoverIT {
   }
 
   private String soleLeader() {
-    var leaders = cluster.leaders(ROLE);
-    return leaders.size() == 1 ? leaders.get(0) : null;
-  }
-
-  private Map<String, String> holders() {
-    if (!cluster.redis.running()) {
-      return null;
-    }
-    String reply = cluster.redis.command("GET", new ElectionKeys(NS + "/payments").holder());
-    String value = reply.startsWith("$-1") ? null : reply.substring(reply.indexOf('\n') + 1);
-    Map<String, String> out = new HashMap<>();
-    out.put("payments", HolderRecord.parse(value).map(HolderRecord::pod).orElse(null));
-    return out;
+    return cluster.soleLeader(ROLE);
   }
 }

@@ -20,19 +20,19 @@ import org.junit.jupiter.api.Test;
  */
 class FailoverDelayIT extends RoutingTest {
 
-  // The payments world is PaymentsRouting's; this hands it this test's cluster.
-  private static LeaderGroup dampedGroup(String delay) {
+  /** Three pods, the operator and the group with this failover delay: its leader. */
+  private String startDamped(String delay) {
+    payments.createPods(3);
+    cluster.startOperator();
     LeaderGroup g = Sandbox.group("payments", "payments");
     g.getSpec().setFailoverDelay(delay);
-    return g;
+    cluster.create(g);
+    return cluster.awaitLeader("payments", ROLE);
   }
 
   @Test
   void failoverDelayKeepsANotReadyLeaderForTheDelayThenMoves() {
-    payments.createPods(3);
-    cluster.startOperator();
-    cluster.create(dampedGroup("3s"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = startDamped("3s");
     long term = cluster.status("payments").getTerm();
 
     cluster.setReady(leader, false);
@@ -78,10 +78,7 @@ class FailoverDelayIT extends RoutingTest {
 
   @Test
   void aLeaderReadyAgainWithinTheDelayStaysLeader() {
-    payments.createPods(3);
-    cluster.startOperator();
-    cluster.create(dampedGroup("30s"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = startDamped("30s");
     long term = cluster.status("payments").getTerm();
     for (int flap = 0; flap < 3; flap++) {
       cluster.setReady(leader, false);
@@ -97,10 +94,7 @@ class FailoverDelayIT extends RoutingTest {
 
   @Test
   void deletionMovesLeadershipAtOnceWhateverTheDelay() {
-    payments.createPods(3);
-    cluster.startOperator();
-    cluster.create(dampedGroup("1h"));
-    String leader = cluster.awaitLeader("payments", ROLE);
+    String leader = startDamped("1h");
     cluster.deletePod(leader);
     await()
         .atMost(Duration.ofSeconds(10))

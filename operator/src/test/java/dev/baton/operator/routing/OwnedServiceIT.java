@@ -70,7 +70,7 @@ class OwnedServiceIT extends RoutingTest {
       String leader = cluster.awaitLeader("payments", ROLE);
       payments.awaitRoutedTo(leader, "payments-primary");
 
-      Service svc = cluster.client.services().inNamespace(NS).withName("payments-primary").get();
+      Service svc = cluster.service("payments-primary");
       assertThat(svc.getSpec().getSelector()).isNullOrEmpty();
       assertThat(svc.getSpec().getType()).isEqualTo("ClusterIP");
       assertThat(svc.getSpec().getPorts())
@@ -101,15 +101,7 @@ class OwnedServiceIT extends RoutingTest {
         payments.awaitRoutedTo(cluster.awaitLeader("payments", ROLE), "payments-primary");
       }
       String last = cluster.awaitLeader("payments", ROLE);
-      EndpointSlice slice =
-          cluster
-              .client
-              .discovery()
-              .v1()
-              .endpointSlices()
-              .inNamespace(NS)
-              .withName("payments-primary-baton")
-              .get();
+      EndpointSlice slice = cluster.endpointSlice("payments-primary-baton");
       assertThat(KubernetesRules.endpointSliceProblems(slice)).isEmpty();
       assertThat(slice.getMetadata().getLabels())
           .containsEntry("kubernetes.io/service-name", "payments-primary")
@@ -138,40 +130,15 @@ class OwnedServiceIT extends RoutingTest {
                 });
       }
       // The test's EndpointSlice controller left the selector-less Service alone.
-      assertThat(
-              cluster
-                  .client
-                  .discovery()
-                  .v1()
-                  .endpointSlices()
-                  .inNamespace(NS)
-                  .withName("payments-primary-slice")
-                  .get())
-          .isNull();
+      assertThat(cluster.endpointSlice("payments-primary-slice")).isNull();
 
       cluster.client.resources(LeaderGroup.class).inNamespace(NS).withName("payments").delete();
       await()
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(
-                        cluster
-                            .client
-                            .services()
-                            .inNamespace(NS)
-                            .withName("payments-primary")
-                            .get())
-                    .isNull();
-                assertThat(
-                        cluster
-                            .client
-                            .discovery()
-                            .v1()
-                            .endpointSlices()
-                            .inNamespace(NS)
-                            .withName("payments-primary-baton")
-                            .get())
-                    .isNull();
+                assertThat(cluster.service("payments-primary")).isNull();
+                assertThat(cluster.endpointSlice("payments-primary-baton")).isNull();
               });
     } finally {
       watch.close();
@@ -181,7 +148,7 @@ class OwnedServiceIT extends RoutingTest {
   @Test
   void aServiceNameTakenBySomeoneElseIsLeftAloneAndReported() {
     payments.createPod("payments-0", 10);
-    payments.createLeaderService("payments-primary", Map.of("app", "other"));
+    cluster.createLeaderService("payments-primary", Map.of("app", "other"));
     cluster.startOperator();
     cluster.create(groupWithService());
     cluster.awaitLeader("payments", ROLE);
@@ -189,12 +156,11 @@ class OwnedServiceIT extends RoutingTest {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(payments.routed().getStatus()).isEqualTo("False");
-              assertThat(payments.routed().getReason()).isEqualTo("ServiceProblem");
-              assertThat(payments.routed().getMessage()).contains("not owned by this LeaderGroup");
+              payments.assertRouted().hasStatus("False").hasReason("ServiceProblem");
+              payments.assertRouted().hasMessageContaining("not owned by this LeaderGroup");
               assertThat(cluster.eventReasons("payments")).contains("ServiceProblem");
             });
-    Service svc = cluster.client.services().inNamespace(NS).withName("payments-primary").get();
+    Service svc = cluster.service("payments-primary");
     assertThat(svc.getSpec().getSelector()).containsEntry("app", "other");
   }
 }

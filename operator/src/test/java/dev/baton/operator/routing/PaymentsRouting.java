@@ -8,13 +8,16 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.RouteStatus;
 import dev.baton.operator.testing.BatonCluster;
+import dev.baton.operator.testing.ConditionAssert;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The payments group's routing as the routing tests set it up and read it: its pods as a kubelet
@@ -29,23 +32,34 @@ final class PaymentsRouting {
     this.cluster = cluster;
   }
 
+  /** A ready pod of {@code app} at 10.1.0.{@code ip}, as a kubelet would report it. */
+  static Pod podAt(String name, String app, int ip) {
+    return new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", app)))
+        .editStatus()
+        .withPodIP("10.1.0." + ip)
+        .endStatus()
+        .build();
+  }
+
+  /** A container's port, over TCP. */
+  static ContainerPort tcpPort(String name, int port) {
+    return new ContainerPortBuilder()
+        .withName(name)
+        .withContainerPort(port)
+        .withProtocol("TCP")
+        .build();
+  }
+
   /** A ready pod with an IP and a container port named http, as a kubelet would report it. */
   void createPod(String name, int ip) {
     Pod pod =
-        new PodBuilder(Sandbox.readyPod(NS, name, Map.of("app", "payments")))
+        new PodBuilder(podAt(name, "payments", ip))
             .editSpec()
             .editFirstContainer()
-            .addNewPort()
-            .withName("http")
-            .withContainerPort(8080)
-            .withProtocol("TCP")
-            .endPort()
+            .addToPorts(tcpPort("http", 8080))
             .endContainer()
             .withNodeName("node-1")
             .endSpec()
-            .editStatus()
-            .withPodIP("10.1.0." + ip)
-            .endStatus()
             .build();
     cluster.createPod(pod);
   }
@@ -56,30 +70,20 @@ final class PaymentsRouting {
     }
   }
 
-  void createLeaderService(String name, Map<String, String> selector) {
-    cluster
-        .client
-        .services()
-        .resource(
-            new ServiceBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(NS)
-                .endMetadata()
-                .withNewSpec()
-                .withSelector(selector)
-                .addNewPort()
-                .withPort(80)
-                .endPort()
-                .endSpec()
-                .build())
-        .create();
-  }
-
   Condition routed() {
     return cluster
         .condition("payments", "Routed")
         .orElseThrow(() -> new AssertionError("no Routed"));
+  }
+
+  /** The Routed condition, to assert on; failing while there is none. */
+  ConditionAssert assertRouted() {
+    return cluster.assertCondition("payments", "Routed");
+  }
+
+  /** Waits until there is a Routed condition that passes {@code check}. */
+  void awaitRouted(Consumer<ConditionAssert> check) {
+    cluster.awaitCondition("payments", "Routed", check);
   }
 
   List<RouteStatus> routing() {

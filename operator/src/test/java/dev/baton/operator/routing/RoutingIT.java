@@ -6,10 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.testkit.Sandbox;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -23,33 +19,29 @@ import org.junit.jupiter.api.Test;
  */
 class RoutingIT extends RoutingTest {
 
-  private String metrics() throws Exception {
-    return HttpClient.newHttpClient()
-        .send(
-            HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + cluster.operator().httpPort() + "/metrics"))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
-  }
-
   private long convergences() throws Exception {
     Matcher m =
         Pattern.compile(
                 "baton_routing_convergence_seconds_count\\{group=\"payments\",namespace=\"shop\"\\}"
                     + " ([0-9.]+)")
-            .matcher(metrics());
+            .matcher(cluster.metrics());
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+  }
+
+  /** Three pods, a leader Service over them, the operator and the group: its leader, routed. */
+  private String startRouted() {
+    payments.createPods(3);
+    cluster.createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
+    cluster.startOperator();
+    cluster.create(Sandbox.group("payments", "payments"));
+    String leader = cluster.awaitLeader("payments", ROLE);
+    payments.awaitRoutedTo(leader, "payments-leader");
+    return leader;
   }
 
   @Test
   void routingIsReportedAndTimedAfterEveryLeaderChange() throws Exception {
-    payments.createPods(3);
-    payments.createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
-    cluster.startOperator();
-    cluster.create(Sandbox.group("payments", "payments"));
-    String first = cluster.awaitLeader("payments", ROLE);
-    payments.awaitRoutedTo(first, "payments-leader");
+    startRouted();
     assertThat(payments.routed().getReason()).isEqualTo("RoutedToLeader");
     await().atMost(WAIT).until(() -> convergences() >= 1);
 
@@ -72,12 +64,7 @@ class RoutingIT extends RoutingTest {
 
   @Test
   void aStaleEndpointKeepsRoutedFalseWarnsAndClearsWhenTheControllerCatchesUp() {
-    payments.createPods(3);
-    payments.createLeaderService("payments-leader", Map.of("app", "payments", ROLE, "leader"));
-    cluster.startOperator();
-    cluster.create(Sandbox.group("payments", "payments"));
-    String old = cluster.awaitLeader("payments", ROLE);
-    payments.awaitRoutedTo(old, "payments-leader");
+    String old = startRouted();
 
     endpoints.pause(true);
     cluster.setReady(old, false);
@@ -85,15 +72,12 @@ class RoutingIT extends RoutingTest {
         .atMost(WAIT)
         .until(() -> !cluster.leaders(ROLE).isEmpty() && !cluster.leaders(ROLE).contains(old));
     String next = cluster.awaitLeader("payments", ROLE);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              assertThat(payments.routed().getStatus()).isEqualTo("False");
-              assertThat(payments.routed().getReason()).isEqualTo("StaleEndpoint");
-              assertThat(payments.routed().getMessage())
-                  .contains("payments-leader lists [" + old + "], not the leader " + next);
-            });
+    payments.awaitRouted(
+        c ->
+            c.hasStatus("False")
+                .hasReason("StaleEndpoint")
+                .hasMessageContaining(
+                    "payments-leader lists [" + old + "], not the leader " + next));
     // Past the 10 s bound, a Warning names the Service.
     await()
         .atMost(Duration.ofSeconds(30))
@@ -119,23 +103,16 @@ class RoutingIT extends RoutingTest {
     cluster.startOperator();
     cluster.create(Sandbox.group("payments", "payments"));
     cluster.awaitLeader("payments", ROLE);
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              assertThat(payments.routed().getStatus()).isEqualTo("Unknown");
-              assertThat(payments.routed().getReason()).isEqualTo("NoLeaderService");
-            });
+    payments.awaitRouted(c -> c.hasStatus("Unknown").hasReason("NoLeaderService"));
 
-    payments.createLeaderService(
+    cluster.createLeaderService(
         "payments-web", Map.of("app", "payments", ROLE, "leader", "tier", "web"));
     await()
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              assertThat(payments.routed().getStatus()).isEqualTo("False");
-              assertThat(payments.routed().getReason()).isEqualTo("SelectorExcludesLeader");
-              assertThat(payments.routed().getMessage()).contains("payments-web", "tier=web");
+              payments.assertRouted().hasStatus("False").hasReason("SelectorExcludesLeader");
+              payments.assertRouted().hasMessageContaining("payments-web", "tier=web");
               assertThat(payments.routing())
                   .singleElement()
                   .satisfies(r -> assertThat(r.getRouted()).isFalse());

@@ -43,27 +43,19 @@ class BadInputIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(cluster.condition("everything", "Invalid"))
-                    .get()
+                cluster
+                    .assertCondition("everything", "Invalid")
                     .as(cluster.describe("everything", ROLE))
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains(
-                                  "spec.selector must not be empty: an empty"
-                                      + " selector selects every pod in the namespace");
-                        });
-                assertThat(cluster.condition("selfish", "Invalid"))
-                    .get()
+                    .hasStatus("True")
+                    .hasMessageContaining(
+                        "spec.selector must not be empty: an empty"
+                            + " selector selects every pod in the namespace");
+                cluster
+                    .assertCondition("selfish", "Invalid")
                     .as(cluster.describe("selfish", ROLE))
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains(
-                                  "spec.roleLabel 'app' must not be a label the selector matches on");
-                        });
+                    .hasStatus("True")
+                    .hasMessageContaining(
+                        "spec.roleLabel 'app' must not be a label the selector matches on");
               });
       assertThat(cluster.eventReasons("everything")).contains("InvalidSpec");
       cluster.awaitLeader("payments", ROLE);
@@ -107,25 +99,18 @@ class BadInputIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(cluster.lockCondition("any-pod", "Invalid"))
-                    .get()
+                cluster
+                    .assertLockCondition("any-pod", "Invalid")
                     .as(cluster.describeLock("any-pod"))
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage())
-                              .contains(
-                                  "spec.holderSelector must not be empty: an"
-                                      + " empty selector selects every pod in the namespace");
-                        });
-                assertThat(cluster.lockCondition("likes", "Invalid"))
-                    .get()
+                    .hasStatus("True")
+                    .hasMessageContaining(
+                        "spec.holderSelector must not be empty: an"
+                            + " empty selector selects every pod in the namespace");
+                cluster
+                    .assertLockCondition("likes", "Invalid")
                     .as(cluster.describeLock("likes"))
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("True");
-                          assertThat(c.getMessage()).contains("unknown operator 'Likes'");
-                        });
+                    .hasStatus("True")
+                    .hasMessageContaining("unknown operator 'Likes'");
               });
       assertThat(cluster.eventReasons("any-pod")).contains("InvalidSpec");
       assertThat(cluster.pod("batch-0").getMetadata().getLabels())

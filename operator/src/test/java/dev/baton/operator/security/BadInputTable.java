@@ -1,12 +1,17 @@
 package dev.baton.operator.security;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.params.provider.Arguments;
 
 /**
@@ -44,6 +49,36 @@ final class BadInputTable {
       e.put("values", List.of(values));
     }
     return Map.of("matchExpressions", List.of(e));
+  }
+
+  /**
+   * What the schema says of the row's value in {@code spec}: nothing, if the row expects nothing;
+   * else a refusal in the row's words, or, where the structural keywords let the value through, a
+   * CEL rule on the field or around it in those words.
+   */
+  static void assertSchemaSays(JSONSchemaProps schema, JsonNode spec, Row row) {
+    List<String> refusals = CrdSchemaCheck.schemaRefusals(schema, spec);
+    if (row.schemaSays() == null) {
+      assertThat(refusals).as("the schema lets %s through", row).isEmpty();
+    } else if (refusals.isEmpty()) {
+      assertThat(CrdSchemaCheck.celMessagesAround(schema, row.field()))
+          .as("a CEL rule on %s or around it", row.field())
+          .anySatisfy(m -> assertThat(m).contains(row.schemaSays()));
+    } else {
+      assertThat(refusals).anySatisfy(r -> assertThat(r).contains(row.schemaSays()));
+    }
+  }
+
+  /** The operator's settings refuse the value in the row's words, short enough to read. */
+  static void assertOperatorSays(ThrowingCallable settings, Row row) {
+    assertThatThrownBy(settings)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(row.operatorSays())
+        .satisfies(
+            e ->
+                assertThat(e.getMessage())
+                    .as("a message short enough to read")
+                    .hasSizeLessThan(300));
   }
 
   /** Sets (or, for null, removes) the value at a dotted path, making objects on the way. */

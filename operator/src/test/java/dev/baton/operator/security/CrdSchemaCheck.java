@@ -126,37 +126,15 @@ final class CrdSchemaCheck {
     if (value.isIntegralNumber()) {
       long n = value.asLong();
       if (schema.getMaximum() != null && n > schema.getMaximum()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + n
-                + ": "
-                + path
-                + " in body should be less than or equal to "
-                + schema.getMaximum().longValue());
+        out.add(invalid(path, n, "be less than or equal to " + schema.getMaximum().longValue()));
       }
       if (schema.getMinimum() != null && n < schema.getMinimum()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + n
-                + ": "
-                + path
-                + " in body should be greater than or equal to "
-                + schema.getMinimum().longValue());
+        out.add(invalid(path, n, "be greater than or equal to " + schema.getMinimum().longValue()));
       }
     }
     if (value.isArray()) {
       if (schema.getMinItems() != null && value.size() < schema.getMinItems()) {
-        out.add(
-            path
-                + ": Invalid value: "
-                + value.size()
-                + ": "
-                + path
-                + " in body should have at least "
-                + schema.getMinItems()
-                + " items");
+        out.add(invalid(path, value.size(), "have at least " + schema.getMinItems() + " items"));
       }
       if (schema.getMaxItems() != null && value.size() > schema.getMaxItems()) {
         out.add(
@@ -173,6 +151,11 @@ final class CrdSchemaCheck {
         validate(schema.getItems().getSchema(), value.get(i), path + "[" + i + "]", out);
       }
     }
+  }
+
+  /** The API server's words for a value out of bounds. */
+  private static String invalid(String path, Object value, String should) {
+    return path + ": Invalid value: " + value + ": " + path + " in body should " + should;
   }
 
   /** Messages of the CEL rules on the field at this path and on the objects that hold it. */

@@ -136,12 +136,7 @@ class RedisAclIT {
           .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_USERNAME, "baton")
           .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
-      for (int i = 0; i < 3; i++) {
-        cluster.createPod("payments-" + i, "payments");
-      }
-      cluster.startOperator();
-      cluster.create(Sandbox.group("payments", "payments"));
-      String first = cluster.awaitLeader("payments", ROLE);
+      String first = cluster.startGroup("payments", 3);
 
       // Every path of the scripts: take-over on deletion, re-acquisition above the reserved terms
       // after Redis lost its data, renewals, and the release when the group goes away.
@@ -226,23 +221,15 @@ class RedisAclIT {
           .atMost(WAIT)
           .untilAsserted(
               () -> {
-                assertThat(cluster.condition("noget", "RedisAvailable"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("False");
-                          assertThat(c.getMessage())
-                              .contains("lacks a permission")
-                              .contains("can't run this command")
-                              .contains("docs/redis-acl.md");
-                        });
-                assertThat(cluster.condition("wrong", "RedisAvailable"))
-                    .get()
-                    .satisfies(
-                        c -> {
-                          assertThat(c.getStatus()).isEqualTo("False");
-                          assertThat(c.getMessage()).contains("wrong username or password");
-                        });
+                cluster
+                    .assertCondition("noget", "RedisAvailable")
+                    .hasStatus("False")
+                    .hasMessageContaining(
+                        "lacks a permission", "can't run this command", "docs/redis-acl.md");
+                cluster
+                    .assertCondition("wrong", "RedisAvailable")
+                    .hasStatus("False")
+                    .hasMessageContaining("wrong username or password");
               });
       assertThat(cluster.leaders(ROLE)).containsExactly("payments-0");
 

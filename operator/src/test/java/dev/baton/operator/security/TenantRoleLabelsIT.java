@@ -11,7 +11,6 @@ import dev.baton.client.BatonNames;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.ClusterTest;
 import dev.baton.testkit.Sandbox;
-import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -64,16 +63,15 @@ class TenantRoleLabelsIT extends ClusterTest {
         .atMost(WAIT)
         .untilAsserted(
             () -> {
-              Condition c = cluster.condition("hijack", "Conflict").orElseThrow();
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo("RoleLabelNotAllowed");
-              assertThat(c.getMessage())
-                  .isEqualTo(
+              cluster
+                  .assertCondition("hijack", "Conflict")
+                  .hasStatus("True")
+                  .hasReason("RoleLabelNotAllowed")
+                  .hasMessage(
                       "pods web-0, web-1 are left alone: the role label app is outside baton.dev/"
                           + " and the prefixes the operator allows, and they are not annotated"
                           + " baton.dev/allow-role-label=app");
-              assertThat(cluster.condition("hijack", "Ready").orElseThrow().getReason())
-                  .isEqualTo("Conflict");
+              cluster.assertCondition("hijack", "Ready").hasReason("Conflict");
             });
     assertThat(cluster.eventReasons("hijack")).contains("RoleLabelNotAllowed");
     await()
@@ -94,18 +92,15 @@ class TenantRoleLabelsIT extends ClusterTest {
     shadow.getSpec().setRoleLabel("baton.dev/shadow-role");
     cluster.create(shadow);
 
-    await()
-        .atMost(WAIT)
-        .untilAsserted(
-            () -> {
-              Condition c = cluster.condition("shadow", "Conflict").orElseThrow();
-              assertThat(c.getStatus()).isEqualTo("True");
-              assertThat(c.getReason()).isEqualTo("PodClaimedByOtherGroup");
-              assertThat(c.getMessage())
-                  .isEqualTo(
-                      "pods payments-0, payments-1, payments-2 are claimed by LeaderGroup payments"
-                          + " (it marked them, or it is older) and are left alone");
-            });
+    cluster.awaitCondition(
+        "shadow",
+        "Conflict",
+        c ->
+            c.hasStatus("True")
+                .hasReason("PodClaimedByOtherGroup")
+                .hasMessage(
+                    "pods payments-0, payments-1, payments-2 are claimed by LeaderGroup payments"
+                        + " (it marked them, or it is older) and are left alone"));
     assertThat(cluster.events("shadow"))
         .anySatisfy(
             e -> {
@@ -119,8 +114,7 @@ class TenantRoleLabelsIT extends ClusterTest {
     assertThat(cluster.roles("baton.dev/shadow-role")).isEmpty();
     assertThat(cluster.pod(leader).getMetadata().getAnnotations())
         .containsEntry(BatonNames.GROUP_ANNOTATION, "payments");
-    assertThat(cluster.condition("payments", "Conflict").orElseThrow().getStatus())
-        .isEqualTo("False");
+    cluster.assertCondition("payments", "Conflict").hasStatus("False");
   }
 
   /** The labels and annotations of the pods whose name starts with {@code prefix}, by pod. */

@@ -15,7 +15,6 @@ import dev.baton.operator.testing.LocalSentinel;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import dev.baton.testkit.Timeouts;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
@@ -57,20 +56,15 @@ class SentinelFailoverIT {
           .env(OperatorConfig.REDIS_URL, redis.url())
           .env(OperatorConfig.REDIS_PASSWORD, DATA_PASSWORD)
           .env(OperatorConfig.REDIS_SENTINEL_PASSWORD, SENTINEL_PASSWORD);
-      cluster
-          .client
-          .secrets()
-          .resource(
-              new SecretBuilder()
-                  .withNewMetadata()
-                  .withName("orders-redis")
-                  .withNamespace(NS)
-                  .endMetadata()
-                  .addToStringData("url", redis.url())
-                  .addToStringData("password", DATA_PASSWORD)
-                  .addToStringData(RedisSecrets.SENTINEL_PASSWORD, SENTINEL_PASSWORD)
-                  .build())
-          .create();
+      cluster.createRedisSecret(
+          "orders-redis",
+          Map.of(
+              "url",
+              redis.url(),
+              "password",
+              DATA_PASSWORD,
+              RedisSecrets.SENTINEL_PASSWORD,
+              SENTINEL_PASSWORD));
       for (int i = 0; i < 3; i++) {
         cluster.createPod("payments-" + i, "payments");
         cluster.createPod("orders-" + i, "orders");
@@ -107,10 +101,10 @@ class SentinelFailoverIT {
           .untilAsserted(
               () -> {
                 for (String group : List.of("payments", "orders")) {
-                  assertThat(cluster.condition(group, "RedisAvailable"))
-                      .get()
+                  cluster
+                      .assertCondition(group, "RedisAvailable")
                       .as(cluster.describe(group, ROLE))
-                      .satisfies(c -> assertThat(c.getStatus()).isEqualTo("True"));
+                      .hasStatus("True");
                   assertThat(term(cluster, group))
                       .as(cluster.describe(group, ROLE))
                       .isGreaterThan(2);
