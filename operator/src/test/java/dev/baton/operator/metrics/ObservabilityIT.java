@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class ObservabilityIT {
 
   private static final String ROLE = BatonCluster.ROLE;
+
   @Test
   void metricsCountElectionsAndFailoversAndProbesAnswer() throws Exception {
     try (BatonCluster cluster = new BatonCluster()) {
