@@ -12,6 +12,7 @@ import dev.baton.agent.leadership.Exclusive;
 import dev.baton.agent.locks.LockService;
 import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.redis.RedisConnection;
+import dev.baton.agent.redis.ScriptSocket;
 import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.GracefulStop;
@@ -70,9 +71,24 @@ public final class BatonAgent implements AutoCloseable {
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
       Map<Integer, RelayHandshake> handshakes = bindGates(config, bind, metrics, publicGates);
+      ScriptSocket scripts =
+          redisson == null
+              ? null
+              : ScriptSocket.forUrl(
+                      config.redisUrl().orElseThrow(),
+                      config.redisUsername().orElse(null),
+                      config.redisPassword().orElse(null),
+                      RedisConnection.CONNECT_WITHIN,
+                      RedisConnection.ANSWER_WITHIN)
+                  .orElse(null);
       leadership =
           new AgentLeadership(
-              config.podNamespace(), config.podName(), config.confirmWithin(), redisson, threads);
+              config.podNamespace(),
+              config.podName(),
+              config.confirmWithin(),
+              redisson,
+              scripts,
+              threads);
       AgentLeadership led = leadership;
       handshakes.values().forEach(h -> h.groupFrom(() -> led.view().group()));
       startRelays(config, bind, metrics, publicGates, handshakes);

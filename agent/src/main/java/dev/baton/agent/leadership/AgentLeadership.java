@@ -1,5 +1,6 @@
 package dev.baton.agent.leadership;
 
+import dev.baton.agent.redis.ScriptSocket;
 import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.KubernetesApi;
@@ -41,12 +42,15 @@ public final class AgentLeadership implements AutoCloseable {
 
   /**
    * @param redisson null: no hold key, the slower rule
+   * @param scripts the connection the hold key's scripts go on (one server), or null: through
+   *     {@code redisson}
    */
   public AgentLeadership(
       String namespace,
       String pod,
       Duration confirmWithin,
       RedissonClient redisson,
+      ScriptSocket scripts,
       AgentThreads threads) {
     this.namespace = namespace;
     this.pod = pod;
@@ -54,7 +58,7 @@ public final class AgentLeadership implements AutoCloseable {
     this.loop = threads.single("baton-agent-leadership");
     this.callThread = redisson == null ? null : threads.single("baton-agent-hold-calls");
     this.redisHealth = new RedisHealth(confirmWithin.toNanos());
-    this.holdKey = redisson == null ? null : new HoldKey(redisson, confirmWithin);
+    this.holdKey = redisson == null ? null : new HoldKey(redisson, scripts, confirmWithin);
     this.board = new ViewBoard(AgentView.initial(pod), System::nanoTime);
   }
 

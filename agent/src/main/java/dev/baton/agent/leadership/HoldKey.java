@@ -1,6 +1,8 @@
 package dev.baton.agent.leadership;
 
+import dev.baton.agent.redis.ScriptSocket;
 import dev.baton.client.LuaScript;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,9 +24,11 @@ import org.slf4j.LoggerFactory;
  * "The agent: leadership, locks and a gate for any container"); this class only runs them and reads
  * their answers, which the leadership's decision interprets ({@link HoldAnswers}).
  *
- * <p>Each script is sent once: the client library is told not to resend one after its response
- * timeout, as it otherwise does. A resent take could run twice; a call given up on is recognised by
- * its hold name instead, when the key is read next.
+ * <p>Each script is sent once: on the agent's own connection to a single server ({@link
+ * ScriptSocket}), which drops a connection whose answer it gave up on, or through the client
+ * library, told not to resend one after its response timeout, as it otherwise does. A resent take
+ * could run twice; a call given up on is recognised by its hold name instead, when the key is read
+ * next.
  */
 final class HoldKey {
 
@@ -84,11 +88,21 @@ final class HoldKey {
 
   private final RedissonClient redisson;
   private final RScript script;
+  private final ScriptSocket socket; // null: the scripts go through the library
   private final long timeoutMillis;
   private volatile RTopic topic;
 
   HoldKey(RedissonClient redisson, Duration timeout) {
+    this(redisson, null, timeout);
+  }
+
+  /**
+   * @param socket the connection the scripts are sent on, or null to send them through {@code
+   *     redisson} (Sentinel, Cluster)
+   */
+  HoldKey(RedissonClient redisson, ScriptSocket socket, Duration timeout) {
     this.redisson = redisson;
+    this.socket = socket;
     this.script =
         redisson.getScript(OptionalOptions.defaults().codec(StringCodec.INSTANCE).retryAttempts(0));
     this.timeoutMillis = timeout.toMillis();
@@ -108,7 +122,7 @@ final class HoldKey {
               (id, error) -> {
                 if (error == null) {
                   topic = t;
-                  warmUp();
+                  retryOn.execute(this::warmUp);
                 } else {
                   retryListen(error, changed, retryOn);
                 }
@@ -125,6 +139,14 @@ final class HoldKey {
    * holds, with no re-take, writes nothing; its answer is not waited for.
    */
   private void warmUp() {
+    if (socket != null) {
+      try {
+        call(RENEW, WARM_UP_KEY, "warm-up", "0", "", "0", Long.toString(KEY_LIFETIME_MILLIS));
+      } catch (RuntimeException e) {
+        log.debug("hold key warm-up: {}", e.getMessage());
+      }
+      return;
+    }
     try {
       script.evalAsync(
           WARM_UP_KEY,
@@ -153,6 +175,9 @@ final class HoldKey {
   }
 
   void stopListening() {
+    if (socket != null) {
+      socket.close();
+    }
     RTopic t = topic;
     if (t != null) {
       t.removeAllListeners();
@@ -224,7 +249,16 @@ final class HoldKey {
   }
 
   /** Runs a script, bounded by the agent's own clock; throws when Redis did not answer. */
+  @SuppressWarnings("unchecked")
   private List<Object> call(LuaScript s, String key, String... args) {
+    if (socket != null) {
+      try {
+        return (List<Object>)
+            socket.eval(s.source(), List.of(key, termKey(key), writesKey(key)), List.of(args));
+      } catch (IOException | ClassCastException e) {
+        throw new IllegalStateException("Redis did not answer: " + e.getMessage());
+      }
+    }
     try {
       return script
           .<List<Object>>evalAsync(

@@ -16,6 +16,11 @@ import org.redisson.config.ReadMode;
  */
 public final class RedisConnection {
 
+  /** How long a connection may take to open, and a call to be answered (then it failed). */
+  public static final Duration CONNECT_WITHIN = Duration.ofSeconds(1);
+
+  public static final Duration ANSWER_WITHIN = Duration.ofSeconds(1);
+
   private RedisConnection() {}
 
   /** A client for the URL; connects lazily, so a Redis that is down at start is retried. */
@@ -73,8 +78,8 @@ public final class RedisConnection {
   }
 
   private static void tune(BaseConfig<?> c) {
-    c.setConnectTimeout(1000)
-        .setTimeout(1000)
+    c.setConnectTimeout((int) CONNECT_WITHIN.toMillis())
+        .setTimeout((int) ANSWER_WITHIN.toMillis())
         .setRetryAttempts(1)
         .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)))
         .setPingConnectionInterval(1000)

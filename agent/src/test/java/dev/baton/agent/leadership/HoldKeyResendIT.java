@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.agent.redis.RedisConnection;
+import dev.baton.agent.redis.ScriptSocket;
 import dev.baton.client.LuaScript;
 import dev.baton.testkit.LocalRedis;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -20,7 +23,8 @@ import org.redisson.client.codec.StringCodec;
  * library's response timeout (1 s) and its retry delay; the take sent meanwhile is given up on by
  * the agent, and once Redis runs again it has run the script exactly once. The same call through
  * the library's defaults, the agent's connection settings unchanged, runs twice: that resend is
- * what could rewrite a value a watcher had already seen.
+ * what could rewrite a value a watcher had already seen. The agent's own script socket ({@link
+ * ScriptSocket}) sends once too: it drops the connection it gave up on.
  */
 class HoldKeyResendIT {
 
@@ -31,12 +35,24 @@ class HoldKeyResendIT {
   /** Longer than the client's 1 s response timeout and its 50 ms retry delay. */
   private static final Duration STOPPED = Duration.ofMillis(1_600);
 
-  @Test
-  void aTakeGivenUpOnWhileRedisIsStoppedRunsOnce() throws Exception {
+  /** Through the library (as over Sentinel or Cluster) and on the agent's own script socket. */
+  @ParameterizedTest(name = "own socket: {0}")
+  @ValueSource(booleans = {false, true})
+  void aTakeGivenUpOnWhileRedisIsStoppedRunsOnce(boolean ownSocket) throws Exception {
     try (LocalRedis redis = LocalRedis.start()) {
       RedissonClient client = RedisConnection.open(redis.url(), null, null);
+      ScriptSocket socket =
+          ownSocket
+              ? ScriptSocket.forUrl(
+                      redis.url(),
+                      null,
+                      null,
+                      RedisConnection.CONNECT_WITHIN,
+                      RedisConnection.ANSWER_WITHIN)
+                  .orElseThrow()
+              : null;
       try {
-        HoldKey hold = new HoldKey(client, Duration.ofSeconds(5));
+        HoldKey hold = new HoldKey(client, socket, Duration.ofSeconds(5));
         // Connected, and the take script in Redis's script cache, as after an agent's first take.
         hold.take(OTHER_KEY, HOLD, 1, "");
         redis.command("CONFIG", "RESETSTAT");
@@ -55,6 +71,9 @@ class HoldKeyResendIT {
         assertThat(v.hold()).isEqualTo(HOLD);
         assertThat(v.seq()).as("the write's number").isOne();
       } finally {
+        if (socket != null) {
+          socket.close();
+        }
         client.shutdown();
       }
     }
@@ -102,7 +121,7 @@ class HoldKeyResendIT {
   }
 
   private static final Pattern SCRIPT_CALLS =
-      Pattern.compile("cmdstat_evalsha?:calls=(\\d+),.*failed_calls=(\\d+)");
+      Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+),.*failed_calls=(\\d+)");
 
   /** Scripts Redis ran since its statistics were reset: EVAL and EVALSHA, less those refused. */
   private static long evalCalls(LocalRedis redis) {
