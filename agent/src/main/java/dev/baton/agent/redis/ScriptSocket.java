@@ -32,32 +32,30 @@ import javax.net.ssl.SSLSocketFactory;
  */
 public final class ScriptSocket implements AutoCloseable {
 
-  private final String host;
-  private final int port;
-  private final boolean tls;
-  private final String username;
-  private final String password;
-  private final int connectMillis;
-  private final int answerMillis;
-  private Socket socket;
-  private OutputStream out;
-  private InputStream in;
-
-  private ScriptSocket(
+  /** Where and as whom: a server, and the credentials its AUTH takes (null: none). */
+  private record Server(
       String host,
       int port,
       boolean tls,
       String username,
       String password,
-      Duration connectWithin,
-      Duration answerWithin) {
-    this.host = host;
-    this.port = port;
-    this.tls = tls;
-    this.username = username;
-    this.password = password;
-    this.connectMillis = (int) connectWithin.toMillis();
-    this.answerMillis = (int) answerWithin.toMillis();
+      int connectMillis,
+      int answerMillis) {
+
+    /** Never the credentials. */
+    @Override
+    public String toString() {
+      return (tls ? "rediss://" : "redis://") + host + ":" + port;
+    }
+  }
+
+  private final Server server;
+  private Socket socket;
+  private OutputStream out;
+  private InputStream in;
+
+  private ScriptSocket(Server server) {
+    this.server = server;
   }
 
   /**
@@ -78,13 +76,14 @@ public final class ScriptSocket implements AutoCloseable {
     }
     return Optional.of(
         new ScriptSocket(
-            uri.getHost(),
-            uri.getPort() < 0 ? 6379 : uri.getPort(),
-            u.tls(),
-            username != null ? username : u.username(),
-            password != null ? password : u.password(),
-            connectWithin,
-            answerWithin));
+            new Server(
+                uri.getHost(),
+                uri.getPort() < 0 ? 6379 : uri.getPort(),
+                u.tls(),
+                username != null ? username : u.username(),
+                password != null ? password : u.password(),
+                (int) connectWithin.toMillis(),
+                (int) answerWithin.toMillis())));
   }
 
   /**
@@ -143,22 +142,24 @@ public final class ScriptSocket implements AutoCloseable {
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);
-      s.connect(new InetSocketAddress(host, port), connectMillis);
-      if (tls) {
+      s.connect(new InetSocketAddress(server.host(), server.port()), server.connectMillis());
+      if (server.tls()) {
         SSLSocket secured =
             (SSLSocket)
                 ((SSLSocketFactory) SSLSocketFactory.getDefault())
-                    .createSocket(s, host, port, true);
+                    .createSocket(s, server.host(), server.port(), true);
         SSLParameters p = secured.getSSLParameters();
         p.setEndpointIdentificationAlgorithm("HTTPS");
         secured.setSSLParameters(p);
         s = secured;
       }
-      s.setSoTimeout(answerMillis);
+      s.setSoTimeout(server.answerMillis());
       socket = s;
       out = s.getOutputStream();
       in = new BufferedInputStream(s.getInputStream(), 4096);
+      String password = server.password();
       if (password != null && !password.isBlank()) {
+        String username = server.username();
         send(
             username != null && !username.isBlank()
                 ? List.of("AUTH", username, password)
