@@ -3,6 +3,7 @@ package dev.baton.agent;
 import dev.baton.agent.config.AgentConfig;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.gate.Gate;
+import dev.baton.agent.gate.GateRehearsal;
 import dev.baton.agent.gate.Relay;
 import dev.baton.agent.gate.RelayHandshake;
 import dev.baton.agent.http.AgentHttp;
@@ -112,6 +113,10 @@ public final class BatonAgent implements AutoCloseable {
               .withConfirmWithin(config.confirmWithin())
               .withConfirmEvery(config.confirmEvery())
               .withRoleLabel(config.roleLabel()));
+      if (!gates.isEmpty()) {
+        // Off the start's path: a promotion later finds its gates' forwarding path run.
+        threads.thread("baton-agent-rehearsal", () -> GateRehearsal.play(threads)).start();
+      }
     } catch (RuntimeException e) {
       close();
       throw e;

@@ -98,7 +98,18 @@ public final class Gate implements Exclusive, AutoCloseable {
         metrics,
         threads,
         Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()),
-        GateLimits.DEFAULT);
+        GateLimits.DEFAULT,
+        true);
+  }
+
+  /** A scratch gate of one loop that says nothing of itself ({@link GateRehearsal}). */
+  static Gate scratch(
+      GateRoute route,
+      String bindHost,
+      RelayHandshake handshake,
+      AgentMetrics metrics,
+      AgentThreads threads) {
+    return new Gate(route, bindHost, handshake, metrics, threads, 1, GateLimits.DEFAULT, false);
   }
 
   Gate(
@@ -107,7 +118,7 @@ public final class Gate implements Exclusive, AutoCloseable {
       AgentThreads threads,
       int loopCount,
       GateLimits limits) {
-    this(route, null, null, metrics, threads, loopCount, limits);
+    this(route, null, null, metrics, threads, loopCount, limits, true);
   }
 
   private Gate(
@@ -117,7 +128,8 @@ public final class Gate implements Exclusive, AutoCloseable {
       AgentMetrics metrics,
       AgentThreads threads,
       int loopCount,
-      GateLimits limits) {
+      GateLimits limits,
+      boolean announce) {
     this.route = route;
     this.limits = limits;
     java.util.concurrent.Semaphore pending = new java.util.concurrent.Semaphore(limits.pending());
@@ -156,10 +168,12 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
     server = s;
     loops.forEach(GateLoop::start);
-    log.info(
-        "gate {} listening{}, shut until this pod leads",
-        route,
-        handshake == null ? "" : " (leader-only: relays from other pods' agents)");
+    if (announce) {
+      log.info(
+          "gate {} listening{}, shut until this pod leads",
+          route,
+          handshake == null ? "" : " (leader-only: relays from other pods' agents)");
+    }
   }
 
   /** Relay mode: a connection this gate cannot take goes to {@code relay}, not reset. */
@@ -173,6 +187,11 @@ public final class Gate implements Exclusive, AutoCloseable {
 
   public int port() {
     return server.socket().getLocalPort();
+  }
+
+  /** Connections forwarded now. */
+  int live() {
+    return live.get();
   }
 
   @Override
