@@ -44,7 +44,7 @@ final class HoldCalls {
           long answered = System.nanoTime();
           if (log.isDebugEnabled()) {
             log.debug(
-                "hold key {}: {} answered in {} µs, sent {} µs after it was asked",
+                "hold key {}: {} answered in {} us, sent {} us after it was asked",
                 call.key(),
                 call.getClass().getSimpleName(),
                 (answered - sent) / 1000,

@@ -217,8 +217,18 @@ public final class ScriptSocket implements AutoCloseable {
           return null;
         }
         List<Object> items = new ArrayList<>(n);
+        ErrorAnswer error = null;
         for (int i = 0; i < n; i++) {
-          items.add(read());
+          // An error among the items is told once all of them are read: the connection in step.
+          try {
+            items.add(read());
+          } catch (ErrorAnswer e) {
+            error = error == null ? e : error;
+            items.add(null);
+          }
+        }
+        if (error != null) {
+          throw error;
         }
         return items;
       default:

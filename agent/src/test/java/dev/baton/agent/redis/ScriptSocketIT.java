@@ -43,6 +43,12 @@ class ScriptSocketIT {
           .isInstanceOf(ScriptSocket.ErrorAnswer.class)
           .hasMessage("Redis answered an error: ERR");
       assertThat(s.eval("return 5", List.of(), List.of())).isEqualTo(5L);
+      assertThatThrownBy(
+              () ->
+                  s.eval("return {1, redis.error_reply('NESTED inside'), 3}", List.of(), List.of()))
+          .isInstanceOf(ScriptSocket.ErrorAnswer.class)
+          .hasMessage("Redis answered an error: NESTED");
+      assertThat(s.eval("return 6", List.of(), List.of())).isEqualTo(6L);
       assertThat(clients(redis)).as("one connection throughout").isEqualTo(1 + 1);
     }
   }
