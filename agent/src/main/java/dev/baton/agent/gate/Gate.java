@@ -48,7 +48,10 @@ import org.slf4j.LoggerFactory;
  * term no older than the one the gate opened with) and answers one byte, {@link #ACCEPTED}, only
  * when it takes the connection, under the same lock and check as any other connection; a shut
  * leader-only gate resets it before a client byte was passed on, so the relay can try the next
- * leader. The leader-only gate never relays again: no loops.
+ * leader. Then, before the first byte passes either way, it says {@link #PASSING}; a connection
+ * that ends before that (the gate shut in the moment after it took it) gets {@link #HANDED_BACK}
+ * and a clean end instead, and the relay carries the bytes it sent to the next holder. The
+ * leader-only gate never relays again: no loops.
  */
 public final class Gate implements Exclusive, AutoCloseable {
 
@@ -57,6 +60,19 @@ public final class Gate implements Exclusive, AutoCloseable {
 
   /** The leader-only gate's answer to a relay it takes. */
   static final byte ACCEPTED = 'Y';
+
+  /**
+   * Said to a relay of {@link RelayHandshake#VERSION} before the first byte passes either way: from
+   * here the connection is this gate's app's.
+   */
+  static final byte PASSING = 'P';
+
+  /**
+   * Said instead of {@link #PASSING} when the connection ends first (the gate shut, its app closed
+   * or was not there): no byte passed either way, so the relay carries the client's bytes to the
+   * next holder.
+   */
+  static final byte HANDED_BACK = 'B';
 
   private final GateRoute route;
   private final AgentMetrics metrics;
@@ -288,7 +304,7 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
     metrics.gateAccepted(route.listenPort());
     live.incrementAndGet();
-    loops.get(next).forward(client);
+    loops.get(next).forward(client, preamble != null && RelayHandshake.asksForPassing(preamble));
     next = (next + 1) % loops.size();
     return true;
   }

@@ -6,7 +6,6 @@ import dev.baton.agent.metrics.AgentMetrics;
 import dev.baton.agent.threads.AgentThreads;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -48,14 +47,13 @@ final class GateLoop {
    */
   static final int MAX_PREAMBLES = 1024;
 
-  private final GateRoute route;
-  private final InetSocketAddress target;
-  private final AgentMetrics
-      metrics; // null: a relay's loop, whose connections the gate does not count
-  private final Runnable ended;
+  final GateRoute route;
+  final InetSocketAddress target;
+  final AgentMetrics metrics; // null: a relay's loop, whose connections the gate does not count
+  final Runnable ended;
   private final GateLimits limits;
-  private final Selector selector;
-  private final LongPredicate mayRelay;
+  final Selector selector;
+  final LongPredicate mayRelay;
   private final Thread thread;
   private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private volatile boolean stopped;
@@ -63,12 +61,13 @@ final class GateLoop {
   private ServerSocketChannel server;
   private Consumer<SocketChannel> onAccept;
   // The loop thread's alone:
-  private final Set<Forwarding> forwardings = new HashSet<>();
-  private final List<Forwarding> connecting = new ArrayList<>();
+  final Set<Forwarding> forwardings = new HashSet<>();
+  final List<Forwarding> connecting = new ArrayList<>();
   private final java.util.ArrayDeque<Preamble> preambles = new java.util.ArrayDeque<>();
   private java.util.function.BiConsumer<SocketChannel, String> onPreamble;
-  private Untouched untouched;
-  private final GateBuffers buffers;
+  Untouched untouched;
+  final GateBuffers buffers;
+  final java.util.concurrent.Semaphore budget;
   private long stallChecked;
 
   /**
@@ -98,6 +97,7 @@ final class GateLoop {
     this.ended = ended;
     this.limits = limits;
     this.buffers = new GateBuffers(pending);
+    this.budget = pending;
     this.selector = Selector.open();
     this.thread = threads.thread(name, this::run);
   }
@@ -115,12 +115,23 @@ final class GateLoop {
     thread.start();
   }
 
-  /** Any thread: forwards {@code client} on this loop. */
-  void forward(SocketChannel client) {
+  /**
+   * Any thread: forwards {@code client} on this loop.
+   *
+   * @param saysPassing a relay's connection that is told {@link Gate#PASSING} before the first byte
+   *     passes, or {@link Gate#HANDED_BACK} if it ends first
+   */
+  void forward(SocketChannel client, boolean saysPassing) {
+    Runnable start =
+        () -> {
+          Forwarding f = new Forwarding(this, client, null);
+          f.saysPassing = saysPassing;
+          f.connect();
+        };
     if (Thread.currentThread() == thread) {
-      new Forwarding(client, null).connect();
+      start.run();
     } else {
-      submit(() -> new Forwarding(client, null).connect());
+      submit(start);
     }
   }
 
@@ -176,13 +187,16 @@ final class GateLoop {
   }
 
   /**
-   * A relay's loop: where a client goes whose target ended or broke before a byte moved either way
-   * (a leader's gate that shut in the moment after it took the connection), instead of being reset
-   * with it.
+   * A relay's loop: where a client goes whose target ended or broke before a byte moved either way,
+   * or that handed it back unpassed (a leader's gate that shut in the moment after it took the
+   * connection), instead of being reset with it.
    */
   interface Untouched {
-    /** On the loop's thread, the client off its selector, with what {@link #carry} was given. */
-    void handBack(SocketChannel client, Object carried);
+    /**
+     * On the loop's thread, the client off its selector, with what {@link #carry} was given and the
+     * client's bytes read and sent to that gate, which it did not pass on (null: none).
+     */
+    void handBack(SocketChannel client, Object carried, Unpassed unpassed);
   }
 
   /** Before {@link #start}: clients whose target went before a byte moved go to {@code u}. */
@@ -193,13 +207,29 @@ final class GateLoop {
   /**
    * Any thread: carries bytes between {@code client} and {@code target}, both connected; {@code
    * carried} is given back with the client if it is handed back ({@link #handingBack}).
+   *
+   * @param awaitsPassing the target is a leader's gate that says whether it passes the bytes
+   *     ({@link Gate#PASSING}) before any of its app's: until it did, what the client sends is kept
+   * @param unpassed the client's bytes that an earlier gate handed back, sent to this one first;
+   *     null: none
    */
-  void carry(SocketChannel client, SocketChannel target, Object carried) {
+  void carry(
+      SocketChannel client,
+      SocketChannel target,
+      Object carried,
+      boolean awaitsPassing,
+      Unpassed unpassed) {
     submit(
         () -> {
-          Forwarding f = new Forwarding(client, target);
+          Forwarding f = new Forwarding(this, client, target);
           f.carried = carried;
+          f.awaitsPassing = awaitsPassing;
           f.connect();
+          if (!f.finished) {
+            f.sendFirst(unpassed);
+          } else if (unpassed != null) {
+            unpassed.release();
+          }
         });
   }
 
@@ -243,7 +273,7 @@ final class GateLoop {
     }
   }
 
-  private void submit(Runnable task) {
+  void submit(Runnable task) {
     tasks.add(task);
     selector.wakeup();
   }
@@ -392,172 +422,9 @@ final class GateLoop {
     }
   }
 
-  private void bounded(String bound) {
+  void bounded(String bound) {
     if (metrics != null) {
       metrics.gateBounded(route.listenPort(), bound);
-    }
-  }
-
-  /** One client connection and its connection to the target. */
-  final class Forwarding {
-
-    final GateSide client;
-    final GateSide target;
-    long connectStarted;
-    int halfClosed;
-    boolean finished;
-
-    /** Whether a byte was read from either side: from then on the connection is the target's. */
-    boolean moved;
-
-    /** What the relay carried it with: given back with the client on a hand-back. */
-    Object carried;
-
-    /**
-     * @param connectedTarget null: a new connection to the loop's target
-     */
-    Forwarding(SocketChannel clientChannel, SocketChannel connectedTarget) {
-      client = new GateSide(this, clientChannel, buffers);
-      SocketChannel t = connectedTarget;
-      try {
-        if (t == null) {
-          t = SocketChannel.open();
-        }
-      } catch (IOException e) {
-        log.debug("gate {}: no socket for the target: {}", route, e.getMessage());
-      }
-      target = new GateSide(this, t, buffers);
-      client.peer = target;
-      target.peer = client;
-    }
-
-    /** Whether a byte may be written to either side now. */
-    boolean mayRelay() {
-      return mayRelay.test(System.nanoTime());
-    }
-
-    /** On the loop thread: counts it as forwarded and starts connecting to the target. */
-    void connect() {
-      forwardings.add(this);
-      try {
-        if (target.channel == null) {
-          throw new IOException("no socket for the target");
-        }
-        client.channel.configureBlocking(false);
-        client.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        target.channel.configureBlocking(false);
-        target.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-        client.key = client.channel.register(selector, 0, client);
-        if (target.channel.isConnected()) {
-          target.key = target.channel.register(selector, SelectionKey.OP_READ, target);
-          client.key.interestOps(SelectionKey.OP_READ);
-        } else if (target.channel.connect(GateLoop.this.target)) {
-          target.key = target.channel.register(selector, 0, target);
-          connected();
-        } else {
-          target.key = target.channel.register(selector, SelectionKey.OP_CONNECT, target);
-          connectStarted = System.nanoTime();
-          connecting.add(this);
-        }
-      } catch (IOException | ClosedSelectorException e) {
-        log.debug("gate {}: target not reachable: {}", route, e.toString());
-        fail();
-      }
-    }
-
-    void connected() throws IOException {
-      connecting.remove(this);
-      try {
-        target.channel.finishConnect();
-      } catch (IOException e) {
-        log.debug("gate {}: target not reachable: {}", route, e.getMessage());
-        throw e;
-      }
-      target.key.interestOps(SelectionKey.OP_READ);
-      client.key.interestOps(SelectionKey.OP_READ);
-    }
-
-    /**
-     * {@code from} ended, and everything it sent was passed on (nothing is read from a side while
-     * some of it is pending): half-close its peer's output; once both ended, close both.
-     */
-    void passEnd(GateSide from) throws IOException {
-      if (handBack(from)) {
-        return;
-      }
-      from.peer.channel.shutdownOutput();
-      if (++halfClosed == 2) {
-        end();
-        Sockets.closeQuietly(client.channel);
-        Sockets.closeQuietly(target.channel);
-      }
-    }
-
-    /** A slower peer's bytes would need a buffer beyond the loop's bound: reset, not kept. */
-    void overflowed() {
-      log.debug("gate {}: every buffer for slower peers is held, a connection reset", route);
-      bounded("buffers");
-      fail();
-    }
-
-    /** Either side broke: both go, with RST. */
-    void fail() {
-      end();
-      reset();
-    }
-
-    /** {@code side} broke: both go with RST, unless the client can be handed back. */
-    void broke(GateSide side) {
-      if (!handBack(side)) {
-        fail();
-      }
-    }
-
-    /**
-     * On a relay's loop, the target ({@code side}) ended or broke before a byte moved: the client,
-     * which nobody has read from, goes back to the relay for the next leader's gate.
-     */
-    private boolean handBack(GateSide side) {
-      if (untouched == null || moved || side != target || finished) {
-        return false;
-      }
-      end();
-      Sockets.rst(target.channel);
-      client.key.cancel();
-      // Handed over once the selector let go of the channel: the queued task runs after the
-      // selectNow that completes the cancel.
-      SocketChannel c = client.channel;
-      Object with = carried;
-      submit(() -> untouched.handBack(c, with));
-      return true;
-    }
-
-    private void end() {
-      connecting.remove(this);
-      forwardings.remove(this);
-      finished();
-    }
-
-    /** Counted as ended once, whether it ended, broke or was cut. */
-    private void finished() {
-      if (!finished) {
-        finished = true;
-        if (metrics != null) {
-          metrics.gateEnded(route.listenPort());
-        }
-        ended.run();
-        buffers.giveBack(client.pending);
-        buffers.giveBack(target.pending);
-        client.pending = null;
-        target.pending = null;
-      }
-    }
-
-    /** Closes both sides with RST (SO_LINGER 0), so the peers see a reset, not a clean end. */
-    void reset() {
-      Sockets.rst(client.channel);
-      Sockets.rst(target.channel);
-      finished();
     }
   }
 }

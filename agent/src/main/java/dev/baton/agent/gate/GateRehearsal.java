@@ -78,6 +78,9 @@ public final class GateRehearsal {
       }
       byte[] frame = "rehearsal-frame!".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       out.write(frame);
+      if (signed != null && in.read() != Gate.PASSING) {
+        return false;
+      }
       return Arrays.equals(in.readNBytes(frame.length), frame);
     }
   }

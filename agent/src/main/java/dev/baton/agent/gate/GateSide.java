@@ -11,7 +11,7 @@ import java.nio.channels.SocketChannel;
  * the loop's thread only.
  */
 final class GateSide {
-  final GateLoop.Forwarding forwarding;
+  final Forwarding forwarding;
   final SocketChannel channel;
   private final GateBuffers buffers;
   SelectionKey key;
@@ -23,7 +23,10 @@ final class GateSide {
   /** When {@link #pending} was last filled or last moved ({@link System#nanoTime()}). */
   long pendingMoved;
 
-  GateSide(GateLoop.Forwarding forwarding, SocketChannel channel, GateBuffers buffers) {
+  /** Whether this side ended what it sends. */
+  boolean ended;
+
+  GateSide(Forwarding forwarding, SocketChannel channel, GateBuffers buffers) {
     this.forwarding = forwarding;
     this.channel = channel;
     this.buffers = buffers;
@@ -57,6 +60,7 @@ final class GateSide {
     b.clear();
     int n = channel.read(b);
     if (n < 0) {
+      ended = true;
       key.interestOps(key.interestOps() & ~SelectionKey.OP_READ);
       forwarding.passEnd(this);
       return;
@@ -64,10 +68,12 @@ final class GateSide {
     if (n == 0) {
       return;
     }
-    forwarding.moved = true;
     b.flip();
     if (!forwarding.mayRelay()) {
       forwarding.fail(); // past the deadline: what was read goes nowhere
+      return;
+    }
+    if (!forwarding.passes(this, b) || !b.hasRemaining()) {
       return;
     }
     peer.channel.write(b);
@@ -104,6 +110,8 @@ final class GateSide {
     buffers.giveBack(pending);
     pending = null;
     peer.key.interestOps(peer.key.interestOps() & ~SelectionKey.OP_WRITE);
-    key.interestOps(key.interestOps() | SelectionKey.OP_READ);
+    if (!ended && forwarding.reads(this)) {
+      key.interestOps(key.interestOps() | SelectionKey.OP_READ);
+    }
   }
 }

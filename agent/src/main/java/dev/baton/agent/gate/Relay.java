@@ -26,9 +26,11 @@ import org.slf4j.LoggerFactory;
  * leader's agent, on that agent's leader-only gate, and piped byte for byte. Where the leader is
  * comes from the gate key's hold ({@link LeadershipView#leaderIp()}): a proven hold, whose gate may
  * be open. Nothing of the client's is read before the leader's gate answered that it took the
- * connection, so a gate that just shut costs a retry against the next holder, never a client byte;
- * while no holder is known (a hand-over), the connection waits, unread, for up to {@code holdFor},
- * and is reset only after that.
+ * connection, and then the gate says whether it passes the first bytes on or hands the connection
+ * back unpassed (it shut meanwhile): until it said, the relay keeps a copy of the client's first
+ * read and reads no more. So a gate that just shut costs a retry against the next holder, with the
+ * client's bytes, never a lost byte; while no holder is known (a hand-over), the connection waits
+ * for up to {@code holdFor}, and is reset only after that.
  *
  * <p>The relay decides nothing about exclusivity: the leader's gate does, as for a direct
  * connection, and cuts a relayed connection with the others when it shuts (the reset travels back
@@ -38,10 +40,12 @@ import org.slf4j.LoggerFactory;
  * waited for in 5 ms slices (a try is left as soon as the agent knows of another holder; one
  * waiting for a holder is woken when it becomes known, {@link #holderChanged}), and at most {@link
  * #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the moment of a hand-over. A
- * gate that took a connection and shut before a byte moved either way hands the client back,
- * unread, to be carried to the next holder. Once the leader's gate took the connection, both ends
- * go to the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no thread:
- * idle relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
+ * gate that took a connection and shut before a byte passed either way hands the client back, with
+ * what it had sent, to be carried to the next holder. A gate of an agent that does not say whether
+ * it passes (preamble version 2, refusing version 3) is asked again at once on version 2; there a
+ * client byte sent is passed for good. Once the leader's gate took the connection, both ends go to
+ * the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no thread: idle
+ * relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
  */
 public final class Relay {
 
@@ -83,6 +87,11 @@ public final class Relay {
   private final List<GateLoop> loops = new ArrayList<>();
   private final AtomicInteger relayed = new AtomicInteger();
   private final AtomicInteger next = new AtomicInteger();
+
+  /** The last holder that refused version 3 and took version 2, and the last asked on version 2. */
+  private volatile String speaksVersion2;
+
+  private volatile String askedVersion2;
 
   /** Notified when the holder followers see changes: connections waiting for one try it at once. */
   private final Object holderChanged = new Object();
@@ -174,35 +183,50 @@ public final class Relay {
       Sockets.rst(client);
       return;
     }
-    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0));
+    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0, null));
   }
 
   /**
-   * A connection's way to a leader's gate: its deadline, and the holder last tried without success
-   * (null: none) and when, so that one is tried again only after {@link #SAME_AGAIN_NANOS}.
+   * A connection's way to a leader's gate: its deadline, the holder last tried without success
+   * (null: none) and when, so that one is tried again only after {@link #SAME_AGAIN_NANOS}, and the
+   * client's bytes a gate handed back unpassed (null: none), which go to the next one first.
    */
-  private record Carried(long deadline, String refusedBy, long refusedAt) {}
+  private record Carried(long deadline, String refusedBy, long refusedAt, Unpassed unpassed) {
+
+    Carried tried(String by, long at, Unpassed sent) {
+      return new Carried(deadline, by, at, sent);
+    }
+
+    /** Resets the client: no gate took it. */
+    void refuse(SocketChannel client) {
+      if (unpassed != null) {
+        unpassed.release();
+      }
+      Sockets.rst(client);
+    }
+  }
 
   private void carryOnAThread(SocketChannel client, Carried carried) {
     try {
       threads.execute(() -> carry(client, carried));
     } catch (RuntimeException e) {
       metrics.relay(publicPort, "refused");
-      Sockets.rst(client);
+      carried.refuse(client);
     }
   }
 
   /**
-   * From a relay loop's thread: the leader's gate that took {@code client} ended or broke before a
-   * byte moved (it shut in the moment after it took it); nothing of the client's was read, so it
-   * goes to the next leader's gate, within what is left of its hold.
+   * From a relay loop's thread: the leader's gate that took {@code client} handed it back, or ended
+   * or broke before a byte moved (it shut in the moment after it took it); nothing of the client's
+   * reached its app, so it goes to the next leader's gate with what it sent ({@code unpassed}),
+   * within what is left of its hold.
    */
-  private void handBack(SocketChannel client, Object carried) {
+  private void handBack(SocketChannel client, Object carried, Unpassed unpassed) {
     metrics.relay(publicPort, "retried");
     // That holder let it go: the next one at once, the same one (an app that closed a silent
     // connection, say) only after a pause, as a holder that refused.
     Carried c = (Carried) carried;
-    carryOnAThread(client, new Carried(c.deadline(), c.refusedBy(), System.nanoTime()));
+    carryOnAThread(client, c.tried(c.refusedBy(), System.nanoTime(), unpassed));
   }
 
   private void carry(SocketChannel channel, Carried carried) {
@@ -215,14 +239,34 @@ public final class Relay {
       while (true) {
         Holder h = holder();
         if (h != null && (!h.is(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
-          SocketChannel leader = reach(selector, h, deadline);
+          String version = h.is(speaksVersion2) ? RelayHandshake.VERSION_2 : RelayHandshake.VERSION;
+          Reached r = reach(selector, h, deadline, version);
+          if (r.result().equals("refused")
+              && version.equals(RelayHandshake.VERSION)
+              && !h.is(askedVersion2)) {
+            // Perhaps an agent from before the gate's word: asked once per holder, since a shut
+            // gate of this version refuses as well, and a hand-over's moment is no time for two
+            // tries each.
+            askedVersion2 = h.who();
+            version = RelayHandshake.VERSION_2;
+            r = reach(selector, h, deadline, version);
+            if (r.taken() != null) {
+              speaksVersion2 = h.who();
+            }
+          }
+          SocketChannel leader = r.taken();
           if (leader != null) {
             metrics.relay(publicPort, "relayed");
             channel.configureBlocking(false);
             relayed.incrementAndGet();
             loops
                 .get(Math.floorMod(next.getAndIncrement(), loops.size()))
-                .carry(channel, leader, new Carried(deadline, h.who(), 0));
+                .carry(
+                    channel,
+                    leader,
+                    carried.tried(h.who(), 0, null),
+                    version.equals(RelayHandshake.VERSION),
+                    carried.unpassed());
             return;
           }
           // That gate shut, is gone, or is not there yet: the next holder, or this one a little
@@ -246,7 +290,7 @@ public final class Relay {
       Thread.currentThread().interrupt();
     }
     metrics.relay(publicPort, "refused");
-    Sockets.rst(channel);
+    carried.refuse(channel);
   }
 
   /**
@@ -277,15 +321,18 @@ public final class Relay {
     }
   }
 
+  /** A try at a leader's gate: the connection it took (null: none) and the try's result. */
+  private record Reached(SocketChannel taken, String result) {}
+
   /**
-   * A connection to the leader's gate that it took for {@code h}, or null when it did not: it
-   * refused, did not connect or answer in time, or another holder became known meanwhile (an
-   * address that stopped answering is left at once for its successor).
+   * A connection to the leader's gate that it took for {@code h} on a preamble of {@code version},
+   * or none when it did not: it refused, did not connect or answer in time, or another holder
+   * became known meanwhile (an address that stopped answering is left at once for its successor).
    */
-  private SocketChannel reach(Selector selector, Holder h, long deadline) {
-    byte[] preamble = handshake.say(h.term());
+  private Reached reach(Selector selector, Holder h, long deadline, String version) {
+    byte[] preamble = handshake.say(h.term(), version);
     if (preamble == null) {
-      return null; // the agent does not know its group yet
+      return new Reached(null, "unknown"); // the agent does not know its group yet
     }
     SocketChannel c = null;
     String result = "unreachable";
@@ -302,19 +349,19 @@ public final class Relay {
         result = ask(c, key, h, preamble, deadline);
       }
       if (result != null) {
-        return null;
+        return new Reached(null, result);
       }
       key.cancel();
       selector.selectNow(); // off this selector before a loop's registers it
       result = "taken";
       SocketChannel taken = c;
       c = null;
-      return taken;
+      return new Reached(taken, result);
     } catch (IOException e) {
       log.debug(
           "relay {}: {}:{} did not take it: {}", publicPort, h.ip(), leaderOnlyPort, e.toString());
       result = e instanceof java.net.ConnectException ? "unreachable" : "refused";
-      return null;
+      return new Reached(null, result);
     } finally {
       metrics.relayAttempt(publicPort, result);
       if (c != null) {

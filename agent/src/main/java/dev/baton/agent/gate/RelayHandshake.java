@@ -10,7 +10,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * What a relay says first on a leader-only gate, and how that gate judges it: {@code BATON-RELAY/2
+ * What a relay says first on a leader-only gate, and how that gate judges it: {@code BATON-RELAY/3
  * <namespace>/<group> <term> <port> <mac>\n}. The relay names the group and the term of the holder
  * it believes leads; the gate refuses another group's relay (a stale leader IP now given to another
  * group's leader on the same port must not receive the clients' bytes) and one for a term older
@@ -18,13 +18,25 @@ import javax.crypto.spec.SecretKeySpec;
  * BATON_AGENT_RELAY_SECRET}, one per group) the line carries an HMAC-SHA256 of the rest, so that
  * only the group's own agents are taken; without one, {@code -}.
  *
+ * <p>Version 3 asks the gate to say, before the first byte it passes either way, whether it passes
+ * them ({@link Gate#PASSING}) or hands the connection back unpassed ({@link Gate#HANDED_BACK}), so
+ * that a relay can carry bytes already sent to a gate that shut to the next one. A gate takes
+ * version 2 as before (no such byte), so that agents of both versions relay to each other during a
+ * rolling upgrade; a relay that a gate refused on version 3 asks again on version 2 at once.
+ *
  * <p>The line is read by the gate's event loop ({@link Preamble}) with one deadline for the whole
  * of it, {@link #DEADLINE_MILLIS}, and at most {@link #MAX_BYTES} bytes: a connection that trickles
  * its preamble holds no thread, and is reset at the deadline.
  */
 public final class RelayHandshake {
 
-  static final String VERSION = "BATON-RELAY/2";
+  static final String VERSION = "BATON-RELAY/3";
+
+  /**
+   * The version before the gate's word on passing; taken, never said but to a gate that refused.
+   */
+  static final String VERSION_2 = "BATON-RELAY/2";
+
   static final int MAX_BYTES = 320;
   static final int DEADLINE_MILLIS = 1000;
   private static final int MAC_HEX = 32;
@@ -52,11 +64,16 @@ public final class RelayHandshake {
 
   /** The line a relay says for a holder of {@code term}; null while the agent knows no group. */
   byte[] say(long term) {
+    return say(term, VERSION);
+  }
+
+  /** The line of {@code version} ({@link #VERSION} or {@link #VERSION_2}). */
+  byte[] say(long term, String version) {
     String g = group.get();
     if (g == null) {
       return null;
     }
-    String body = VERSION + " " + namespace + "/" + g + " " + term + " " + port;
+    String body = version + " " + namespace + "/" + g + " " + term + " " + port;
     return (body + " " + mac(body) + "\n").getBytes(StandardCharsets.US_ASCII);
   }
 
@@ -68,7 +85,7 @@ public final class RelayHandshake {
       return "no preamble within " + DEADLINE_MILLIS + " ms and " + MAX_BYTES + " bytes";
     }
     String[] f = line.split(" ", -1);
-    if (f.length != 5 || !f[0].equals(VERSION)) {
+    if (f.length != 5 || !(f[0].equals(VERSION) || f[0].equals(VERSION_2))) {
       return "not a relay's preamble";
     }
     String body = f[0] + " " + f[1] + " " + f[2] + " " + f[3];
@@ -93,6 +110,11 @@ public final class RelayHandshake {
       return "a relay for term " + term + ", older than this gate's " + openTerm;
     }
     return null;
+  }
+
+  /** Whether a line the gate took asks it to say whether it passes ({@link #VERSION}). */
+  static boolean asksForPassing(String line) {
+    return line.startsWith(VERSION + " ");
   }
 
   private String mac(String body) {

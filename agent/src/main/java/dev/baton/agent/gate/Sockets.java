@@ -2,6 +2,7 @@ package dev.baton.agent.gate;
 
 import java.io.IOException;
 import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
 import java.nio.channels.Channel;
 import java.nio.channels.SocketChannel;
 
@@ -21,6 +22,27 @@ final class Sockets {
       }
     } catch (IOException e) {
       // not connected: nothing to reset
+    }
+    closeQuietly(s);
+  }
+
+  /**
+   * Says {@link Gate#HANDED_BACK} to a relay and ends cleanly. What arrived from it unread is
+   * dropped first: a socket closed with unread bytes ends with a reset, which could reach the relay
+   * before the word.
+   */
+  static void sayHandedBack(SocketChannel s) {
+    try {
+      if (!s.isBlocking()) {
+        ByteBuffer drop = ByteBuffer.allocate(GateBuffers.BUFFER);
+        for (int i = 0; i < 4 && s.read(drop) > 0; i++) {
+          drop.clear();
+        }
+      }
+      s.write(ByteBuffer.wrap(new byte[] {Gate.HANDED_BACK}));
+      s.shutdownOutput();
+    } catch (IOException e) {
+      // the relay went: nobody to tell
     }
     closeQuietly(s);
   }

@@ -184,7 +184,9 @@ class GateBoundsTest {
     Socket relay = connect(0);
     relay.getOutputStream().write(own.say(1));
     assertThat(relay.getInputStream().read()).as("the relay is taken").isEqualTo(Gate.ACCEPTED);
-    assertThat(echoes(relay)).isTrue();
+    relay.getOutputStream().write(7);
+    assertThat(relay.getInputStream().read()).as("its byte passes").isEqualTo(Gate.PASSING);
+    assertThat(relay.getInputStream().read()).as("and comes back").isEqualTo(7);
 
     Socket silent = clients.get(0);
     assertThatThrownBy(() -> silent.getInputStream().read())

@@ -181,8 +181,74 @@ class GateTest {
         assertThat(server.getInputStream().read())
             .as("the preamble is not passed on")
             .isEqualTo(42);
+        assertThat(s.getInputStream().read()).as("said before it passed").isEqualTo(Gate.PASSING);
+        server.getOutputStream().write(43);
+        assertThat(s.getInputStream().read()).isEqualTo(43);
         server.close();
       }
+    } finally {
+      leaderOnly.close();
+    }
+  }
+
+  @Test
+  void aRelayOfVersionTwoIsToldNothingOfPassing() throws Exception {
+    RelayHandshake handshake = handshake("orders", null);
+    Gate leaderOnly = leaderOnlyGate(handshake);
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+      leaderOnly.opened(1);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(handshake.say(1, RelayHandshake.VERSION_2));
+      assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+      try (Socket server = app.accept()) {
+        server.getOutputStream().write(43);
+        assertThat(s.getInputStream().read()).as("the app's byte, nothing before").isEqualTo(43);
+      }
+    } finally {
+      leaderOnly.close();
+    }
+  }
+
+  @Test
+  void aLeaderOnlyGateThatShutsBeforeARelaysBytesPassedHandsItBackWithACleanEnd() throws Exception {
+    RelayHandshake handshake = handshake("orders", null);
+    try (FullListener full = new FullListener()) {
+      // An app whose accept queue is full: the gate's connection to it waits, and the relay's
+      // bytes wait unread at the gate.
+      Gate leaderOnly =
+          new Gate(
+              new GateRoute(FreePorts.any(), "127.0.0.1", full.port()),
+              "127.0.0.1",
+              handshake,
+              metrics,
+              threads);
+      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+        leaderOnly.opened(1);
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write(handshake.say(1));
+        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+        s.getOutputStream().write(42);
+        leaderOnly.closed("demoted");
+        assertThat(s.getInputStream().read()).as("not passed").isEqualTo(Gate.HANDED_BACK);
+        assertThat(s.getInputStream().read()).as("a clean end, no reset").isEqualTo(-1);
+      } finally {
+        leaderOnly.close();
+      }
+    }
+  }
+
+  @Test
+  void aLeaderOnlyGateWhoseAppEndsBeforeAByteHandsTheRelayBack() throws Exception {
+    RelayHandshake handshake = handshake("orders", null);
+    Gate leaderOnly = leaderOnlyGate(handshake);
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+      leaderOnly.opened(1);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(handshake.say(1));
+      assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+      app.accept().close();
+      assertThat(s.getInputStream().read()).isEqualTo(Gate.HANDED_BACK);
+      assertThat(s.getInputStream().read()).isEqualTo(-1);
     } finally {
       leaderOnly.close();
     }

@@ -22,9 +22,21 @@ class RelayHandshakeTest {
   @Test
   void aRelayOfTheSameGroupForTheOpenTermOrANewerOneIsTaken() {
     RelayHandshake h = of("shop", "orders", 7001, null);
-    assertThat(line(h.say(3))).isEqualTo("BATON-RELAY/2 shop/orders 3 7001 -");
+    assertThat(line(h.say(3))).isEqualTo("BATON-RELAY/3 shop/orders 3 7001 -");
     assertThat(h.refusal(line(h.say(3)), 3)).isNull();
     assertThat(h.refusal(line(h.say(4)), 3)).isNull();
+    assertThat(RelayHandshake.asksForPassing(line(h.say(3)))).isTrue();
+  }
+
+  @Test
+  void aRelayOfVersionTwoIsTakenAndToldNothingOfPassing() {
+    RelayHandshake signed = of("shop", "orders", 7001, "s3cret");
+    String two = line(signed.say(3, RelayHandshake.VERSION_2));
+    assertThat(two).startsWith("BATON-RELAY/2 shop/orders 3 7001 ");
+    assertThat(signed.refusal(two, 3)).isNull();
+    assertThat(RelayHandshake.asksForPassing(two)).isFalse();
+    // The version is signed: a line of one cannot be passed off as the other.
+    assertThat(signed.refusal(two.replace("/2 ", "/3 "), 3)).contains("secret");
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +100,67 @@ class RelayTest {
     }
     assertThat(metrics.scrape())
         .doesNotContain(series("relay_connections_total", "outcome", "retried"));
+  }
+
+  @Test
+  void bytesSentToAGateThatHandsTheConnectionBackGoToTheNextHolderFirst() throws Exception {
+    ServerSocket appB = app(B);
+    Gate gateB = leaderOnlyGate(B, appB);
+    Relay relay = relay(Duration.ofSeconds(5));
+    // A's gate takes the relay, reads the client's first bytes and hands them back unpassed, as a
+    // gate that shut before its loop passed them does.
+    ServerSocket gateA = listen(A);
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      client.getOutputStream().write("first".getBytes(StandardCharsets.US_ASCII));
+      try (Socket atA = gateA.accept()) {
+        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " shop/orders 1 ");
+        atA.getOutputStream().write(Gate.ACCEPTED);
+        assertThat(new String(atA.getInputStream().readNBytes(5), StandardCharsets.US_ASCII))
+            .isEqualTo("first");
+        gateB.opened(2);
+        seen.set(holder(B, 2L));
+        atA.getOutputStream().write(Gate.HANDED_BACK);
+        atA.shutdownOutput();
+        assertNothingArrives(atA);
+      }
+      Socket atB = appB.accept();
+      atB.setSoTimeout(10_000);
+      client.getOutputStream().write(" second".getBytes(StandardCharsets.US_ASCII));
+      assertThat(new String(atB.getInputStream().readNBytes(12), StandardCharsets.US_ASCII))
+          .as("the bytes A handed back, then the rest")
+          .isEqualTo("first second");
+      atB.getOutputStream().write(43);
+      assertThat(client.getInputStream().read()).isEqualTo(43);
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "retried") + " 1.0")
+        .doesNotContain(series("relay_connections_total", "outcome", "refused"));
+  }
+
+  @Test
+  void aGateOfVersionTwoIsAskedAgainOnVersionTwoAndThenRelaysAsBefore() throws Exception {
+    ServerSocket gateA = listen(A);
+    Relay relay = relay(Duration.ofSeconds(5));
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      // An agent from before the gate's word: it resets a line of version 3.
+      try (Socket first = gateA.accept()) {
+        assertThat(line(first)).startsWith(RelayHandshake.VERSION + " ");
+        first.setSoLinger(true, 0);
+      }
+      try (Socket atA = gateA.accept()) {
+        assertThat(line(atA)).startsWith(RelayHandshake.VERSION_2 + " shop/orders 1 ");
+        atA.getOutputStream().write(Gate.ACCEPTED);
+        client.getOutputStream().write(42);
+        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        atA.getOutputStream().write(43);
+        assertThat(client.getInputStream().read()).as("no word of passing").isEqualTo(43);
+      }
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_attempts_total", "result", "refused") + " 1.0")
+        .contains(series("relay_attempts_total", "result", "taken") + " 1.0");
   }
 
   @Test
@@ -235,6 +297,26 @@ class RelayTest {
             threads);
     closing.add(g::close);
     return g;
+  }
+
+  /** A listener on {@code ip}'s leader-only port, for a gate the test plays itself. */
+  private ServerSocket listen(String ip) throws IOException {
+    ServerSocket s = new ServerSocket();
+    closing.add(s);
+    s.bind(new InetSocketAddress(ip, leaderOnlyPort));
+    s.setSoTimeout((int) Timeouts.WAIT.toMillis());
+    return s;
+  }
+
+  /** A relay's preamble as a gate reads it, without its newline. */
+  private static String line(Socket s) throws IOException {
+    s.setSoTimeout((int) Timeouts.WAIT.toMillis());
+    StringBuilder b = new StringBuilder();
+    for (int c = s.getInputStream().read(); c != '\n'; c = s.getInputStream().read()) {
+      assertThat(c).as("the preamble ends with a newline").isNotNegative();
+      b.append((char) c);
+    }
+    return b.toString();
   }
 
   private ServerSocket app(String ip) throws IOException {
