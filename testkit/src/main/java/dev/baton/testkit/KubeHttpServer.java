@@ -41,6 +41,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class KubeHttpServer extends MockWebServer {
 
+  /** A header of the server's own on each request: when its hold ends ({@link System#nanoTime}). */
+  private static final String HANDLING_DUE = "X-Baton-Mock-Handling-Due";
+
   private final ServerConditions conditions;
 
   KubeHttpServer(ServerConditions conditions) {
@@ -65,12 +68,20 @@ final class KubeHttpServer extends MockWebServer {
         new HttpServerRequestHandler(vertx) {
           @Override
           protected MockResponse onHttpRequest(RecordedRequest request) {
-            return conditions.delayingEvents(dispatcher().dispatch(request));
+            MockResponse answer = conditions.delayingEvents(dispatcher().dispatch(request));
+            String due = request.getHeader(HANDLING_DUE);
+            if (due != null) {
+              conditions.handled(
+                  request.getMethod(), request.getPath(), System.nanoTime() - Long.parseLong(due));
+            }
+            return answer;
           }
         };
     server.requestHandler(
         request -> {
           long hold = conditions.holdNanos(request.method().name(), request.uri());
+          // When its handling is due, for the profile to learn what handling takes here.
+          request.headers().set(HANDLING_DUE, Long.toString(System.nanoTime() + hold));
           if (hold <= 0) {
             route(request, fabric8);
             return;

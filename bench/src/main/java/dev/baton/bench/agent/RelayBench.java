@@ -81,6 +81,16 @@ public final class RelayBench {
   /** -Dbench.agentLog=debug: the agents' own log level (their logs in the output directory). */
   private final String agentLog = System.getProperty("bench.agentLog", "");
 
+  /**
+   * -Dbench.relayAgents=jar: each agent as {@code java -jar} with the JVM's defaults; by default as
+   * the image runs it (its entrypoint, options and trained class archive), as on a node.
+   */
+  private final boolean asTheImage =
+      !System.getProperty("bench.relayAgents", "image").equals("jar");
+
+  private final Path entrypoint =
+      Path.of(System.getProperty("bench.agentEntrypoint", "agent/src/main/image/baton-agent"));
+
   public RelayBench(BenchConfig config) {
     this.config = config;
     this.jar = Path.of(System.getProperty("bench.agentJar", "agent/target/baton-agent.jar"));
@@ -169,7 +179,11 @@ public final class RelayBench {
       FailoverTrace.to(null);
     }
     s.note(
-        "The shipped baton-agent.jar per pod (java -jar), bound on its pod's own loopback"
+        "The shipped baton-agent.jar per pod ("
+            + (asTheImage
+                ? "as the image runs it: its entrypoint, JVM options and trained class archive"
+                : "java -jar with the JVM's defaults")
+            + "), bound on its pod's own loopback"
             + " address with the same gate port and leader-only port, as pods share port"
             + " numbers on their own IPs; confirmWithin "
             + AgentBench.CONFIRM_WITHIN.toMillis()
@@ -188,8 +202,9 @@ public final class RelayBench {
             + " 1 s: from the connect to the echo. A connection the old leader's gate took in the"
             + " moment before it shut (the operator had demoted it, its agent had not yet seen"
             + " it) is cut with the others once its frame was passed on, as a direct connection"
-            + " would be: the old application may have its bytes; one cut before a byte moved"
-            + " is carried to the next leader's gate (the relay's 'retried'). A deleted pod"
+            + " would be: the old application may have its bytes; one whose bytes that gate had"
+            + " not passed on yet is handed back (its word 'B') and carried, with those bytes,"
+            + " to the next leader's gate (the relay's 'retried'). A deleted pod"
             + " carries a finalizer of the benchmark's, so it stays terminating as on a node;"
             + " right after the DELETE its 'kubelet' (the benchmark) turns it not ready, and"
             + " SIGTERMs its agent "
@@ -321,7 +336,18 @@ public final class RelayBench {
     if (!agentLog.isBlank()) {
       env.put("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.baton=" + agentLog);
     }
-    fleet.start(pod, fleet.javaJar(), env);
+    if (asTheImage) {
+      try {
+        fleet.startAsTheImage(pod, entrypoint, env);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    } else {
+      fleet.start(pod, fleet.javaJar(), env);
+    }
   }
 
   /**
@@ -449,6 +475,14 @@ public final class RelayBench {
     final List<Double> afterLabel = new ArrayList<>();
 
     /**
+     * The operator's writes between: the old leader's demotion sent and answered, the new's sent.
+     */
+    final List<Double> demoteSent = new ArrayList<>();
+
+    final List<Double> demoted = new ArrayList<>();
+    final List<Double> promoteSent = new ArrayList<>();
+
+    /**
      * @param changedPod the pod whose change started the hand-over; null for a switchover, which
      *     starts from the group
      */
@@ -464,6 +498,16 @@ public final class RelayBench {
           break;
         }
       }
+      first(trace, FailoverTrace.Step.LABEL_SENT, oldLeader + " follower", t0, demoteSent);
+      first(trace, FailoverTrace.Step.LABEL_ANSWERED, oldLeader + " follower", t0, demoted);
+      for (FailoverTrace.Stamp st : trace) {
+        if (st.step() == FailoverTrace.Step.LABEL_SENT
+            && st.detail().endsWith(" leader")
+            && !st.detail().startsWith(oldLeader + " ")) {
+          promoteSent.add(AgentBench.millisSince(t0, st.nanos()));
+          break;
+        }
+      }
       for (FailoverTrace.Stamp st : trace) {
         if (st.step() == FailoverTrace.Step.LABEL_ANSWERED
             && st.detail().endsWith(" leader")
@@ -476,6 +520,20 @@ public final class RelayBench {
       }
     }
 
+    private static void first(
+        List<FailoverTrace.Stamp> trace,
+        FailoverTrace.Step step,
+        String detail,
+        long t0,
+        List<Double> to) {
+      for (FailoverTrace.Stamp st : trace) {
+        if (st.step() == step && st.detail().equals(detail)) {
+          to.add(AgentBench.millisSince(t0, st.nanos()));
+          return;
+        }
+      }
+    }
+
     Object p50(List<Double> of) {
       return of.isEmpty() ? "–" : Percentiles.of(of).p50();
     }
@@ -484,6 +542,12 @@ public final class RelayBench {
     public String toString() {
       return "event p50 "
           + p50(event)
+          + ", demotion sent p50 "
+          + p50(demoteSent)
+          + ", answered p50 "
+          + p50(demoted)
+          + ", promotion sent p50 "
+          + p50(promoteSent)
           + ", labeled p50 "
           + p50(labeled)
           + ", then "
