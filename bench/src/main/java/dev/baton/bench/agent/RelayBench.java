@@ -190,8 +190,10 @@ public final class RelayBench {
             + " ms; the real operator on the mock API server, one redis-server; the mock plain,"
             + " then (fresh agents, operator and mock) with LatencyProfile.kubeApiserver132(seed "
             + PROFILE_SEED
-            + "): each request held as long as kube-apiserver v1.32's histogram says for its"
-            + " kind (a pod PATCH 10-25 ms), watch events delivered 2-10 ms after the write. A"
+            + "): each request answered about as long after it arrived as kube-apiserver"
+            + " v1.32's histogram says for its kind (a pod PATCH 10-25 ms; held that long less"
+            + " what the mock lately took to handle one), watch events delivered 2-10 ms after"
+            + " the write. A"
             + " client opens a connection to the follower every "
             + CLIENT_EVERY_MILLIS
             + " ms from the change on, writes a stamped frame and reads its echo; the time is"
