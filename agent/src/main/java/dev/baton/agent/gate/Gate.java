@@ -62,6 +62,12 @@ public final class Gate implements Exclusive, AutoCloseable {
   static final byte ACCEPTED = 'Y';
 
   /**
+   * The leader-only gate's answer to a relay of {@link RelayHandshake#VERSION} that it refuses, so
+   * that the relay can tell it from an agent of version 2, which resets a line it does not know.
+   */
+  static final byte REFUSED = 'N';
+
+  /**
    * Said to a relay of {@link RelayHandshake#VERSION} before the first byte passes either way: from
    * here the connection is this gate's app's.
    */
@@ -309,9 +315,15 @@ public final class Gate implements Exclusive, AutoCloseable {
     return true;
   }
 
-  /** A leader-only gate's connection, its preamble read: taken as any other, or reset. */
+  /**
+   * A leader-only gate's connection, its preamble read: taken as any other, or reset, after the
+   * word {@link #REFUSED} to a relay of version 3.
+   */
   private void handshaken(SocketChannel client, String preamble) {
     if (!take(client, preamble)) {
+      if (RelayHandshake.asksForPassing(preamble)) {
+        Sockets.sayRefused(client);
+      }
       refuse(client);
     }
   }

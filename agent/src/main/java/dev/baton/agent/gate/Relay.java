@@ -41,11 +41,12 @@ import org.slf4j.LoggerFactory;
  * waiting for a holder is woken when it becomes known, {@link #holderChanged}), and at most {@link
  * #MAX_REACHING} at once (more are reset): it lasts milliseconds, or the moment of a hand-over. A
  * gate that took a connection and shut before a byte passed either way hands the client back, with
- * what it had sent, to be carried to the next holder. A gate of an agent that does not say whether
- * it passes (preamble version 2, refusing version 3) is asked again at once on version 2; there a
- * client byte sent is passed for good. Once the leader's gate took the connection, both ends go to
- * the relay's event loops ({@link GateLoop}), as a gate's connections do, and hold no thread: idle
- * relayed connections cost a few KiB each, up to {@link #MAX_RELAYED}.
+ * what it had sent, to be carried to the next holder. A gate of version 3 refuses with a word
+ * ({@link Gate#REFUSED}); one that resets the line without a word is taken for an agent from before
+ * the word, which does not know the line, and asked again at once on version 2, where a client byte
+ * sent is passed for good. Once the leader's gate took the connection, both ends go to the relay's
+ * event loops ({@link GateLoop}), as a gate's connections do, and hold no thread: idle relayed
+ * connections cost a few KiB each, up to {@link #MAX_RELAYED}.
  */
 public final class Relay {
 
@@ -87,11 +88,6 @@ public final class Relay {
   private final List<GateLoop> loops = new ArrayList<>();
   private final AtomicInteger relayed = new AtomicInteger();
   private final AtomicInteger next = new AtomicInteger();
-
-  /** The last holder that refused version 3 and took version 2, and the last asked on version 2. */
-  private volatile String speaksVersion2;
-
-  private volatile String askedVersion2;
 
   /** Notified when the holder followers see changes: connections waiting for one try it at once. */
   private final Object holderChanged = new Object();
@@ -239,20 +235,13 @@ public final class Relay {
       while (true) {
         Holder h = holder();
         if (h != null && (!h.is(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
-          String version = h.is(speaksVersion2) ? RelayHandshake.VERSION_2 : RelayHandshake.VERSION;
+          String version = RelayHandshake.VERSION;
           Reached r = reach(selector, h, deadline, version);
-          if (r.result().equals("refused")
-              && version.equals(RelayHandshake.VERSION)
-              && !h.is(askedVersion2)) {
-            // Perhaps an agent from before the gate's word: asked once per holder, since a shut
-            // gate of this version refuses as well, and a hand-over's moment is no time for two
-            // tries each.
-            askedVersion2 = h.who();
+          if (r.result().equals(SILENT)) {
+            // A gate of version 3 refuses with a word; a reset without one is an agent from
+            // before it (or a gate that could not read the line), asked again on version 2.
             version = RelayHandshake.VERSION_2;
             r = reach(selector, h, deadline, version);
-            if (r.taken() != null) {
-              speaksVersion2 = h.who();
-            }
           }
           SocketChannel leader = r.taken();
           if (leader != null) {
@@ -321,8 +310,14 @@ public final class Relay {
     }
   }
 
-  /** A try at a leader's gate: the connection it took (null: none) and the try's result. */
+  /**
+   * A try at a leader's gate: the connection it took (null: none) and the try's result, as its
+   * metric says it, or {@link #SILENT}.
+   */
   private record Reached(SocketChannel taken, String result) {}
+
+  /** A try the gate reset or ended without a word: counted as refused. */
+  private static final String SILENT = "refused without a word";
 
   /**
    * A connection to the leader's gate that it took for {@code h} on a preamble of {@code version},
@@ -360,10 +355,10 @@ public final class Relay {
     } catch (IOException e) {
       log.debug(
           "relay {}: {}:{} did not take it: {}", publicPort, h.ip(), leaderOnlyPort, e.toString());
-      result = e instanceof java.net.ConnectException ? "unreachable" : "refused";
+      result = e instanceof java.net.ConnectException ? "unreachable" : SILENT;
       return new Reached(null, result);
     } finally {
-      metrics.relayAttempt(publicPort, result);
+      metrics.relayAttempt(publicPort, result.equals(SILENT) ? "refused" : result);
       if (c != null) {
         Sockets.rst(c);
         try {
@@ -389,7 +384,10 @@ public final class Relay {
     return gaveUp;
   }
 
-  /** Says the preamble and reads the gate's one-byte answer: null when it took the connection. */
+  /**
+   * Says the preamble and reads the gate's one-byte answer: null when it took the connection, else
+   * why not ({@link #SILENT} when it ended the connection without a word).
+   */
   private String ask(SocketChannel c, SelectionKey key, Holder h, byte[] preamble, long deadline)
       throws IOException {
     ByteBuffer out = ByteBuffer.wrap(preamble);
@@ -401,7 +399,7 @@ public final class Relay {
     long asked = System.nanoTime();
     while (answer.hasRemaining()) {
       if (c.read(answer) < 0) {
-        return "refused";
+        return SILENT;
       }
       if (answer.hasRemaining()) {
         String gaveUp = await(key, SelectionKey.OP_READ, h, asked + answerNanos, deadline);

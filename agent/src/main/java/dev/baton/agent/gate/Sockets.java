@@ -47,6 +47,19 @@ final class Sockets {
     closeQuietly(s);
   }
 
+  /**
+   * Says {@link Gate#REFUSED} to a relay and ends its output, before the reset that follows; a
+   * reset's peer still reads what arrived before it.
+   */
+  static void sayRefused(SocketChannel s) {
+    try {
+      s.write(ByteBuffer.wrap(new byte[] {Gate.REFUSED}));
+      s.shutdownOutput();
+    } catch (IOException e) {
+      // the relay went: nobody to tell
+    }
+  }
+
   static void closeQuietly(Channel c) {
     if (c == null) {
       return;

@@ -166,8 +166,10 @@ class GateTest {
     byte[] preamble = handshake.say(1);
     Gate leaderOnly = leaderOnlyGate(handshake);
     try {
-      // Shut: the preamble is read, and the connection reset without an answer.
-      assertReset(leaderOnly, preamble);
+      // Shut: the preamble is read, and the relay refused.
+      assertRefused(leaderOnly, preamble);
+      // The same of version 2: reset without a word, as agents before the word did.
+      assertReset(leaderOnly, handshake.say(1, RelayHandshake.VERSION_2));
       leaderOnly.opened(1);
       // Open, but not a relay: reset.
       assertReset(leaderOnly, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
@@ -261,8 +263,8 @@ class GateTest {
     Gate leaderOnly = leaderOnlyGate(own);
     try {
       leaderOnly.opened(5);
-      assertReset(leaderOnly, other.say(5));
-      assertReset(leaderOnly, own.say(4));
+      assertRefused(leaderOnly, other.say(5));
+      assertRefused(leaderOnly, own.say(4));
       try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
         s.setSoTimeout(10_000);
         s.getOutputStream().write(own.say(5));
@@ -317,6 +319,20 @@ class GateTest {
         handshake,
         metrics,
         threads);
+  }
+
+  /** A relay of version 3 refused: the word, then the end or a reset. */
+  private static void assertRefused(Gate leaderOnly, byte[] said) throws IOException {
+    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(said);
+      assertThat(s.getInputStream().read()).isEqualTo(Gate.REFUSED);
+      try {
+        assertThat(s.getInputStream().read()).isEqualTo(-1);
+      } catch (SocketException reset) {
+        // the reset after the word
+      }
+    }
   }
 
   private static void assertReset(Gate leaderOnly, byte[] said) throws IOException {
