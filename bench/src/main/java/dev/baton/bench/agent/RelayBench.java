@@ -626,6 +626,7 @@ public final class RelayBench {
     counts.attempts().incrementAndGet();
     byte[] frame = ByteRecorder.frame();
     long started = System.nanoTime();
+    String how = "ended before its echo";
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(ips.get(FOLLOWER), gatePort), 2000);
       s.setSoTimeout(10_000);
@@ -639,12 +640,18 @@ public final class RelayBench {
       counts.refused().incrementAndGet();
       return;
     } catch (IOException e) {
-      // below
+      how = e.toString();
     }
     if (fleet.bytes().reachedBy(ByteRecorder.stampOf(frame)) != null) {
       counts.cut().incrementAndGet();
     } else {
       counts.failed().incrementAndGet();
+      Progress.line(
+          "relay: a connection opened at "
+              + java.time.Instant.now().minusNanos(System.nanoTime() - started)
+              + " "
+              + how
+              + ", its frame at no application");
     }
   }
 
