@@ -22,7 +22,8 @@ import javax.crypto.spec.SecretKeySpec;
  * them ({@link Gate#PASSING}) or hands the connection back unpassed ({@link Gate#HANDED_BACK}), so
  * that a relay can carry bytes already sent to a gate that shut to the next one. A gate takes
  * version 2 as before (no such byte), so that agents of both versions relay to each other during a
- * rolling upgrade; a relay that a gate refused on version 3 asks again on version 2 at once.
+ * rolling upgrade: it refuses a version 3 line with a word ({@link Gate#REFUSED}), and a relay
+ * whose line was reset without one asks again on version 2 at once.
  *
  * <p>The line is read by the gate's event loop ({@link Preamble}) with one deadline for the whole
  * of it, {@link #DEADLINE_MILLIS}, and at most {@link #MAX_BYTES} bytes: a connection that trickles
