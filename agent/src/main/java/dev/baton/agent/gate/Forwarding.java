@@ -120,13 +120,14 @@ final class Forwarding {
     if (first == null) {
       return;
     }
+    ByteBuffer b = first.bytes();
     if (awaitsPassing) {
-      unpassed = first;
+      unpassed = first; // released with the word, or when the connection ends
     } else {
-      moved = true; // a gate that says nothing: sent is passed
+      moved = true; // a gate that says nothing: sent is passed, and no copy is kept
+      first.release();
     }
     client.key.interestOps(client.key.interestOps() & ~SelectionKey.OP_READ);
-    ByteBuffer b = first.bytes();
     try {
       target.channel.write(b);
     } catch (IOException e) {
@@ -145,9 +146,6 @@ final class Forwarding {
       target.key.interestOps(target.key.interestOps() | SelectionKey.OP_WRITE);
     } else if (!awaitsPassing) {
       client.key.interestOps(client.key.interestOps() | SelectionKey.OP_READ);
-    }
-    if (!awaitsPassing) {
-      first.release();
     }
   }
 
@@ -179,6 +177,12 @@ final class Forwarding {
         giveClientBack(u);
         return false;
       } else {
+        lost(
+            "its gate said '"
+                + (char) word
+                + "'"
+                + (moved ? " after a read passed without a copy" : "")
+                + (client.ended ? " after the client ended" : ""));
         fail();
         return false;
       }
@@ -245,7 +249,17 @@ final class Forwarding {
   /** {@code side} broke: both go with RST, unless the client can be handed back. */
   void broke(GateSide side) {
     if (!handBack(side)) {
+      if (awaitsPassing) {
+        lost((side == target ? "its gate" : "the client") + " broke before the gate's word");
+      }
       fail();
+    }
+  }
+
+  /** On a relay's loop: the client is reset before its gate said whether it passed its bytes. */
+  private void lost(String why) {
+    if (loop.untouched != null) {
+      loop.untouched.lost(why);
     }
   }
 

@@ -197,6 +197,12 @@ final class GateLoop {
      * client's bytes read and sent to that gate, which it did not pass on (null: none).
      */
     void handBack(SocketChannel client, Object carried, Unpassed unpassed);
+
+    /**
+     * On the loop's thread: a client is reset before its gate said whether it passed the client's
+     * bytes on ({@code why}); counted, since the client cannot know whether they reached an app.
+     */
+    void lost(String why);
   }
 
   /** Before {@link #start}: clients whose target went before a byte moved go to {@code u}. */

@@ -168,7 +168,20 @@ public final class Relay {
       loops.forEach(GateLoop::stop);
       throw new IllegalStateException("relay " + publicPort + ": no event loop: " + e, e);
     }
-    loops.forEach(l -> l.handingBack(this::handBack));
+    GateLoop.Untouched untouched =
+        new GateLoop.Untouched() {
+          @Override
+          public void handBack(SocketChannel client, Object carried, Unpassed unpassed) {
+            Relay.this.handBack(client, carried, unpassed);
+          }
+
+          @Override
+          public void lost(String why) {
+            metrics.relay(publicPort, "lost");
+            log.info("relay {}: a connection reset: {}", publicPort, why);
+          }
+        };
+    loops.forEach(l -> l.handingBack(untouched));
     loops.forEach(GateLoop::start);
   }
 
@@ -242,6 +255,10 @@ public final class Relay {
             // before it (or a gate that could not read the line), asked again on version 2.
             version = RelayHandshake.VERSION_2;
             r = reach(selector, h, deadline, version);
+            if (r.taken() != null) {
+              // Rare but for agents of the last version: its bytes are passed for good once sent.
+              log.info("relay {}: {} took a connection on version 2", publicPort, h.who());
+            }
           }
           SocketChannel leader = r.taken();
           if (leader != null) {
@@ -312,11 +329,11 @@ public final class Relay {
 
   /**
    * A try at a leader's gate: the connection it took (null: none) and the try's result, as its
-   * metric says it, or {@link #SILENT}.
+   * metric says it ({@link #SILENT} as {@code silent}).
    */
   private record Reached(SocketChannel taken, String result) {}
 
-  /** A try the gate reset or ended without a word: counted as refused. */
+  /** A try the gate reset or ended without a word (an agent of version 2, or one going). */
   private static final String SILENT = "refused without a word";
 
   /**
@@ -358,7 +375,7 @@ public final class Relay {
       result = e instanceof java.net.ConnectException ? "unreachable" : SILENT;
       return new Reached(null, result);
     } finally {
-      metrics.relayAttempt(publicPort, result.equals(SILENT) ? "refused" : result);
+      metrics.relayAttempt(publicPort, result.equals(SILENT) ? "silent" : result);
       if (c != null) {
         Sockets.rst(c);
         try {

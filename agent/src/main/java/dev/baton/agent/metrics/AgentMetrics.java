@@ -169,8 +169,9 @@ public final class AgentMetrics {
 
   /**
    * A connection to a shut gate, relayed to the leader's agent ({@code relayed}), handed back by a
-   * leader's gate that shut before a byte moved and carried again ({@code retried}), or reset after
-   * no leader's gate took it within the hold, or over the relay's bounds ({@code refused}).
+   * leader's gate that shut before a byte moved and carried again ({@code retried}), reset after
+   * its bytes were sent and before the gate said whether it passed them ({@code lost}), or reset
+   * after no leader's gate took it within the hold, or over the relay's bounds ({@code refused}).
    */
   public void relay(int port, String outcome) {
     portCounter("relay_connections", port, "outcome", outcome).increment();
@@ -178,8 +179,8 @@ public final class AgentMetrics {
 
   /**
    * One try of a relayed connection at a leader's gate: {@code taken}, {@code refused} (the gate
-   * said no or closed), {@code unreachable} (no connection or answer in time) or {@code abandoned}
-   * (another holder became known while it waited).
+   * said no), {@code silent} (it ended the line without a word), {@code unreachable} (no connection
+   * or answer in time) or {@code abandoned} (another holder became known while it waited).
    */
   public void relayAttempt(int port, String result) {
     portCounter("relay_attempts", port, "result", result).increment();

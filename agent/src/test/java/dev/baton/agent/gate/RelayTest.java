@@ -139,6 +139,29 @@ class RelayTest {
   }
 
   @Test
+  void aGateThatGoesWithoutAWordAfterTheClientsBytesLosesTheConnectionAndItIsCounted()
+      throws Exception {
+    ServerSocket gateA = listen(A);
+    Relay relay = relay(Duration.ofSeconds(5));
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      try (Socket atA = gateA.accept()) {
+        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " ");
+        atA.getOutputStream().write(Gate.ACCEPTED);
+        client.getOutputStream().write(42);
+        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        // Its agent died: whether the byte reached its app nobody can tell, so it is not resent.
+        atA.setSoLinger(true, 0);
+      }
+      client.setSoTimeout((int) Timeouts.WAIT.toMillis());
+      assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "lost") + " 1.0")
+        .doesNotContain(series("relay_connections_total", "outcome", "retried"));
+  }
+
+  @Test
   void aGateOfVersionTwoIsAskedAgainOnVersionTwoAndThenRelaysAsBefore() throws Exception {
     ServerSocket gateA = listen(A);
     Relay relay = relay(Duration.ofSeconds(5));
@@ -159,7 +182,7 @@ class RelayTest {
       }
     }
     assertThat(metrics.scrape())
-        .contains(series("relay_attempts_total", "result", "refused") + " 1.0")
+        .contains(series("relay_attempts_total", "result", "silent") + " 1.0")
         .contains(series("relay_attempts_total", "result", "taken") + " 1.0");
   }
 

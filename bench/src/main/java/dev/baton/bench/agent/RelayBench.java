@@ -267,6 +267,13 @@ public final class RelayBench {
         }
         Percentiles p = Percentiles.of(took);
         Progress.line("relay " + server + " " + kind + ": " + p + ", " + counts + ", " + steps);
+        Progress.line(
+            "relay "
+                + server
+                + " "
+                + kind
+                + ", the follower's counters so far: "
+                + relayCounts(fleet));
         s.row(
             server,
             kind.description,
@@ -300,6 +307,30 @@ public final class RelayBench {
 
   /** The connections the follower's relay gave up (no leader's gate took them in time). */
   private static long relayGaveUp(AgentFleet fleet) throws IOException, InterruptedException {
+    return followerCount(fleet, "relay_connections_total", "outcome", "refused");
+  }
+
+  /** What the follower's relay did, as its counters say: outcomes and tries by result. */
+  private static String relayCounts(AgentFleet fleet) throws IOException, InterruptedException {
+    StringBuilder b = new StringBuilder();
+    for (String outcome : List.of("relayed", "retried", "lost", "refused")) {
+      b.append(outcome)
+          .append(' ')
+          .append(followerCount(fleet, "relay_connections_total", "outcome", outcome))
+          .append(", ");
+    }
+    b.append("tries:");
+    for (String result : List.of("taken", "refused", "silent", "unreachable", "abandoned")) {
+      b.append(' ')
+          .append(result)
+          .append(' ')
+          .append(followerCount(fleet, "relay_attempts_total", "result", result));
+    }
+    return b.toString();
+  }
+
+  private static long followerCount(AgentFleet fleet, String series, String label, String value)
+      throws IOException, InterruptedException {
     var http = java.net.http.HttpClient.newHttpClient();
     String body =
         http.send(
@@ -311,8 +342,13 @@ public final class RelayBench {
             .body();
     var m =
         java.util.regex.Pattern.compile(
-                "(?m)^baton_agent_relay_connections_total\\{[^}]*outcome=\"refused\"[^}]*\\}"
-                    + " (\\S+)$")
+                "(?m)^baton_agent_"
+                    + series
+                    + "\\{[^}]*"
+                    + label
+                    + "=\""
+                    + value
+                    + "\"[^}]*\\} (\\S+)$")
             .matcher(body);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
