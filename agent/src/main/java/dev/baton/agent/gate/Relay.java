@@ -62,8 +62,15 @@ public final class Relay {
   private static final Duration ANSWER_WITHIN = Duration.ofMillis(250);
   private static final long POLL_MILLIS = 5;
 
-  /** A holder whose gate refused is tried again after this: its gate may open a little later. */
-  private static final long SAME_AGAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+  /**
+   * A holder whose gate refused (or handed the connection back) is tried again after a pause that
+   * starts here and doubles with each refusal in a row: a follower often learns of a new holder a
+   * moment before that holder's gate opens, and a connection refused then should not wait long; an
+   * app that closes every connection at once costs a few tries, not a storm.
+   */
+  private static final long SAME_AGAIN_FIRST_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+  private static final long SAME_AGAIN_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
   private static final long STACK_BYTES = 1L << 18;
 
@@ -192,18 +199,20 @@ public final class Relay {
       Sockets.rst(client);
       return;
     }
-    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0, null));
+    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0, 0, null));
   }
 
   /**
    * A connection's way to a leader's gate: its deadline, the holder last tried without success
-   * (null: none) and when, so that one is tried again only after {@link #SAME_AGAIN_NANOS}, and the
-   * client's bytes a gate handed back unpassed (null: none), which go to the next one first.
+   * (null: none), when, and how many times in a row, so that one is tried again only after a pause
+   * ({@link #sameAgainAfter}), and the client's bytes a gate handed back unpassed (null: none),
+   * which go to the next one first.
    */
-  private record Carried(long deadline, String refusedBy, long refusedAt, Unpassed unpassed) {
+  private record Carried(
+      long deadline, String refusedBy, long refusedAt, int refusals, Unpassed unpassed) {
 
-    Carried tried(String by, long at, Unpassed sent) {
-      return new Carried(deadline, by, at, sent);
+    Carried tried(String by, long at, int times, Unpassed sent) {
+      return new Carried(deadline, by, at, times, sent);
     }
 
     /** Resets the client: no gate took it. */
@@ -235,7 +244,7 @@ public final class Relay {
     // That holder let it go: the next one at once, the same one (an app that closed a silent
     // connection, say) only after a pause, as a holder that refused.
     Carried c = (Carried) carried;
-    carryOnAThread(client, c.tried(c.refusedBy(), System.nanoTime(), unpassed));
+    carryOnAThread(client, c.tried(c.refusedBy(), System.nanoTime(), c.refusals() + 1, unpassed));
   }
 
   private void carry(SocketChannel channel, Carried carried) {
@@ -245,9 +254,11 @@ public final class Relay {
       channel.socket().setTcpNoDelay(true);
       String refusedBy = carried.refusedBy();
       long refusedAt = carried.refusedAt();
+      int refusals = carried.refusals();
       while (true) {
         Holder h = holder();
-        if (h != null && (!h.is(refusedBy) || System.nanoTime() - refusedAt > SAME_AGAIN_NANOS)) {
+        if (h != null
+            && (!h.is(refusedBy) || System.nanoTime() - refusedAt > sameAgainAfter(refusals))) {
           String version = RelayHandshake.VERSION;
           Reached r = reach(selector, h, deadline, version);
           if (r.result().equals(SILENT)) {
@@ -270,13 +281,14 @@ public final class Relay {
                 .carry(
                     channel,
                     leader,
-                    carried.tried(h.who(), 0, null),
+                    carried.tried(h.who(), 0, h.is(refusedBy) ? refusals : 0, null),
                     version.equals(RelayHandshake.VERSION),
                     carried.unpassed());
             return;
           }
           // That gate shut, is gone, or is not there yet: the next holder, or this one a little
           // later.
+          refusals = h.is(refusedBy) ? refusals + 1 : 1;
           refusedBy = h.who();
           refusedAt = System.nanoTime();
         }
@@ -297,6 +309,13 @@ public final class Relay {
     }
     metrics.relay(publicPort, "refused");
     carried.refuse(channel);
+  }
+
+  /** The pause before a holder that refused {@code refusals} times in a row is tried again. */
+  static long sameAgainAfter(int refusals) {
+    return refusals <= 0
+        ? 0
+        : Math.min(SAME_AGAIN_MAX_NANOS, SAME_AGAIN_FIRST_NANOS << Math.min(refusals - 1, 16));
   }
 
   /**

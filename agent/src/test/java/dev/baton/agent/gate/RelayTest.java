@@ -239,10 +239,20 @@ class RelayTest {
       client.setSoTimeout((int) Timeouts.WAIT.toMillis());
       assertThatThrownBy(() -> client.getInputStream().read()).isInstanceOf(SocketException.class);
     }
-    // Handed back each time, and tried again at most every 100 ms: a handful, not a storm.
+    // Handed back each time, and tried again after 5 ms doubling to 100 ms: a handful, not a storm.
     assertThat(accepted.get()).isBetween(2, 20);
     assertThat(metrics.scrape())
         .contains(series("relay_connections_total", "outcome", "refused") + " 1.0");
+  }
+
+  @Test
+  void aHolderThatRefusedIsTriedAgainSoonThenLessOften() {
+    assertThat(Relay.sameAgainAfter(0)).as("never refused").isZero();
+    assertThat(Relay.sameAgainAfter(1)).isEqualTo(Duration.ofMillis(5).toNanos());
+    assertThat(Relay.sameAgainAfter(2)).isEqualTo(Duration.ofMillis(10).toNanos());
+    assertThat(Relay.sameAgainAfter(5)).isEqualTo(Duration.ofMillis(80).toNanos());
+    assertThat(Relay.sameAgainAfter(6)).isEqualTo(Duration.ofMillis(100).toNanos());
+    assertThat(Relay.sameAgainAfter(1_000)).isEqualTo(Duration.ofMillis(100).toNanos());
   }
 
   @Test
