@@ -104,15 +104,21 @@ final class AgentFleet implements AutoCloseable {
 
   /**
    * Starts the agent of {@code pod} as the image does: the entrypoint, its default options, and a
-   * class archive it trained as the Dockerfile has it train (once, beside a copy of the jar), with
-   * {@code extraEnv} besides the usual.
+   * class archive it trained as the Dockerfile has it train (beside a copy of the jar, trained
+   * again whenever the jar built differs from that copy: an earlier run's agent is never measured),
+   * with {@code extraEnv} besides the usual.
    */
   double startAsTheImage(String pod, Path entrypoint, Map<String, String> extraEnv)
       throws IOException, InterruptedException {
     Path home = dir.resolve("image-home");
-    if (!Files.isRegularFile(home.resolve("baton-agent.jsa"))) {
+    Path copy = home.resolve("baton-agent.jar");
+    Path archive = home.resolve("baton-agent.jsa");
+    if (!Files.isRegularFile(archive)
+        || !Files.isRegularFile(copy)
+        || Files.mismatch(jar, copy) != -1) {
       Files.createDirectories(home);
-      Files.copy(jar, home.resolve("baton-agent.jar"));
+      Files.deleteIfExists(archive);
+      Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       ProcessBuilder training =
           new ProcessBuilder("sh", entrypoint.toAbsolutePath().toString(), "train-class-archive")
               .redirectErrorStream(true)

@@ -78,7 +78,10 @@ public final class RelayBench {
   /** -Dbench.relayServers=plain,profile: a subset of the servers (default both). */
   private final Set<String> servers;
 
-  /** -Dbench.agentLog=debug: the agents' own log level (their logs in the output directory). */
+  /**
+   * -Dbench.agentLog=debug: the agents' own log level (their logs in the output directory); or
+   * {@code <logger>=<level>} for one logger, e.g. {@code dev.baton.agent.gate.Forwarding=debug}.
+   */
   private final String agentLog = System.getProperty("bench.agentLog", "");
 
   /**
@@ -372,7 +375,10 @@ public final class RelayBench {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("BATON_AGENT_RELAY", gatePort + ":" + leaderOnlyPort);
     if (!agentLog.isBlank()) {
-      env.put("JAVA_TOOL_OPTIONS", "-Dorg.slf4j.simpleLogger.log.dev.baton=" + agentLog);
+      env.put(
+          "JAVA_TOOL_OPTIONS",
+          "-Dorg.slf4j.simpleLogger.log."
+              + (agentLog.contains("=") ? agentLog : "dev.baton=" + agentLog));
     }
     if (asTheImage) {
       try {
