@@ -57,31 +57,13 @@ public final class BatonAgent implements AutoCloseable {
     this.threads = threads;
     AgentMetrics metrics = new AgentMetrics();
     relayDrain = config.relayDrain();
-    redisson =
-        config
-            .redisUrl()
-            .map(
-                url ->
-                    RedisConnection.open(
-                        url,
-                        config.redisUsername().orElse(null),
-                        config.redisPassword().orElse(null)))
-            .orElse(null);
+    redisson = redisson(config);
     try {
       // Bound first: a gate port in use stops the agent before it follows anything.
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
       Map<Integer, RelayHandshake> handshakes = bindGates(config, bind, metrics, publicGates);
-      ScriptSocket scripts =
-          redisson == null
-              ? null
-              : ScriptSocket.forUrl(
-                      config.redisUrl().orElseThrow(),
-                      config.redisUsername().orElse(null),
-                      config.redisPassword().orElse(null),
-                      RedisConnection.CONNECT_WITHIN,
-                      RedisConnection.ANSWER_WITHIN)
-                  .orElse(null);
+      ScriptSocket scripts = redisson == null ? null : scriptSocket(config);
       leadership =
           new AgentLeadership(
               config.podNamespace(),
@@ -122,6 +104,28 @@ public final class BatonAgent implements AutoCloseable {
       throw e;
     }
     logStarted(config);
+  }
+
+  /** The Redis client of the agent's locks and subscription; null without a Redis URL. */
+  private static RedissonClient redisson(AgentConfig config) {
+    return config
+        .redisUrl()
+        .map(
+            url ->
+                RedisConnection.open(
+                    url, config.redisUsername().orElse(null), config.redisPassword().orElse(null)))
+        .orElse(null);
+  }
+
+  /** The hold scripts' own connection, against a single server; null for Sentinel or Cluster. */
+  private static ScriptSocket scriptSocket(AgentConfig config) {
+    return ScriptSocket.forUrl(
+            config.redisUrl().orElseThrow(),
+            config.redisUsername().orElse(null),
+            config.redisPassword().orElse(null),
+            RedisConnection.CONNECT_WITHIN,
+            RedisConnection.ANSWER_WITHIN)
+        .orElse(null);
   }
 
   /**

@@ -259,18 +259,7 @@ public final class Relay {
         Holder h = holder();
         if (h != null
             && (!h.is(refusedBy) || System.nanoTime() - refusedAt > sameAgainAfter(refusals))) {
-          String version = RelayHandshake.VERSION;
-          Reached r = reach(selector, h, deadline, version);
-          if (r.result().equals(SILENT)) {
-            // A gate of version 3 refuses with a word; a reset without one is an agent from
-            // before it (or a gate that could not read the line), asked again on version 2.
-            version = RelayHandshake.VERSION_2;
-            r = reach(selector, h, deadline, version);
-            if (r.taken() != null) {
-              // Rare but for agents of the last version: its bytes are passed for good once sent.
-              log.info("relay {}: {} took a connection on version 2", publicPort, h.who());
-            }
-          }
+          Reached r = reachOnEitherVersion(selector, h, deadline);
           SocketChannel leader = r.taken();
           if (leader != null) {
             metrics.relay(publicPort, "relayed");
@@ -282,7 +271,7 @@ public final class Relay {
                     channel,
                     leader,
                     carried.tried(h.who(), 0, h.is(refusedBy) ? refusals : 0, null),
-                    version.equals(RelayHandshake.VERSION),
+                    r.saysPassing(),
                     carried.unpassed());
             return;
           }
@@ -347,10 +336,29 @@ public final class Relay {
   }
 
   /**
-   * A try at a leader's gate: the connection it took (null: none) and the try's result, as its
-   * metric says it ({@link #SILENT} as {@code silent}).
+   * A try at a leader's gate: the connection it took (null: none), the try's result, as its metric
+   * says it ({@link #SILENT} as {@code silent}), and whether it was asked on {@link
+   * RelayHandshake#VERSION}, whose gate says whether it passes the client's bytes.
    */
-  private record Reached(SocketChannel taken, String result) {}
+  private record Reached(SocketChannel taken, String result, boolean saysPassing) {}
+
+  /**
+   * A try at {@code h}'s gate on version 3; a gate of version 3 refuses with a word, so a reset
+   * without one is an agent from before it (or a gate that could not read the line), asked again at
+   * once on version 2.
+   */
+  private Reached reachOnEitherVersion(Selector selector, Holder h, long deadline) {
+    Reached r = reach(selector, h, deadline, RelayHandshake.VERSION);
+    if (!r.result().equals(SILENT)) {
+      return r;
+    }
+    r = reach(selector, h, deadline, RelayHandshake.VERSION_2);
+    if (r.taken() != null) {
+      // Rare but for agents of the last version: its bytes are passed for good once sent.
+      log.info("relay {}: {} took a connection on version 2", publicPort, h.who());
+    }
+    return r;
+  }
 
   /** A try the gate reset or ended without a word (an agent of version 2, or one going). */
   private static final String SILENT = "refused without a word";
@@ -363,7 +371,7 @@ public final class Relay {
   private Reached reach(Selector selector, Holder h, long deadline, String version) {
     byte[] preamble = handshake.say(h.term(), version);
     if (preamble == null) {
-      return new Reached(null, "unknown"); // the agent does not know its group yet
+      return new Reached(null, "unknown", false); // the agent does not know its group yet
     }
     SocketChannel c = null;
     String result = "unreachable";
@@ -380,19 +388,19 @@ public final class Relay {
         result = ask(c, key, h, preamble, deadline);
       }
       if (result != null) {
-        return new Reached(null, result);
+        return new Reached(null, result, false);
       }
       key.cancel();
       selector.selectNow(); // off this selector before a loop's registers it
       result = "taken";
       SocketChannel taken = c;
       c = null;
-      return new Reached(taken, result);
+      return new Reached(taken, result, version.equals(RelayHandshake.VERSION));
     } catch (IOException e) {
       log.debug(
           "relay {}: {}:{} did not take it: {}", publicPort, h.ip(), leaderOnlyPort, e.toString());
       result = e instanceof java.net.ConnectException ? "unreachable" : SILENT;
-      return new Reached(null, result);
+      return new Reached(null, result, false);
     } finally {
       metrics.relayAttempt(publicPort, result.equals(SILENT) ? "silent" : result);
       if (c != null) {
