@@ -250,7 +250,8 @@ final class Forwarding {
   void broke(GateSide side) {
     if (!handBack(side)) {
       if (awaitsPassing) {
-        lost((side == target ? "its gate" : "the client") + " broke before the gate's word");
+        // A write to the gate that fails shows on the client's side: say where, not whose fault.
+        lost("the " + (side == target ? "gate's" : "client's") + " side failed before the word");
       }
       fail();
     }
