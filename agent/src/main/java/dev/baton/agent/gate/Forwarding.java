@@ -178,9 +178,8 @@ final class Forwarding {
         return false;
       } else {
         lost(
-            "its gate said '"
-                + (char) word
-                + "'"
+            "its gate said "
+                + shown(word)
                 + (moved ? " after a read passed without a copy" : "")
                 + (client.ended ? " after the client ended" : ""));
         fail();
@@ -258,6 +257,11 @@ final class Forwarding {
   }
 
   /** On a relay's loop: the client is reset before its gate said whether it passed its bytes. */
+  /** A word as it reads in a log line: a holder may be hostile, so never a control character. */
+  static String shown(byte word) {
+    return word >= 0x21 && word <= 0x7e ? "'" + (char) word + "'" : "byte " + (word & 0xff);
+  }
+
   private void lost(String why) {
     if (loop.untouched != null) {
       loop.untouched.lost(why);

@@ -162,6 +162,32 @@ class RelayTest {
   }
 
   @Test
+  void aGateThatSaysAWordNoGateSaysLosesTheConnectionAndItIsCounted() throws Exception {
+    ServerSocket gateA = listen(A);
+    Relay relay = relay(Duration.ofSeconds(5));
+    seen.set(holder(A, 1L));
+    try (Socket client = relayed(relay)) {
+      try (Socket atA = gateA.accept()) {
+        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " ");
+        atA.getOutputStream().write(Gate.ACCEPTED);
+        client.getOutputStream().write(42);
+        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        // A holder that is not a Baton gate (anyone with the group's Redis user can name itself):
+        // its answer is neither "passed" nor "handed back", so the bytes are not sent again.
+        atA.getOutputStream().write(0x07);
+        client.setSoTimeout((int) Timeouts.WAIT.toMillis());
+        assertThatThrownBy(() -> client.getInputStream().read())
+            .isInstanceOf(SocketException.class);
+      }
+    }
+    assertThat(metrics.scrape())
+        .contains(series("relay_connections_total", "outcome", "lost") + " 1.0")
+        .doesNotContain(series("relay_connections_total", "outcome", "retried"));
+    assertThat(Forwarding.shown((byte) 0x07)).isEqualTo("byte 7");
+    assertThat(Forwarding.shown(Gate.PASSING)).isEqualTo("'" + (char) Gate.PASSING + "'");
+  }
+
+  @Test
   void aGateOfVersionTwoIsAskedAgainOnVersionTwoAndThenRelaysAsBefore() throws Exception {
     ServerSocket gateA = listen(A);
     Relay relay = relay(Duration.ofSeconds(5));
