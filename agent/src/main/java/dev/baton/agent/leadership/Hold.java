@@ -21,6 +21,16 @@ record Hold(
     long untilNanos,
     long lastSentNanos) {
 
+  /**
+   * A hold taken by a script sent at {@code sent} and answered {@code at}: its deadline runs from
+   * the sending, and, unproven, a renewal a whole ttl after the answer proves it.
+   */
+  static Hold taken(
+      LeadershipConfig c, String key, String value, long term, boolean proven, long sent, long at) {
+    long ttl = c.ttlNanos();
+    return new Hold(key, value, term, proven, at + ttl, sent + ttl - c.marginNanos(), sent);
+  }
+
   /** Renewed by a script sent at {@code sentNanos}: proven too if sent late enough. */
   Hold renewed(long sentNanos, long ttlLessMarginNanos) {
     boolean nowProven = proven || sentNanos - openAfterNanos >= 0;

@@ -68,16 +68,7 @@ final class HoldAnswers {
    */
   private static AgentState took(
       LeadershipConfig c, AgentState s, HoldCall.Take t, Input.Answered a, boolean proven) {
-    long ttl = c.ttlNanos();
-    Hold h =
-        new Hold(
-            t.key(),
-            t.hold(),
-            t.term(),
-            proven,
-            a.answeredNanos() + ttl,
-            a.sentNanos() + ttl - c.marginNanos(),
-            a.sentNanos());
+    Hold h = Hold.taken(c, t.key(), t.hold(), t.term(), proven, a.sentNanos(), a.answeredNanos());
     return s.withKey(s.key().withHold(h).withWatched(null).withPresentOn(a.answer().incarnation()));
   }
 
@@ -105,16 +96,9 @@ final class HoldAnswers {
     KeyState k = s.key().forget(lost);
     boolean held = v.state() == HoldValue.HELD;
     if (lost.term() == s.pod().term() && lost.key().equals(s.wantedKey(c)) && k.hold() == null) {
-      long ttl = c.ttlNanos();
       Hold h =
-          new Hold(
-              lost.key(),
-              lost.hold(),
-              lost.term(),
-              held,
-              a.answeredNanos() + ttl,
-              lost.sentNanos() + ttl - c.marginNanos(),
-              lost.sentNanos());
+          Hold.taken(
+              c, lost.key(), lost.hold(), lost.term(), held, lost.sentNanos(), a.answeredNanos());
       return Next.of(
           s.withKey(k.withHold(h).withWatched(null)),
           new Effect.Log(

@@ -13,21 +13,12 @@ import org.slf4j.LoggerFactory;
  * class decides nothing: the one guard applied at sending (a renewal may take an absent key again
  * only if sent before the deadline the decision gave it) is the call's own ({@link
  * HoldCall.Renew#mayRetakeIfSentAt}).
+ *
+ * @param thread one thread, the calls' own (AgentThreads)
  */
-final class HoldCalls {
+record HoldCalls(HoldKey holdKey, Executor thread) {
 
   private static final Logger log = LoggerFactory.getLogger(HoldCalls.class);
-
-  private final HoldKey holdKey;
-  private final Executor thread;
-
-  /**
-   * @param thread one thread, the calls' own (AgentThreads)
-   */
-  HoldCalls(HoldKey holdKey, Executor thread) {
-    this.holdKey = holdKey;
-    this.thread = thread;
-  }
 
   /** Sends {@code call} and posts what came of it. */
   void send(HoldCall call, Consumer<Input> post) {

@@ -17,7 +17,7 @@ import java.util.Map;
  * (the loser of two replicas creating it at once gets 409 and adopts the winner's), and replaced
  * only over the version read (the loser of two rotations gets 409 and adopts the winner's).
  */
-final class CaSecret {
+record CaSecret(KubernetesClient client, String namespace, String name) {
 
   static final String CERT = "ca.crt";
   static final String KEY = "ca.key";
@@ -32,16 +32,6 @@ final class CaSecret {
    * @param resourceVersion the Secret's, for a replacement guarded by it
    */
   record Authority(Certificates.Issued current, X509Certificate previous, String resourceVersion) {}
-
-  private final KubernetesClient client;
-  private final String namespace;
-  private final String name;
-
-  CaSecret(KubernetesClient client, String namespace, String name) {
-    this.client = client;
-    this.namespace = namespace;
-    this.name = name;
-  }
 
   String describe() {
     return "Secret " + namespace + "/" + name;

@@ -17,17 +17,9 @@ import org.slf4j.LoggerFactory;
  * decided and carried out, a leader change, a refused switchover and a damped failover, with their
  * Events, log lines and metrics.
  */
-final class ElectionReport {
+record ElectionReport(EventRecorder events, BatonMetrics metrics) {
 
   private static final Logger log = LoggerFactory.getLogger(ElectionReport.class);
-
-  private final EventRecorder events;
-  private final BatonMetrics metrics;
-
-  ElectionReport(EventRecorder events, BatonMetrics metrics) {
-    this.events = events;
-    this.metrics = metrics;
-  }
 
   /** Events, metrics and the Ready condition for what the act step did. */
   void carriedOut(

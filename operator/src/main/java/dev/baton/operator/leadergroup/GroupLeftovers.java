@@ -21,19 +21,9 @@ import org.slf4j.LoggerFactory;
  * What groups leave behind that no reconcile of theirs undoes: the finalizer releases before 0.2
  * put on every group, and the marks on pods of groups deleted while no replica was active.
  */
-final class GroupLeftovers {
+record GroupLeftovers(KubernetesClient client, PodLabeler labeler, GroupEventSources sources) {
 
   private static final Logger log = LoggerFactory.getLogger(GroupLeftovers.class);
-
-  private final KubernetesClient client;
-  private final PodLabeler labeler;
-  private final GroupEventSources sources;
-
-  GroupLeftovers(KubernetesClient client, PodLabeler labeler, GroupEventSources sources) {
-    this.client = client;
-    this.labeler = labeler;
-    this.sources = sources;
-  }
 
   /**
    * Clears the marks that groups deleted while no replica was active left on pods. A deletion seen

@@ -21,32 +21,14 @@ import java.util.List;
  * The observe step of a LeaderGroup reconcile: its pods as the informers show them, and its lease
  * as Redis (or the renewer, which renewed it a moment ago) shows it. Reads only.
  */
-final class GroupObserver {
-
-  private final String clusterId;
-  private final RedisConnections connections;
-  private final RedisSecrets secrets;
-  private final LeaseRenewer<ResourceID> renewer;
-  private final GroupEventSources sources;
-  private final RoleLabelScope roleLabels;
-  private final Clock clock;
-
-  GroupObserver(
-      String clusterId,
-      RedisConnections connections,
-      RedisSecrets secrets,
-      LeaseRenewer<ResourceID> renewer,
-      GroupEventSources sources,
-      RoleLabelScope roleLabels,
-      Clock clock) {
-    this.clusterId = clusterId;
-    this.connections = connections;
-    this.secrets = secrets;
-    this.renewer = renewer;
-    this.sources = sources;
-    this.roleLabels = roleLabels;
-    this.clock = clock;
-  }
+record GroupObserver(
+    String clusterId,
+    RedisConnections connections,
+    RedisSecrets secrets,
+    LeaseRenewer<ResourceID> renewer,
+    GroupEventSources sources,
+    RoleLabelScope roleLabels,
+    Clock clock) {
 
   /**
    * @param promotedPod the pod this operator labeled leader last, or null: whether the informer

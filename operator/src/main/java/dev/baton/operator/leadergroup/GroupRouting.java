@@ -15,8 +15,10 @@ import java.util.function.LongSupplier;
  * when the group owns its Service (spec.service), then checks every leader Service's endpoints and
  * times the convergence after a leader change (docs/design.md, "Routing"). Reports nothing: what it
  * found is the report step's to report.
+ *
+ * @param nanoTime the monotonic clock routing's convergence is timed by
  */
-final class GroupRouting {
+record GroupRouting(LeaderServices sources, LeaderEndpoints endpoints, LongSupplier nanoTime) {
 
   /**
    * What the routing step wrote and found.
@@ -36,19 +38,6 @@ final class GroupRouting {
     Duration lookAgainIn() {
       return step == null ? null : step.lookAgainIn();
     }
-  }
-
-  private final LeaderServices sources;
-  private final LeaderEndpoints endpoints;
-  private final LongSupplier nanoTime;
-
-  /**
-   * @param nanoTime the monotonic clock routing's convergence is timed by
-   */
-  GroupRouting(LeaderServices sources, LeaderEndpoints endpoints, LongSupplier nanoTime) {
-    this.sources = sources;
-    this.endpoints = endpoints;
-    this.nanoTime = nanoTime;
   }
 
   /** Routes to the leader the plan elected or kept, once the act step carried it out. */

@@ -10,15 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 
 /** The act step's writes, against the API server. */
-final class GroupWrites implements ElectionActuator.Writes {
-
-  private final KubernetesClient client;
-  private final PodLabeler labeler;
-
-  GroupWrites(KubernetesClient client, PodLabeler labeler) {
-    this.client = client;
-    this.labeler = labeler;
-  }
+record GroupWrites(KubernetesClient client, PodLabeler labeler) implements ElectionActuator.Writes {
 
   @Override
   public void label(Pod pod, PodLabeler.Role role) {

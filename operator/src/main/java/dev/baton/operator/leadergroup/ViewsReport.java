@@ -18,17 +18,9 @@ import org.slf4j.LoggerFactory;
  * Redis: the Routed condition from what the routing step wrote and found, and SplitBrainSuspected
  * from the check of the three views, with their Events and metrics.
  */
-final class ViewsReport {
+record ViewsReport(EventRecorder events, BatonMetrics metrics) {
 
   private static final Logger log = LoggerFactory.getLogger(ViewsReport.class);
-
-  private final EventRecorder events;
-  private final BatonMetrics metrics;
-
-  ViewsReport(EventRecorder events, BatonMetrics metrics) {
-    this.events = events;
-    this.metrics = metrics;
-  }
 
   /** Conditions, Events and metrics for what the routing step wrote and found. */
   /**

@@ -22,8 +22,15 @@ import java.util.function.Supplier;
  * stops the plan, and nothing after it is done. It decides nothing but what the plan left to the
  * answers of Redis: which branch follows a renewal, and a reservation when an acquire was refused
  * for want of one.
+ *
+ * @param nanoTime the monotonic clock renewals are stamped with and a kept grant's next look is
+ *     timed by
  */
-final class LockActuator {
+record LockActuator(
+    String clusterId,
+    LockPods pods,
+    Reservations<RedisLock, RedisLockStatus> reservations,
+    LongSupplier nanoTime) {
 
   /** Everything one reconcile of one lock acts on; {@code state} is read, never written. */
   record Scope(RedisLock lock, LockSettings settings, LockRedis store, LockState state) {
@@ -47,26 +54,6 @@ final class LockActuator {
     LockOutcome.Last last() {
       return !done.isEmpty() && done.get(done.size() - 1) instanceof LockOutcome.Last l ? l : null;
     }
-  }
-
-  private final String clusterId;
-  private final LockPods pods;
-  private final Reservations<RedisLock, RedisLockStatus> reservations;
-  private final LongSupplier nanoTime;
-
-  /**
-   * @param nanoTime the monotonic clock renewals are stamped with and a kept grant's next look is
-   *     timed by
-   */
-  LockActuator(
-      String clusterId,
-      LockPods pods,
-      Reservations<RedisLock, RedisLockStatus> reservations,
-      LongSupplier nanoTime) {
-    this.clusterId = clusterId;
-    this.pods = pods;
-    this.reservations = reservations;
-    this.nanoTime = nanoTime;
   }
 
   /** Carries out {@code plan} over the world it was made from. */

@@ -14,19 +14,9 @@ import java.util.List;
  * Redisson client per Redis). A Redis that cannot be connected to becomes an offline instance, so
  * that a Redlock quorum is counted without it.
  */
-final class LockStores {
+record LockStores(RedisConnections connections, RedisSecrets secrets, LockEvents events) {
 
   static final String DEFAULT_INSTANCE = "default";
-
-  private final RedisConnections connections;
-  private final RedisSecrets secrets;
-  private final LockEvents events;
-
-  LockStores(RedisConnections connections, RedisSecrets secrets, LockEvents events) {
-    this.connections = connections;
-    this.secrets = secrets;
-    this.events = events;
-  }
 
   /**
    * @throws RedisSecrets.SecretProblem when a Secret is missing or unusable
