@@ -164,8 +164,7 @@ class GateTest {
   void aLeaderOnlyGateTakesOnlyARelaysPreambleAndAnswersBeforeAnyClientByte() throws Exception {
     RelayHandshake handshake = handshake("orders", "s3cret");
     byte[] preamble = handshake.say(1);
-    Gate leaderOnly = leaderOnlyGate(handshake);
-    try {
+    try (Gate leaderOnly = leaderOnlyGate(handshake)) {
       // Shut: the preamble is read, and the relay refused.
       assertRefused(leaderOnly, preamble);
       // The same of version 2: reset without a word, as agents before the word did.
@@ -174,10 +173,7 @@ class GateTest {
       // Open, but not a relay: reset.
       assertReset(leaderOnly, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
       // Open, and a relay: answered, then forwarded byte for byte.
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        s.setSoTimeout(10_000);
-        s.getOutputStream().write(preamble);
-        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+      try (Socket s = taken(leaderOnly, preamble)) {
         Socket server = app.accept();
         s.getOutputStream().write(42);
         assertThat(server.getInputStream().read())
@@ -188,71 +184,43 @@ class GateTest {
         assertThat(s.getInputStream().read()).isEqualTo(43);
         server.close();
       }
-    } finally {
-      leaderOnly.close();
     }
   }
 
   @Test
   void aRelayOfVersionTwoIsToldNothingOfPassing() throws Exception {
     RelayHandshake handshake = handshake("orders", null);
-    Gate leaderOnly = leaderOnlyGate(handshake);
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-      leaderOnly.opened(1);
-      s.setSoTimeout(10_000);
-      s.getOutputStream().write(handshake.say(1, RelayHandshake.VERSION_2));
-      assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
-      try (Socket server = app.accept()) {
-        server.getOutputStream().write(43);
-        assertThat(s.getInputStream().read()).as("the app's byte, nothing before").isEqualTo(43);
-      }
-    } finally {
-      leaderOnly.close();
+    try (Gate leaderOnly = leaderOnlyGate(handshake);
+        Socket s = takenOnceOpened(leaderOnly, handshake.say(1, RelayHandshake.VERSION_2));
+        Socket server = app.accept()) {
+      server.getOutputStream().write(43);
+      assertThat(s.getInputStream().read()).as("the app's byte, nothing before").isEqualTo(43);
     }
   }
 
   @Test
   void aLeaderOnlyGateThatShutsBeforeARelaysBytesPassedHandsItBackWithACleanEnd() throws Exception {
     RelayHandshake handshake = handshake("orders", null);
-    try (FullListener full = new FullListener()) {
-      // An app whose accept queue is full: the gate's connection to it waits, and the relay's
-      // bytes wait unread at the gate.
-      Gate leaderOnly =
-          new Gate(
-              new GateRoute(FreePorts.any(), "127.0.0.1", full.port()),
-              "127.0.0.1",
-              handshake,
-              metrics,
-              threads);
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        leaderOnly.opened(1);
-        s.setSoTimeout(10_000);
-        s.getOutputStream().write(handshake.say(1));
-        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
-        s.getOutputStream().write(42);
-        leaderOnly.closed("demoted");
-        assertThat(s.getInputStream().read()).as("not passed").isEqualTo(Gate.HANDED_BACK);
-        assertThat(s.getInputStream().read()).as("a clean end, no reset").isEqualTo(-1);
-      } finally {
-        leaderOnly.close();
-      }
+    // An app whose accept queue is full: the gate's connection to it waits, and the relay's
+    // bytes wait unread at the gate.
+    try (FullListener full = new FullListener();
+        Gate leaderOnly = leaderOnlyGate(handshake, full.port());
+        Socket s = takenOnceOpened(leaderOnly, handshake.say(1))) {
+      s.getOutputStream().write(42);
+      leaderOnly.closed("demoted");
+      assertThat(s.getInputStream().read()).as("not passed").isEqualTo(Gate.HANDED_BACK);
+      assertThat(s.getInputStream().read()).as("a clean end, no reset").isEqualTo(-1);
     }
   }
 
   @Test
   void aLeaderOnlyGateWhoseAppEndsBeforeAByteHandsTheRelayBack() throws Exception {
     RelayHandshake handshake = handshake("orders", null);
-    Gate leaderOnly = leaderOnlyGate(handshake);
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-      leaderOnly.opened(1);
-      s.setSoTimeout(10_000);
-      s.getOutputStream().write(handshake.say(1));
-      assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+    try (Gate leaderOnly = leaderOnlyGate(handshake);
+        Socket s = takenOnceOpened(leaderOnly, handshake.say(1))) {
       app.accept().close();
       assertThat(s.getInputStream().read()).isEqualTo(Gate.HANDED_BACK);
       assertThat(s.getInputStream().read()).isEqualTo(-1);
-    } finally {
-      leaderOnly.close();
     }
   }
 
@@ -260,31 +228,23 @@ class GateTest {
   void aLeaderOnlyGateRefusesAnotherGroupsRelayAndAnOlderTerms() throws Exception {
     RelayHandshake own = handshake("orders", null);
     RelayHandshake other = handshake("payments", null);
-    Gate leaderOnly = leaderOnlyGate(own);
-    try {
+    try (Gate leaderOnly = leaderOnlyGate(own)) {
       leaderOnly.opened(5);
       assertRefused(leaderOnly, other.say(5));
       assertRefused(leaderOnly, own.say(4));
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        s.setSoTimeout(10_000);
-        s.getOutputStream().write(own.say(5));
-        assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+      try (Socket s = taken(leaderOnly, own.say(5))) {
         app.accept().close();
       }
-    } finally {
-      leaderOnly.close();
     }
   }
 
   @Test
   void aTrickledPreambleIsResetAtItsDeadline() throws Exception {
     RelayHandshake own = handshake("orders", null);
-    Gate leaderOnly = leaderOnlyGate(own);
-    try {
+    try (Gate leaderOnly = leaderOnlyGate(own)) {
       leaderOnly.opened(1);
       byte[] preamble = own.say(1);
-      try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-        s.setSoTimeout(10_000);
+      try (Socket s = connect(leaderOnly)) {
         long start = System.nanoTime();
         // One byte every 300 ms: each read returns in time, the whole line does not.
         assertThatThrownBy(
@@ -300,8 +260,6 @@ class GateTest {
             .as("reset after the deadline, long before the line ended")
             .isLessThan(Duration.ofSeconds(8));
       }
-    } finally {
-      leaderOnly.close();
     }
   }
 
@@ -313,18 +271,41 @@ class GateTest {
   }
 
   private Gate leaderOnlyGate(RelayHandshake handshake) {
+    return leaderOnlyGate(handshake, app.getLocalPort());
+  }
+
+  private Gate leaderOnlyGate(RelayHandshake handshake, int appPort) {
     return new Gate(
-        new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+        new GateRoute(FreePorts.any(), "127.0.0.1", appPort),
         "127.0.0.1",
         handshake,
         metrics,
         threads);
   }
 
+  /** A relay's connection to an open gate: {@code said}, and the gate's word that it took it. */
+  private static Socket taken(Gate leaderOnly, byte[] said) throws IOException {
+    Socket s = connect(leaderOnly);
+    s.getOutputStream().write(said);
+    assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+    return s;
+  }
+
+  /**
+   * A relay's connection made while the gate is shut, the gate then opened at term 1, and only then
+   * {@code said}, and the gate's word that it took it.
+   */
+  private static Socket takenOnceOpened(Gate leaderOnly, byte[] said) throws IOException {
+    Socket s = connect(leaderOnly);
+    leaderOnly.opened(1);
+    s.getOutputStream().write(said);
+    assertThat(s.getInputStream().read()).isEqualTo(Gate.ACCEPTED);
+    return s;
+  }
+
   /** A relay of version 3 refused: the word, then the end or a reset. */
   private static void assertRefused(Gate leaderOnly, byte[] said) throws IOException {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-      s.setSoTimeout(10_000);
+    try (Socket s = connect(leaderOnly)) {
       s.getOutputStream().write(said);
       assertThat(s.getInputStream().read()).isEqualTo(Gate.REFUSED);
       try {
@@ -336,15 +317,18 @@ class GateTest {
   }
 
   private static void assertReset(Gate leaderOnly, byte[] said) throws IOException {
-    try (Socket s = new Socket(InetAddress.getLoopbackAddress(), leaderOnly.port())) {
-      s.setSoTimeout(10_000);
+    try (Socket s = connect(leaderOnly)) {
       s.getOutputStream().write(said);
       assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class);
     }
   }
 
   private Socket connect() throws IOException {
-    Socket s = new Socket(InetAddress.getLoopbackAddress(), gate.port());
+    return connect(gate);
+  }
+
+  private static Socket connect(Gate g) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), g.port());
     s.setSoTimeout(10_000);
     return s;
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.testing.Closing;
 import dev.baton.agent.threads.AgentThreads;
 import dev.baton.testkit.ByteRecorder;
 import dev.baton.testkit.FreePorts;
@@ -14,9 +15,7 @@ import java.net.Socket;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -38,20 +37,20 @@ class RelayHandOverStressTest {
   private static final String B = "127.0.0.42";
   private static final int HAND_OVERS = 150;
 
+  private final Closing closing = new Closing();
   private final int leaderOnlyPort = FreePorts.any();
-  private final AgentThreads threads = new AgentThreads();
+  private final AgentThreads threads = closing.add(new AgentThreads());
   private final ByteRecorder bytes = new ByteRecorder();
   private final AgentMetrics metrics = new AgentMetrics();
   private final AtomicReference<LeadershipView> seen = new AtomicReference<>(holder(null, null));
-  private final List<AutoCloseable> closing = new CopyOnWriteArrayList<>();
+
+  RelayHandOverStressTest() {
+    closing.add(bytes::close);
+  }
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    bytes.close();
-    threads.close();
+    closing.close();
   }
 
   @Test

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.agent.config.GateRoute;
 import dev.baton.agent.leadership.LeadershipView;
 import dev.baton.agent.metrics.AgentMetrics;
+import dev.baton.agent.testing.Closing;
 import dev.baton.agent.threads.AgentThreads;
 import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.Timeouts;
@@ -18,8 +19,6 @@ import java.net.SocketException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -37,21 +36,17 @@ class RelayTest {
   private static final String B = "127.0.0.32";
   private static final String SILENT = "127.0.0.33";
 
+  private final Closing closing = new Closing();
   private final int leaderOnlyPort = FreePorts.any();
   private final int publicPort = FreePorts.any();
   private final AgentMetrics metrics = new AgentMetrics();
-  private final AgentThreads threads = new AgentThreads();
+  private final AgentThreads threads = closing.add(new AgentThreads());
   private final AtomicReference<LeadershipView> seen = new AtomicReference<>(holder(null, null));
-  private final List<AutoCloseable> closing = new ArrayList<>();
-  private final ServerSocketChannel clients = listen("127.0.0.1", 0);
+  private final ServerSocketChannel clients = closing.add(listen("127.0.0.1", 0));
 
   @AfterEach
   void stop() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
-    clients.close();
-    threads.close();
+    closing.close();
   }
 
   @Test
@@ -106,16 +101,13 @@ class RelayTest {
   void bytesSentToAGateThatHandsTheConnectionBackGoToTheNextHolderFirst() throws Exception {
     ServerSocket appB = app(B);
     Gate gateB = leaderOnlyGate(B, appB);
-    Relay relay = relay(Duration.ofSeconds(5));
     // A's gate takes the relay, reads the client's first bytes and hands them back unpassed, as a
     // gate that shut before its loop passed them does.
     ServerSocket gateA = listen(A);
-    seen.set(holder(A, 1L));
-    try (Socket client = relayed(relay)) {
+    try (Socket client = relayedToA()) {
       client.getOutputStream().write("first".getBytes(StandardCharsets.US_ASCII));
       try (Socket atA = gateA.accept()) {
-        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " shop/orders 1 ");
-        atA.getOutputStream().write(Gate.ACCEPTED);
+        accept(atA, RelayHandshake.VERSION + " shop/orders 1 ");
         assertThat(new String(atA.getInputStream().readNBytes(5), StandardCharsets.US_ASCII))
             .isEqualTo("first");
         gateB.opened(2);
@@ -142,14 +134,9 @@ class RelayTest {
   void aGateThatGoesWithoutAWordAfterTheClientsBytesLosesTheConnectionAndItIsCounted()
       throws Exception {
     ServerSocket gateA = listen(A);
-    Relay relay = relay(Duration.ofSeconds(5));
-    seen.set(holder(A, 1L));
-    try (Socket client = relayed(relay)) {
+    try (Socket client = relayedToA()) {
       try (Socket atA = gateA.accept()) {
-        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " ");
-        atA.getOutputStream().write(Gate.ACCEPTED);
-        client.getOutputStream().write(42);
-        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        acceptAndPassAByte(atA, RelayHandshake.VERSION + " ", client);
         // Its agent died: whether the byte reached its app nobody can tell, so it is not resent.
         atA.setSoLinger(true, 0);
       }
@@ -164,14 +151,9 @@ class RelayTest {
   @Test
   void aGateThatSaysAWordNoGateSaysLosesTheConnectionAndItIsCounted() throws Exception {
     ServerSocket gateA = listen(A);
-    Relay relay = relay(Duration.ofSeconds(5));
-    seen.set(holder(A, 1L));
-    try (Socket client = relayed(relay)) {
+    try (Socket client = relayedToA()) {
       try (Socket atA = gateA.accept()) {
-        assertThat(line(atA)).startsWith(RelayHandshake.VERSION + " ");
-        atA.getOutputStream().write(Gate.ACCEPTED);
-        client.getOutputStream().write(42);
-        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        acceptAndPassAByte(atA, RelayHandshake.VERSION + " ", client);
         // A holder that is not a Baton gate (anyone with the group's Redis user can name itself):
         // its answer is neither "passed" nor "handed back", so the bytes are not sent again.
         atA.getOutputStream().write(0x07);
@@ -190,19 +172,14 @@ class RelayTest {
   @Test
   void aGateOfVersionTwoIsAskedAgainOnVersionTwoAndThenRelaysAsBefore() throws Exception {
     ServerSocket gateA = listen(A);
-    Relay relay = relay(Duration.ofSeconds(5));
-    seen.set(holder(A, 1L));
-    try (Socket client = relayed(relay)) {
+    try (Socket client = relayedToA()) {
       // An agent from before the gate's word: it resets a line of version 3.
       try (Socket first = gateA.accept()) {
         assertThat(line(first)).startsWith(RelayHandshake.VERSION + " ");
         first.setSoLinger(true, 0);
       }
       try (Socket atA = gateA.accept()) {
-        assertThat(line(atA)).startsWith(RelayHandshake.VERSION_2 + " shop/orders 1 ");
-        atA.getOutputStream().write(Gate.ACCEPTED);
-        client.getOutputStream().write(42);
-        assertThat(atA.getInputStream().read()).isEqualTo(42);
+        acceptAndPassAByte(atA, RelayHandshake.VERSION_2 + " shop/orders 1 ", client);
         atA.getOutputStream().write(43);
         assertThat(client.getInputStream().read()).as("no word of passing").isEqualTo(43);
       }
@@ -311,6 +288,30 @@ class RelayTest {
         + "{"
         + (label.compareTo("port") < 0 ? other + "," + port : port + "," + other)
         + "}";
+  }
+
+  /**
+   * A client connection given to a relay with a hold of 5 s that sees A as the holder at term 1,
+   * A's gate being one the test plays itself on {@link #listen}.
+   */
+  private Socket relayedToA() throws IOException {
+    Relay relay = relay(Duration.ofSeconds(5));
+    seen.set(holder(A, 1L));
+    return relayed(relay);
+  }
+
+  /** Plays a gate: the relay's preamble read and checked, then the relay taken. */
+  private static void accept(Socket atGate, String preamble) throws IOException {
+    assertThat(line(atGate)).startsWith(preamble);
+    atGate.getOutputStream().write(Gate.ACCEPTED);
+  }
+
+  /** Plays a gate that takes the relay, then sees the client's byte 42 arrive through it. */
+  private static void acceptAndPassAByte(Socket atGate, String preamble, Socket client)
+      throws IOException {
+    accept(atGate, preamble);
+    client.getOutputStream().write(42);
+    assertThat(atGate.getInputStream().read()).isEqualTo(42);
   }
 
   /** A client connection given to the relay, as a shut public gate gives it. */

@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +37,7 @@ public final class ProcessAgents implements AutoCloseable {
   public final Map<String, AgentProcess> agents = new HashMap<>();
   public final Map<String, PausableProxy> apiProxies = new HashMap<>();
   public final Map<String, PausableProxy> redisProxies = new HashMap<>();
-  private final List<AutoCloseable> closing = new ArrayList<>();
+  private final Closing closing = new Closing();
   private final HttpClient http = HttpClient.newHttpClient();
 
   /**
@@ -194,9 +193,7 @@ public final class ProcessAgents implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    for (int i = closing.size() - 1; i >= 0; i--) {
-      closing.get(i).close();
-    }
+    closing.close();
     sandbox.close(); // asserts: no byte reached a demoted pod's application
   }
 }
