@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -34,18 +35,7 @@ class LeadershipLoopTest {
   private final LeadershipLoop loop;
 
   LeadershipLoopTest() {
-    gates.add(
-        new Exclusive() {
-          @Override
-          public void opened(long term) {
-            told.add("opened " + term);
-          }
-
-          @Override
-          public void closed(String reason) {
-            told.add("closed: " + reason);
-          }
-        });
+    gates.add(telling(told::add));
     loop =
         new LeadershipLoop(
             new LeadershipConfig(
@@ -68,6 +58,24 @@ class LeadershipLoopTest {
               told.add("sent " + call.getClass().getSimpleName());
             },
             clock::get);
+  }
+
+  /**
+   * A gate that tells {@code events} of each opening, "opened <term>", and closing, "closed:
+   * <reason>".
+   */
+  private static Exclusive telling(Consumer<String> events) {
+    return new Exclusive() {
+      @Override
+      public void opened(long term) {
+        events.accept("opened " + term);
+      }
+
+      @Override
+      public void closed(String reason) {
+        events.accept("closed: " + reason);
+      }
+    };
   }
 
   private long now() {
@@ -137,18 +145,7 @@ class LeadershipLoopTest {
   @Test
   void theAnswerSaysNotLeaderBeforeAGateClosesAndLeaderOnlyOnceItOpened() {
     List<Boolean> answeredLeader = new ArrayList<>();
-    gates.add(
-        new Exclusive() {
-          @Override
-          public void opened(long term) {
-            answeredLeader.add(board.now().leader());
-          }
-
-          @Override
-          public void closed(String reason) {
-            answeredLeader.add(board.now().leader());
-          }
-        });
+    gates.add(telling(openedOrClosed -> answeredLeader.add(board.now().leader())));
     leaderSeen(3);
     answerLast(1, 1);
     loop.feed(new Input.Belief(false, 3, now()));

@@ -42,6 +42,11 @@ class GateFaultsIT {
   private Map<String, PausableProxy> apiProxies;
   private Map<String, PausableProxy> redisProxies;
 
+  /** The pod whose agent led first, once {@link #startWithALeader} found it, and the other. */
+  private String old;
+
+  private String next;
+
   @AfterEach
   void stop() throws Exception {
     if (run != null) {
@@ -56,6 +61,19 @@ class GateFaultsIT {
     agents = run.agents;
     apiProxies = run.apiProxies;
     redisProxies = run.redisProxies;
+  }
+
+  /** {@link #start}, then the leader found: {@link #old}, and {@link #next} the other pod. */
+  private void startWithALeader(boolean withRedisProxies) throws IOException {
+    start(withRedisProxies);
+    old = awaitLeadingAgent();
+    next = other(old);
+  }
+
+  /** The old leader's pod made not ready (the kubelet's part): leadership moves to the next. */
+  private void oldLeaderNotReady() {
+    sandbox.cluster.setReady(old, false);
+    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
   }
 
   private String awaitLeadingAgent() {
@@ -115,15 +133,12 @@ class GateFaultsIT {
    */
   @Test
   void redisRestartedEmptyWhileTheOldAgentReachesNothingOpensNoSecondGate() throws Exception {
-    start(true);
-    String old = awaitLeadingAgent();
-    String next = other(old);
+    startWithALeader(true);
     StampedWriter w = writerThrough(old);
 
     apiProxies.get(old).pause();
     redisProxies.get(old).pause();
-    sandbox.cluster.setReady(old, false);
-    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    oldLeaderNotReady();
     sandbox.cluster.redis.restart(false);
 
     awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(5));
@@ -134,9 +149,7 @@ class GateFaultsIT {
 
   @Test
   void aFrozenOldAgentRelaysNothingLateAndAnswersNotLeaderWhenItWakes() throws Exception {
-    start(false);
-    String old = awaitLeadingAgent();
-    String next = other(old);
+    startWithALeader(false);
     // A pool of connections, spread over every event loop of the old gate.
     List<StampedWriter> pool = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
@@ -145,8 +158,7 @@ class GateFaultsIT {
 
     agents.get(old).freeze();
     try {
-      sandbox.cluster.setReady(old, false);
-      assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+      oldLeaderNotReady();
       awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
       // The pool goes on writing into the frozen gate's sockets; the new gate forwards meanwhile.
       try (StampedWriter fresh = StampedWriter.start(sandbox.gatePort(next), WRITE_EVERY)) {
@@ -177,9 +189,7 @@ class GateFaultsIT {
 
   @Test
   void aLeaderCutOffFromRedisShutsItsGateAndIsNotReadySoLeadershipMoves() throws Exception {
-    start(true);
-    String old = awaitLeadingAgent();
-    String next = other(old);
+    startWithALeader(true);
     StampedWriter w = writerThrough(old);
 
     redisProxies.get(old).pause();
@@ -192,8 +202,7 @@ class GateFaultsIT {
               return r.statusCode() == 503 && r.body().contains("Redis");
             });
     // The kubelet's part: the agent's readiness probe fails, so the pod is not ready.
-    sandbox.cluster.setReady(old, false);
-    assertThat(sandbox.awaitLeaderOtherThan(old)).isEqualTo(next);
+    oldLeaderNotReady();
     awaitGateOpen(next, CONFIRM_WITHIN.multipliedBy(3));
     assertNoLateBytes(w, next);
     assertThat(probe(next, "/readyz").statusCode()).isEqualTo(200);
@@ -236,20 +245,19 @@ class GateFaultsIT {
     // A memory limit with an eviction policy: the key may go, and the agents say so.
     sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
     sandbox.cluster.redis.command("CONFIG", "SET", "maxmemory", "512mb");
-    await()
-        .atMost(Duration.ofSeconds(10))
-        .until(
-            () ->
-                probe(follower, "/metrics")
-                    .body()
-                    .contains("\nbaton_agent_redis_evicts_gate_key 1.0\n"));
+    awaitSaysRedisEvictsTheGateKey(follower);
     assertThat(agents.get(follower).log()).contains("set maxmemory-policy noeviction");
     // The leader's agent reads it too (it once only read its key, so it always said -1).
+    awaitSaysRedisEvictsTheGateKey(leader);
+  }
+
+  /** Until {@code pod}'s agent says in its metrics that Redis may evict the gate key. */
+  private void awaitSaysRedisEvictsTheGateKey(String pod) {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
             () ->
-                probe(leader, "/metrics")
+                probe(pod, "/metrics")
                     .body()
                     .contains("\nbaton_agent_redis_evicts_gate_key 1.0\n"));
   }
