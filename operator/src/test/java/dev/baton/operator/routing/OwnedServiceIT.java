@@ -11,8 +11,11 @@ import dev.baton.api.v1alpha1.LeaderService;
 import dev.baton.api.v1alpha1.LeaderServicePort;
 import dev.baton.testkit.Sandbox;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
@@ -75,20 +78,14 @@ class OwnedServiceIT extends RoutingTest {
       assertThat(svc.getSpec().getType()).isEqualTo("ClusterIP");
       assertThat(svc.getSpec().getPorts())
           .singleElement()
-          .satisfies(
-              p -> {
-                assertThat(p.getName()).isEqualTo("http");
-                assertThat(p.getPort()).isEqualTo(80);
-                assertThat(p.getTargetPort().getStrVal()).isEqualTo("http");
-              });
+          .extracting(
+              ServicePort::getName, ServicePort::getPort, p -> p.getTargetPort().getStrVal())
+          .containsExactly("http", 80, "http");
       assertThat(svc.getMetadata().getOwnerReferences())
           .singleElement()
-          .satisfies(
-              o -> {
-                assertThat(o.getKind()).isEqualTo("LeaderGroup");
-                assertThat(o.getName()).isEqualTo("payments");
-                assertThat(o.getController()).isTrue();
-              });
+          .extracting(
+              OwnerReference::getKind, OwnerReference::getName, OwnerReference::getController)
+          .containsExactly("LeaderGroup", "payments", true);
       assertThat(KubernetesRules.serviceProblems(svc)).isEmpty();
 
       for (int i = 0; i < 5; i++) {
@@ -109,11 +106,8 @@ class OwnedServiceIT extends RoutingTest {
       assertThat(slice.getAddressType()).isEqualTo("IPv4");
       assertThat(slice.getPorts())
           .singleElement()
-          .satisfies(
-              p -> {
-                assertThat(p.getName()).isEqualTo("http");
-                assertThat(p.getPort()).isEqualTo(8080);
-              });
+          .extracting(EndpointPort::getName, EndpointPort::getPort)
+          .containsExactly("http", 8080);
       Endpoint only = slice.getEndpoints().get(0);
       assertThat(slice.getEndpoints()).hasSize(1);
       assertThat(only.getTargetRef().getName()).isEqualTo(last);

@@ -89,6 +89,22 @@ class RedisAclIT {
     assertThat(admin.text(command.toArray(String[]::new))).isEqualTo("OK");
   }
 
+  /**
+   * The documented rule set as user baton's, and the operator's next start told to log in as it.
+   *
+   * @return the rule
+   */
+  private static List<String> operatorAsBaton(
+      RespClient admin, LocalRedis redis, BatonCluster cluster) throws IOException {
+    List<String> rule = documentedRule("baton", BATON_PASSWORD);
+    setUser(admin, rule);
+    cluster
+        .env(OperatorConfig.REDIS_URL, redis.url())
+        .env(OperatorConfig.REDIS_USERNAME, "baton")
+        .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
+    return rule;
+  }
+
   /** The commands a rule allows, as INFO commandstats names them (get, client|setname). */
   static List<String> allowedCommands(List<String> rule) {
     return rule.stream()
@@ -128,14 +144,9 @@ class RedisAclIT {
         LocalRedis redis = lockedDownRedis();
         RespClient admin = admin(redis);
         BatonCluster cluster = new BatonCluster()) {
-      List<String> rule = documentedRule("baton", BATON_PASSWORD);
-      setUser(admin, rule);
+      List<String> rule = operatorAsBaton(admin, redis, cluster);
       admin.text("CONFIG", "RESETSTAT");
       admin.text("ACL", "LOG", "RESET");
-      cluster
-          .env(OperatorConfig.REDIS_URL, redis.url())
-          .env(OperatorConfig.REDIS_USERNAME, "baton")
-          .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
       String first = cluster.startGroup("payments", 3);
 
       // Every path of the scripts: take-over on deletion, re-acquisition above the reserved terms
@@ -194,15 +205,10 @@ class RedisAclIT {
         LocalRedis redis = lockedDownRedis();
         RespClient admin = admin(redis);
         BatonCluster cluster = new BatonCluster()) {
-      List<String> rule = documentedRule("baton", BATON_PASSWORD);
-      setUser(admin, rule);
+      operatorAsBaton(admin, redis, cluster);
       List<String> withoutGet = new ArrayList<>(documentedRule("baton-noget", BATON_PASSWORD));
       withoutGet.remove("+get");
       setUser(admin, withoutGet);
-      cluster
-          .env(OperatorConfig.REDIS_URL, redis.url())
-          .env(OperatorConfig.REDIS_USERNAME, "baton")
-          .env(OperatorConfig.REDIS_PASSWORD, BATON_PASSWORD);
       cluster.createRedisSecret("noget-redis", redis.url(), "baton-noget", BATON_PASSWORD);
       cluster.createRedisSecret("wrong-redis", redis.url(), "baton", WRONG_PASSWORD);
       for (String app : List.of("payments", "noget", "wrong")) {
