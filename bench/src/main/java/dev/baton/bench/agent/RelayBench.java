@@ -310,16 +310,17 @@ public final class RelayBench {
 
   /** The connections the follower's relay gave up (no leader's gate took them in time). */
   private static long relayGaveUp(AgentFleet fleet) throws IOException, InterruptedException {
-    return followerCount(fleet, "relay_connections_total", "outcome", "refused");
+    return count(followerMetrics(fleet), "relay_connections_total", "outcome", "refused");
   }
 
   /** What the follower's relay did, as its counters say: outcomes and tries by result. */
   private static String relayCounts(AgentFleet fleet) throws IOException, InterruptedException {
+    String metrics = followerMetrics(fleet);
     StringBuilder b = new StringBuilder();
     for (String outcome : List.of("relayed", "retried", "lost", "refused")) {
       b.append(outcome)
           .append(' ')
-          .append(followerCount(fleet, "relay_connections_total", "outcome", outcome))
+          .append(count(metrics, "relay_connections_total", "outcome", outcome))
           .append(", ");
     }
     b.append("tries:");
@@ -327,22 +328,24 @@ public final class RelayBench {
       b.append(' ')
           .append(result)
           .append(' ')
-          .append(followerCount(fleet, "relay_attempts_total", "result", result));
+          .append(count(metrics, "relay_attempts_total", "result", result));
     }
     return b.toString();
   }
 
-  private static long followerCount(AgentFleet fleet, String series, String label, String value)
-      throws IOException, InterruptedException {
+  /** The follower agent's {@code /metrics}, scraped once. */
+  private static String followerMetrics(AgentFleet fleet) throws IOException, InterruptedException {
     var http = java.net.http.HttpClient.newHttpClient();
-    String body =
-        http.send(
-                java.net.http.HttpRequest.newBuilder(
-                        java.net.URI.create(
-                            "http://127.0.0.1:" + fleet.httpPort(FOLLOWER) + "/metrics"))
-                    .build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString())
-            .body();
+    return http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(
+                        "http://127.0.0.1:" + fleet.httpPort(FOLLOWER) + "/metrics"))
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString())
+        .body();
+  }
+
+  private static long count(String metrics, String series, String label, String value) {
     var m =
         java.util.regex.Pattern.compile(
                 "(?m)^baton_agent_"
@@ -352,7 +355,7 @@ public final class RelayBench {
                     + "=\""
                     + value
                     + "\"[^}]*\\} (\\S+)$")
-            .matcher(body);
+            .matcher(metrics);
     return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
   }
 
@@ -453,6 +456,10 @@ public final class RelayBench {
       throw new IllegalStateException(kind + ": no frame reached a new leader within 20 s");
     }
     steps.add(List.copyOf(stamps), kind == Kind.SWITCHOVER ? null : leader, leader, t0, took);
+    if (!agentLog.isBlank()) {
+      // To lay the trial beside the agents' logs, which stamp wall-clock milliseconds.
+      Progress.line("relay trial " + kind + ": " + steps.last() + ", first frame " + took + " ms");
+    }
     // Back to three ready candidates, and the group steady, for the next trial.
     switch (kind) {
       case DELETED -> {
@@ -536,6 +543,9 @@ public final class RelayBench {
         String oldLeader,
         long t0,
         double took) {
+      lastSizes[0] = event.size();
+      lastSizes[1] = demoted.size();
+      lastSizes[2] = labeled.size();
       for (FailoverTrace.Stamp st : trace) {
         if (st.step() == FailoverTrace.Step.POD_EVENT && st.detail().equals(changedPod)) {
           event.add(AgentBench.millisSince(t0, st.nanos()));
@@ -576,6 +586,23 @@ public final class RelayBench {
           return;
         }
       }
+    }
+
+    /** The last trial's steps, ms from its change ("–" where the trace had none). */
+    String last() {
+      return "event "
+          + lastOf(event, lastSizes[0])
+          + ", demotion answered "
+          + lastOf(demoted, lastSizes[1])
+          + ", labeled "
+          + lastOf(labeled, lastSizes[2]);
+    }
+
+    /** The sizes of event, demoted and labeled before the last trial was added. */
+    private final int[] lastSizes = new int[3];
+
+    private static Object lastOf(List<Double> of, int sizeBefore) {
+      return of.size() > sizeBefore ? of.get(of.size() - 1) : "–";
     }
 
     Object p50(List<Double> of) {

@@ -5,7 +5,6 @@ import dev.baton.api.v1alpha1.RedisConnectionRef;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
-import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.tenancy.KeyClaims;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
@@ -25,33 +24,22 @@ import java.util.Objects;
     generationAwareEventProcessing = false)
 public class GroupRedisUsers implements Reconciler<LeaderGroup>, Cleaner<LeaderGroup> {
 
-  private final ReplicaRole role;
   private final RedisUsers users;
   private final KubernetesClient client;
 
   public GroupRedisUsers(ControllerKit kit, Duration redisTimeout) {
-    this.role = kit.role();
     this.client = kit.client();
     this.users = new RedisUsers(kit, redisTimeout);
   }
 
   @Override
   public UpdateControl<LeaderGroup> reconcile(LeaderGroup group, Context<LeaderGroup> context) {
-    if (!role.mayAct()) {
-      return role.notNow();
-    }
-    return UpdateControl.<LeaderGroup>noUpdate()
-        .rescheduleAfter(users.keep(subject(group, namespaceLocks(group))));
+    return users.reconcile(() -> subject(group, namespaceLocks(group)));
   }
 
   @Override
   public DeleteControl cleanup(LeaderGroup group, Context<LeaderGroup> context) {
-    if (!role.mayAct()) {
-      return role.notNowForCleanup();
-    }
-    return users.remove(subject(group, List.of()))
-        ? DeleteControl.defaultDelete()
-        : DeleteControl.noFinalizerRemoval().rescheduleAfter(RedisUsers.RETRY);
+    return users.cleanup(() -> subject(group, List.of()));
   }
 
   /**

@@ -3,7 +3,6 @@ package dev.baton.operator.redisusers;
 import dev.baton.api.v1alpha1.RedisLock;
 import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
-import dev.baton.operator.replica.ReplicaRole;
 import dev.baton.operator.tenancy.KeyClaims;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -24,34 +23,20 @@ import java.time.Duration;
     generationAwareEventProcessing = false)
 public class LockRedisUsers implements Reconciler<RedisLock>, Cleaner<RedisLock> {
 
-  private final ReplicaRole role;
   private final RedisUsers users;
 
   public LockRedisUsers(ControllerKit kit, Duration redisTimeout) {
-    this.role = kit.role();
     this.users = new RedisUsers(kit, redisTimeout);
   }
 
   @Override
   public UpdateControl<RedisLock> reconcile(RedisLock lock, Context<RedisLock> context) {
-    if (!role.mayAct()) {
-      return role.notNow();
-    }
-    if (redlock(lock)) {
-      return UpdateControl.noUpdate();
-    }
-    return UpdateControl.<RedisLock>noUpdate().rescheduleAfter(users.keep(subject(lock)));
+    return users.reconcile(() -> redlock(lock) ? null : subject(lock));
   }
 
   @Override
   public DeleteControl cleanup(RedisLock lock, Context<RedisLock> context) {
-    if (!role.mayAct()) {
-      return role.notNowForCleanup();
-    }
-    if (redlock(lock) || users.remove(subject(lock))) {
-      return DeleteControl.defaultDelete();
-    }
-    return DeleteControl.noFinalizerRemoval().rescheduleAfter(RedisUsers.RETRY);
+    return users.cleanup(() -> redlock(lock) ? null : subject(lock));
   }
 
   private static boolean redlock(RedisLock lock) {

@@ -9,10 +9,13 @@ import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,6 +58,32 @@ final class RedisUsers {
     this.events = kit.events();
     this.userSecrets = new UserSecret(kit.client());
     this.acl = new AclCommands(redisTimeout.multipliedBy(3));
+  }
+
+  /**
+   * A reconcile of the resource {@code subject} names: its user kept while this replica acts, and
+   * looked at again when {@link #keep} says. Asked only then, since it may read the cluster; null
+   * when the resource needs no user.
+   */
+  <R extends HasMetadata> UpdateControl<R> reconcile(Supplier<Subject> subject) {
+    if (!kit.role().mayAct()) {
+      return kit.role().notNow();
+    }
+    Subject s = subject.get();
+    return s == null
+        ? UpdateControl.noUpdate()
+        : UpdateControl.<R>noUpdate().rescheduleAfter(keep(s));
+  }
+
+  /** A cleanup: the finalizer goes once the user is deleted, or when there is none. */
+  DeleteControl cleanup(Supplier<Subject> subject) {
+    if (!kit.role().mayAct()) {
+      return kit.role().notNowForCleanup();
+    }
+    Subject s = subject.get();
+    return s == null || remove(s)
+        ? DeleteControl.defaultDelete()
+        : DeleteControl.noFinalizerRemoval().rescheduleAfter(RETRY);
   }
 
   /** Makes the user as the Secret says; returns when to look again. */
