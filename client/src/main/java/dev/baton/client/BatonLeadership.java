@@ -109,9 +109,11 @@ public final class BatonLeadership implements AutoCloseable {
      */
     AFTER_CONFIRM_WITHIN,
     /**
-     * As soon as a read confirms it. Only for a process that keeps its predecessor out by other
-     * means, as the Baton agent does with its gate key in Redis: on its own, two processes could
-     * both believe they lead for up to {@code confirmWithin}.
+     * As soon as it is seen: a new term on the pod watch is granted until the read it triggers
+     * answers (at most {@code confirmEvery}), and that read confirms it for {@code confirmWithin}.
+     * Only for a process that keeps its predecessor out by other means, as the Baton agent does
+     * with its gate key in Redis: on its own, two processes could both believe they lead for up to
+     * {@code confirmWithin}.
      */
     AT_ONCE
   }

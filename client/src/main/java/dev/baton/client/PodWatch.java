@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * Leadership from the pod's own labels. A watch on that one pod (a field selector on its name)
  * delivers every change as it is written; a demotion revokes at once, anything else triggers a
  * read. Only reads confirm leadership, each for {@code confirmWithin} from the moment it was sent,
- * since a watch event may arrive late and an old "leader" must not extend a belief.
+ * since a watch event may arrive late and an old "leader" must not extend a belief; a process that
+ * asked for {@link BatonLeadership.Promotion#AT_ONCE} is granted a new term by the event itself,
+ * until that read answers ({@link #promotedOnTheWatch}).
  *
  * <p>A pod cannot hear its predecessor let go through Kubernetes, so a promotion is granted only
  * once it has been seen for {@code confirmWithin}: the operator demotes the old leader before it
@@ -182,6 +184,28 @@ final class PodWatch implements BatonLeadership.Source {
     } else {
       sink.accept(new BatonLeadership.Confirmation(false, 0, 0, asked));
     }
+  }
+
+  /**
+   * A watch event that shows this pod leading for {@code term}. The read it triggers confirms it;
+   * with {@link BatonLeadership.Promotion#AT_ONCE}, a term not granted yet is granted from the
+   * event itself, which saves that read's round trip, for no longer than the read may take ({@code
+   * confirmEvery}). Such a process keeps its predecessor out by other means, so a late event costs
+   * at most that long under a term already superseded. An event never extends a belief: a late one
+   * could show a label that a demotion, still on its way, took away.
+   */
+  private synchronized void promotedOnTheWatch(long term, long received) {
+    if (promotion != BatonLeadership.Promotion.AT_ONCE
+        || term == promotedTerm
+        || answered && received - lastAsked < 0) {
+      return;
+    }
+    answered = true;
+    lastAsked = received;
+    promotedTerm = term;
+    promotedSeenAt = received;
+    sink.accept(
+        new BatonLeadership.Confirmation(true, term, options.confirmEvery().toMillis(), received));
   }
 
   private synchronized void notLeader(long at) {
@@ -343,9 +367,11 @@ final class PodWatch implements BatonLeadership.Source {
                 PodFreshness.version(e.path("object")),
                 received,
                 false);
-            if (PodJson.term(e.path("object").path("metadata"), options.roleLabel()) < 0) {
+            long term = PodJson.term(e.path("object").path("metadata"), options.roleLabel());
+            if (term < 0) {
               notLeader(received);
             } else {
+              promotedOnTheWatch(term, received);
               later(PodWatch.this::confirm, 0);
             }
           }

@@ -6,10 +6,15 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.client.BatonLeadership;
 import dev.baton.client.BatonNames;
 import dev.baton.testkit.EmbeddedKubernetes;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,6 +75,86 @@ class PodWatchIT {
             .as("the wait before the fifth watch")
             .isGreaterThanOrEqualTo(Duration.ofMillis(380).toNanos());
       }
+    }
+  }
+
+  @Test
+  void aNewTermOnTheWatchIsGrantedBeforeTheReadItTriggersAnswers() {
+    AtomicBoolean readsHeld = new AtomicBoolean();
+    try (EmbeddedKubernetes api = EmbeddedKubernetes.start(real -> holdingReads(real, readsHeld))) {
+      FollowedPod.create(api, BatonNames.FOLLOWER, null);
+      try (BatonLeadership leadership = FollowedPod.follow(api, Duration.ofMinutes(1))) {
+        List<String> heard = FollowedPod.heard(leadership);
+        await().atMost(Duration.ofSeconds(10)).until(leadership::watching);
+        readsHeld.set(true);
+
+        relabel(
+            api,
+            "{\"metadata\":{\"labels\":{\"baton.dev/role\":\"leader\"},"
+                + "\"annotations\":{\"baton.dev/term\":\"5\"}}}");
+        // Every read of the pod now waits 30 s for its answer: the grant came from the event.
+        await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("granted 5"));
+      }
+    }
+  }
+
+  @Test
+  void anEventOfTheTermAlreadyGrantedExtendsNothing() {
+    AtomicBoolean readsHeld = new AtomicBoolean();
+    try (EmbeddedKubernetes api = EmbeddedKubernetes.start(real -> holdingReads(real, readsHeld))) {
+      FollowedPod.create(api, BatonNames.LEADER, "4");
+      // Reads 200 ms apart, each answer good for 800 ms; a held read times out after 200 ms.
+      try (BatonLeadership leadership = FollowedPod.follow(api, Duration.ofMillis(200))) {
+        List<String> heard = FollowedPod.heard(leadership);
+        await().atMost(Duration.ofSeconds(10)).until(() -> heard.contains("granted 4"));
+        await().atMost(Duration.ofSeconds(10)).until(leadership::watching);
+        readsHeld.set(true);
+
+        // Events of term 4, every 50 ms, while no read is answered: the belief runs out anyway.
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        int n = 0;
+        while (!heard.contains("revoked") && System.nanoTime() - until < 0) {
+          relabel(api, "{\"metadata\":{\"annotations\":{\"test/n\":\"" + n++ + "\"}}}");
+          sleep(50);
+        }
+        assertThat(heard).containsExactly("granted 4", "revoked");
+      }
+    }
+  }
+
+  private static void relabel(EmbeddedKubernetes api, String mergePatch) {
+    api.client()
+        .pods()
+        .inNamespace("shop")
+        .withName("p")
+        .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch);
+  }
+
+  /**
+   * The API server, but every plain read of pod p by the leadership's own client (the JDK's, not
+   * the test's Fabric8 client, which reads before it patches) waits 30 s for its body while {@code
+   * held}.
+   */
+  private static Dispatcher holdingReads(Dispatcher real, AtomicBoolean held) {
+    return new Dispatcher() {
+      @Override
+      public MockResponse dispatch(RecordedRequest request) {
+        MockResponse answer = real.dispatch(request);
+        boolean podRead =
+            "GET".equals(request.getMethod())
+                && request.getPath().startsWith("/api/v1/namespaces/shop/pods/p")
+                && !request.getPath().contains("watch=true")
+                && String.valueOf(request.getHeader("User-Agent")).startsWith("Java-http-client");
+        return podRead && held.get() ? answer.setBodyDelay(Duration.ofSeconds(30)) : answer;
+      }
+    };
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }
