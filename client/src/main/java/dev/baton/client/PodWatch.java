@@ -191,8 +191,10 @@ final class PodWatch implements BatonLeadership.Source {
    * with {@link BatonLeadership.Promotion#AT_ONCE}, a term not granted yet is granted from the
    * event itself, which saves that read's round trip, for no longer than the read may take ({@code
    * confirmEvery}). Such a process keeps its predecessor out by other means, so a late event costs
-   * at most that long under a term already superseded. An event never extends a belief: a late one
-   * could show a label that a demotion, still on its way, took away.
+   * at most that long under a term already superseded. Only an event newer than every read taken
+   * (by resourceVersion) grants: a read that already showed the demotion is not undone by the
+   * promotion's event arriving late. An event never extends a belief: a late one could show a label
+   * that a demotion, still on its way, took away.
    */
   private synchronized void promotedOnTheWatch(long term, long received) {
     if (promotion != BatonLeadership.Promotion.AT_ONCE
@@ -217,12 +219,18 @@ final class PodWatch implements BatonLeadership.Source {
     sink.accept(new BatonLeadership.Confirmation(false, 0, 0, at));
   }
 
-  /** Tells podSeen what a read or an event showed, unless it is older than what it was told. */
-  private void seen(PodFacts facts, long version, long at, boolean read) {
+  /**
+   * Tells podSeen what a read or an event showed, unless it is older than what it was told.
+   *
+   * @return whether it was told
+   */
+  private boolean seen(PodFacts facts, long version, long at, boolean read) {
     synchronized (seenLock) {
       if (freshness.newer(version, at, read)) {
         podSeen.accept(facts);
+        return true;
       }
+      return false;
     }
   }
 
@@ -362,16 +370,19 @@ final class PodWatch implements BatonLeadership.Source {
         JsonNode e = JSON.readTree(text);
         switch (e.path("type").asText()) {
           case "ADDED", "MODIFIED" -> {
-            seen(
-                PodJson.facts(e.path("object")),
-                PodFreshness.version(e.path("object")),
-                received,
-                false);
+            boolean newest =
+                seen(
+                    PodJson.facts(e.path("object")),
+                    PodFreshness.version(e.path("object")),
+                    received,
+                    false);
             long term = PodJson.term(e.path("object").path("metadata"), options.roleLabel());
             if (term < 0) {
               notLeader(received);
             } else {
-              promotedOnTheWatch(term, received);
+              if (newest) {
+                promotedOnTheWatch(term, received);
+              }
               later(PodWatch.this::confirm, 0);
             }
           }
