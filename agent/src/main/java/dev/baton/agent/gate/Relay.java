@@ -403,7 +403,9 @@ public final class Relay {
       return new Reached(null, result, false);
     } finally {
       metrics.relayAttempt(publicPort, result.equals(SILENT) ? "silent" : result);
-      log.debug("relay {}: a try at {}: {}", publicPort, h.who(), result);
+      if (log.isDebugEnabled()) {
+        log.debug("relay {}: a try at {}: {}", publicPort, h.who(), result);
+      }
       if (c != null) {
         Sockets.rst(c);
         try {
