@@ -46,18 +46,12 @@ public abstract class ResourceReporter<R extends CustomResource<?, S>, S, X> {
   /**
    * @param kind the parts of the status only this kind of resource knows
    */
-  protected ResourceReporter(
-      EventRecorder events,
-      BatonMetrics metrics,
-      Liveness liveness,
-      StatusWriter statusWriter,
-      Clock clock,
-      ReportedKind<S, X> kind) {
-    this.events = events;
-    this.metrics = metrics;
-    this.liveness = liveness;
-    this.statusWriter = statusWriter;
-    this.clock = clock;
+  protected ResourceReporter(Reporting reporting, ReportedKind<S, X> kind) {
+    this.events = reporting.events();
+    this.metrics = reporting.metrics();
+    this.liveness = reporting.liveness();
+    this.statusWriter = reporting.statusWriter();
+    this.clock = reporting.clock();
     this.keep =
         (current, next) -> {
           S out = kind.keepReservation().apply(current, next);

@@ -6,17 +6,13 @@ import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
-import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.ReportedKind;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.ResourceReporter;
-import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.lease.RedisUnavailableException;
-import dev.baton.operator.metrics.BatonMetrics;
-import dev.baton.operator.metrics.Liveness;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -35,14 +31,8 @@ final class GroupReporter extends ResourceReporter<LeaderGroup, LeaderGroupStatu
   /**
    * @param terms the reservations the act step makes, whose status fields every write keeps
    */
-  GroupReporter(
-      EventRecorder events,
-      BatonMetrics metrics,
-      Liveness liveness,
-      StatusWriter statusWriter,
-      Clock clock,
-      Reservations<LeaderGroup, LeaderGroupStatus> terms) {
-    super(events, metrics, liveness, statusWriter, clock, kind(terms));
+  GroupReporter(Reporting reporting, Reservations<LeaderGroup, LeaderGroupStatus> terms) {
+    super(reporting, kind(terms));
     this.election = new ElectionReport(events, metrics);
     this.views = new ViewsReport(events, metrics);
     this.agents = new AgentsReport(events, metrics);

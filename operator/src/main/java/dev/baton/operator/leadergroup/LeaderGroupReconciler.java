@@ -5,6 +5,7 @@ import dev.baton.api.v1alpha1.LeaderGroupSpec;
 import dev.baton.api.v1alpha1.LeaderGroupStatus;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.LeaseRenewer;
 import dev.baton.operator.lease.LeaseStore;
@@ -111,7 +112,8 @@ public class LeaderGroupReconciler implements Reconciler<LeaderGroup> {
     Reservations<LeaderGroup, LeaderGroupStatus> terms = Reservations.terms(statusWriter);
     this.actuator = new ElectionActuator(new GroupWrites(client, labeler), renewer, terms);
     this.reporter =
-        new GroupReporter(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock, terms);
+        new GroupReporter(
+            new Reporting(kit.events(), kit.metrics(), kit.liveness(), statusWriter, clock), terms);
     this.splitBrain = new SplitBrainCheck(sources.routes());
     this.routing =
         new GroupRouting(

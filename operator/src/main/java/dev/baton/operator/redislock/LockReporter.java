@@ -8,15 +8,12 @@ import dev.baton.client.LockView;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
-import dev.baton.operator.kube.EventRecorder;
 import dev.baton.operator.kube.ReportedKind;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.ResourceReporter;
-import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
-import dev.baton.operator.metrics.Liveness;
 import dev.baton.operator.tenancy.Refusal;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,19 +41,9 @@ final class LockReporter extends ResourceReporter<RedisLock, RedisLockStatus, Lo
   /**
    * @param tokens the reservations the act step makes, whose status fields every write keeps
    */
-  LockReporter(
-      EventRecorder events,
-      BatonMetrics metrics,
-      Liveness liveness,
-      StatusWriter statusWriter,
-      Clock clock,
-      Reservations<RedisLock, RedisLockStatus> tokens) {
+  LockReporter(Reporting reporting, Reservations<RedisLock, RedisLockStatus> tokens) {
     super(
-        events,
-        metrics,
-        liveness,
-        statusWriter,
-        clock,
+        reporting,
         new ReportedKind<>(
             tokens::keepReservation,
             tokens::reserved,

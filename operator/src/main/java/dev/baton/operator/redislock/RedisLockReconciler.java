@@ -6,6 +6,7 @@ import dev.baton.client.BatonNames;
 import dev.baton.operator.ControllerKit;
 import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.LabelSelectors;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.pods.NodeReadiness;
@@ -106,7 +107,8 @@ public class RedisLockReconciler implements Reconciler<RedisLock>, Cleaner<Redis
     Reservations<RedisLock, RedisLockStatus> tokens = Reservations.tokens(statusWriter);
     this.reporter =
         new LockReporter(
-            kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock(), tokens);
+            new Reporting(kit.events(), kit.metrics(), kit.liveness(), statusWriter, kit.clock()),
+            tokens);
     this.actuator = new LockActuator(kit.clusterId(), labels, tokens, nanoTime);
     this.clock = kit.clock();
   }

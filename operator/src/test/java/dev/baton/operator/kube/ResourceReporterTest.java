@@ -29,16 +29,17 @@ class ResourceReporterTest {
   private final class Reporter extends ResourceReporter<LeaderGroup, LeaderGroupStatus, String> {
     Reporter(EmbeddedKubernetes kube) {
       super(
-          new EventRecorder(kube.client(), Clock.systemUTC()) {
-            @Override
-            public void record(HasMetadata about, EventReason reason, String message) {
-              told.add(reason + ": " + message);
-            }
-          },
-          new BatonMetrics(new SimpleMeterRegistry()),
-          liveness,
-          new StatusWriter(kube.client()),
-          Clock.systemUTC(),
+          new Reporting(
+              new EventRecorder(kube.client(), Clock.systemUTC()) {
+                @Override
+                public void record(HasMetadata about, EventReason reason, String message) {
+                  told.add(reason + ": " + message);
+                }
+              },
+              new BatonMetrics(new SimpleMeterRegistry()),
+              liveness,
+              new StatusWriter(kube.client()),
+              Clock.systemUTC()),
           new ReportedKind<>(
               (current, next) -> {
                 if (reserved(current) > reserved(next)) {

@@ -8,6 +8,7 @@ import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.Said;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
@@ -30,16 +31,17 @@ class GroupReporterTest {
   private final List<String> events = new ArrayList<>();
   private final GroupReporter reporter =
       new GroupReporter(
-          new EventRecorder(null, Clock.systemUTC()) {
-            @Override
-            public void record(HasMetadata about, EventReason reason, String message) {
-              events.add(reason + ": " + message);
-            }
-          },
-          new BatonMetrics(new SimpleMeterRegistry()),
-          new Liveness(),
-          new StatusWriter(null),
-          Clock.systemUTC(),
+          new Reporting(
+              new EventRecorder(null, Clock.systemUTC()) {
+                @Override
+                public void record(HasMetadata about, EventReason reason, String message) {
+                  events.add(reason + ": " + message);
+                }
+              },
+              new BatonMetrics(new SimpleMeterRegistry()),
+              new Liveness(),
+              new StatusWriter(null),
+              Clock.systemUTC()),
           Reservations.terms(null));
   private final LeaderGroup group = Sandbox.group("payments", "payments");
 

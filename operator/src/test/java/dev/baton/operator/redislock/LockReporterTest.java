@@ -11,6 +11,7 @@ import dev.baton.operator.fencing.Reservations;
 import dev.baton.operator.kube.Conditions;
 import dev.baton.operator.kube.EventReason;
 import dev.baton.operator.kube.EventRecorder;
+import dev.baton.operator.kube.Reporting;
 import dev.baton.operator.kube.StatusWriter;
 import dev.baton.operator.metrics.BatonMetrics;
 import dev.baton.operator.metrics.Liveness;
@@ -40,16 +41,17 @@ class LockReporterTest {
   private final Clock clock = Clock.fixed(Instant.parse("2026-12-01T12:00:00Z"), ZoneOffset.UTC);
   private final LockReporter reporter =
       new LockReporter(
-          new EventRecorder(null, clock) {
-            @Override
-            public void record(HasMetadata about, EventReason reason, String message) {
-              events.add(new Recorded(reason, message));
-            }
-          },
-          new BatonMetrics(registry),
-          new Liveness(),
-          new StatusWriter(null),
-          clock,
+          new Reporting(
+              new EventRecorder(null, clock) {
+                @Override
+                public void record(HasMetadata about, EventReason reason, String message) {
+                  events.add(new Recorded(reason, message));
+                }
+              },
+              new BatonMetrics(registry),
+              new Liveness(),
+              new StatusWriter(null),
+              clock),
           Reservations.tokens(null));
   private final RedisLock lock = BatonCluster.grantedLock("migration", "30s", "worker");
   private final LockSettings settings = LockSettings.of(lock);
