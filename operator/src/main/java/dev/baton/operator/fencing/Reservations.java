@@ -93,25 +93,22 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
    */
   public record Reserved(long ceiling, Block block) {}
 
+  /**
+   * Where a kind's status keeps its reservation.
+   *
+   * @param what the numbers reserved, as the log names them
+   * @param empty a status with nothing set, which a write of the reservation alone starts from
+   */
+  private record StatusField<S>(
+      String what, Supplier<S> empty, Function<S, Long> get, BiConsumer<S, Long> set) {}
+
   private final StatusWriter statusWriter;
-  private final String what;
-  private final Supplier<S> emptyStatus;
-  private final Function<S, Long> get;
-  private final BiConsumer<S, Long> set;
+  private final StatusField<S> field;
   private final Sizing sizing;
 
-  private Reservations(
-      StatusWriter statusWriter,
-      String what,
-      Supplier<S> emptyStatus,
-      Function<S, Long> get,
-      BiConsumer<S, Long> set,
-      Sizing sizing) {
+  private Reservations(StatusWriter statusWriter, StatusField<S> field, Sizing sizing) {
     this.statusWriter = statusWriter;
-    this.what = what;
-    this.emptyStatus = emptyStatus;
-    this.get = get;
-    this.set = set;
+    this.field = field;
     this.sizing = sizing;
   }
 
@@ -119,10 +116,11 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
   public static Reservations<LeaderGroup, LeaderGroupStatus> terms(StatusWriter statusWriter) {
     return new Reservations<>(
         statusWriter,
-        "terms",
-        LeaderGroupStatus::new,
-        LeaderGroupStatus::getReservedTerm,
-        LeaderGroupStatus::setReservedTerm,
+        new StatusField<>(
+            "terms",
+            LeaderGroupStatus::new,
+            LeaderGroupStatus::getReservedTerm,
+            LeaderGroupStatus::setReservedTerm),
         (last, now) -> new Block(TERM_BLOCK, now));
   }
 
@@ -133,10 +131,11 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
   public static Reservations<RedisLock, RedisLockStatus> tokens(StatusWriter statusWriter) {
     return new Reservations<>(
         statusWriter,
-        "tokens",
-        RedisLockStatus::new,
-        RedisLockStatus::getReservedToken,
-        RedisLockStatus::setReservedToken,
+        new StatusField<>(
+            "tokens",
+            RedisLockStatus::new,
+            RedisLockStatus::getReservedToken,
+            RedisLockStatus::setReservedToken),
         (last, now) ->
             new Block(
                 last.atNanos() != 0 && now - last.atNanos() < BUSY.toNanos()
@@ -196,8 +195,8 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
    * lowered); null when the resource is gone.
    */
   private StatusWriter.Written<S> writeRaised(R resource, long reservation) {
-    S raise = emptyStatus.get();
-    set.accept(raise, reservation);
+    S raise = field.empty().get();
+    field.set().accept(raise, reservation);
     return statusWriter.write(resource, raise, this::raise);
   }
 
@@ -208,13 +207,13 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
         resource.getKind(),
         resource.getMetadata().getNamespace(),
         resource.getMetadata().getName(),
-        what,
+        field.what(),
         number);
   }
 
   /** The reservation a status records, 0 for none. */
   public long reserved(S status) {
-    Long r = status == null ? null : get.apply(status);
+    Long r = status == null ? null : field.get().apply(status);
     return r == null ? 0 : r;
   }
 
@@ -229,7 +228,7 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
   /** The status to write, with a reservation never below the one on the server. */
   public S keepReservation(S current, S next) {
     if (reserved(current) > reserved(next)) {
-      set.accept(next, get.apply(current));
+      field.set().accept(next, field.get().apply(current));
     }
     return next;
   }
@@ -237,7 +236,7 @@ public final class Reservations<R extends CustomResource<?, S>, S> {
   /** The status on the server with its reservation raised to the one asked for, nothing else. */
   private S raise(S current, S asked) {
     S out = Serialization.clone(current);
-    set.accept(out, Math.max(reserved(current), reserved(asked)));
+    field.set().accept(out, Math.max(reserved(current), reserved(asked)));
     return out;
   }
 }

@@ -23,31 +23,23 @@ import org.slf4j.LoggerFactory;
  * operator ({@link ServingCertificates}) or read from cert-manager's Secret ({@link
  * MountedCertificate}) and looked at again every minute, and its HTTPS server. Every replica
  * serves, active or standby: the webhook only reads the LeaderGroup cache, which every replica
- * keeps warm.
+ * keeps warm. Made by {@link #start}, which its components come from.
+ *
+ * @param identity the certificate served now
+ * @param timer looks at the certificate again every {@link #CHECK_EVERY}
+ * @param client this replica's own, which the webhook closes with itself
  */
-public final class AgentWebhook implements AutoCloseable {
+public record AgentWebhook(
+    ServingIdentity identity,
+    AdmissionServer server,
+    ScheduledExecutorService timer,
+    KubernetesClient client)
+    implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(AgentWebhook.class);
 
   /** How often the certificates are looked at: renewal is due weeks ahead, a CA change minutes. */
   static final Duration CHECK_EVERY = Duration.ofMinutes(1);
-
-  private final ServingIdentity identity;
-  private final AdmissionServer server;
-  private final ScheduledExecutorService timer;
-
-  private final KubernetesClient client;
-
-  private AgentWebhook(
-      ServingIdentity identity,
-      AdmissionServer server,
-      ScheduledExecutorService timer,
-      KubernetesClient client) {
-    this.identity = identity;
-    this.server = server;
-    this.timer = timer;
-    this.client = client;
-  }
 
   /**
    * @param operatorNamespace the operator's namespace, when the configuration names none
@@ -140,6 +132,12 @@ public final class AgentWebhook implements AutoCloseable {
 
   public int port() {
     return server.port();
+  }
+
+  /** Names no component: the identity holds the serving key. */
+  @Override
+  public String toString() {
+    return "AgentWebhook on port " + port();
   }
 
   @Override
