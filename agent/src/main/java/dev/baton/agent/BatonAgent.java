@@ -136,7 +136,7 @@ public final class BatonAgent implements AutoCloseable {
       AgentConfig config, String bind, AgentMetrics metrics, List<Gate> publicGates) {
     Map<Integer, RelayHandshake> handshakes = new HashMap<>();
     for (GateRoute route : config.gates()) {
-      Gate gate = new Gate(route, bind, null, metrics, threads);
+      Gate gate = new Gate(route, Gate.Listening.on(bind, null), metrics, threads);
       publicGates.add(gate);
       gates.add(gate);
       Integer leaderOnly = config.relays().get(route.listenPort());
@@ -148,8 +148,7 @@ public final class BatonAgent implements AutoCloseable {
         gates.add(
             new Gate(
                 new GateRoute(leaderOnly, route.targetHost(), route.targetPort()),
-                bind,
-                handshake,
+                Gate.Listening.on(bind, handshake),
                 metrics,
                 threads));
       }
@@ -169,12 +168,14 @@ public final class BatonAgent implements AutoCloseable {
       if (leaderOnly != null) {
         Relay relay =
             new Relay(
-                gate.route().listenPort(),
-                leaderOnly,
-                handshakes.get(leaderOnly),
+                new Relay.Route(
+                    gate.route().listenPort(),
+                    leaderOnly,
+                    handshakes.get(leaderOnly),
+                    bind,
+                    config.relayHold(),
+                    Relay.Tries.POD_NETWORK),
                 leadership::view,
-                config.relayHold(),
-                bind,
                 metrics,
                 threads);
         relays.add(relay);

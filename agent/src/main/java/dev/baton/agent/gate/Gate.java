@@ -94,92 +94,77 @@ public final class Gate implements Exclusive, AutoCloseable {
   private final GateLimits limits;
 
   /**
+   * How a gate listens.
+   *
+   * @param bindHost the address to listen on; null: every interface
+   * @param handshake for a leader-only gate, how a relay's preamble is judged; null for a public
+   *     gate
+   * @param loops its event loops
+   * @param limits what it holds at most
+   * @param announce whether it logs that it listens (a rehearsal's scratch gate does not)
+   */
+  public record Listening(
+      String bindHost, RelayHandshake handshake, int loops, GateLimits limits, boolean announce) {
+
+    /** As the agent runs a gate: two loops a core, up to {@link #MAX_LOOPS}. */
+    public static Listening on(String bindHost, RelayHandshake handshake) {
+      return new Listening(
+          bindHost,
+          handshake,
+          Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()),
+          GateLimits.DEFAULT,
+          true);
+    }
+
+    /** A scratch gate of one loop that says nothing of itself ({@link GateRehearsal}). */
+    static Listening scratch(String bindHost, RelayHandshake handshake) {
+      return new Listening(bindHost, handshake, 1, GateLimits.DEFAULT, false);
+    }
+
+    Listening bounded(int loops, GateLimits limits) {
+      return new Listening(bindHost, handshake, loops, limits, announce);
+    }
+  }
+
+  /** A public gate on every interface. */
+  public Gate(GateRoute route, AgentMetrics metrics, AgentThreads threads) {
+    this(route, Listening.on(null, null), metrics, threads);
+  }
+
+  /**
    * Binds the port at once, so that a port in use stops the agent before anything else starts.
    *
    * @throws IllegalStateException naming the port when it cannot be bound
    */
-  public Gate(GateRoute route, AgentMetrics metrics, AgentThreads threads) {
-    this(route, null, null, metrics, threads);
-  }
-
-  /**
-   * @param bindHost the address to listen on; null: every interface
-   * @param handshake for a leader-only gate, how a relay's preamble is judged; null for a public
-   *     gate
-   */
-  public Gate(
-      GateRoute route,
-      String bindHost,
-      RelayHandshake handshake,
-      AgentMetrics metrics,
-      AgentThreads threads) {
-    this(
-        route,
-        bindHost,
-        handshake,
-        metrics,
-        threads,
-        Math.min(MAX_LOOPS, 2 * Runtime.getRuntime().availableProcessors()),
-        GateLimits.DEFAULT,
-        true);
-  }
-
-  /** A scratch gate of one loop that says nothing of itself ({@link GateRehearsal}). */
-  static Gate scratch(
-      GateRoute route,
-      String bindHost,
-      RelayHandshake handshake,
-      AgentMetrics metrics,
-      AgentThreads threads) {
-    return new Gate(route, bindHost, handshake, metrics, threads, 1, GateLimits.DEFAULT, false);
-  }
-
-  Gate(
-      GateRoute route,
-      AgentMetrics metrics,
-      AgentThreads threads,
-      int loopCount,
-      GateLimits limits) {
-    this(route, null, null, metrics, threads, loopCount, limits, true);
-  }
-
-  private Gate(
-      GateRoute route,
-      String bindHost,
-      RelayHandshake handshake,
-      AgentMetrics metrics,
-      AgentThreads threads,
-      int loopCount,
-      GateLimits limits,
-      boolean announce) {
+  public Gate(GateRoute route, Listening listening, AgentMetrics metrics, AgentThreads threads) {
     this.route = route;
-    this.limits = limits;
-    java.util.concurrent.Semaphore pending = new java.util.concurrent.Semaphore(limits.pending());
+    this.limits = listening.limits();
     this.metrics = metrics;
-    this.handshake = handshake;
+    this.handshake = listening.handshake();
+    java.util.concurrent.Semaphore pending = new java.util.concurrent.Semaphore(limits.pending());
     InetSocketAddress target = new InetSocketAddress(route.targetHost(), route.targetPort());
     ServerSocketChannel s = null;
     try {
       s = ServerSocketChannel.open();
       s.setOption(StandardSocketOptions.SO_REUSEADDR, true);
       s.bind(
-          bindHost == null
+          listening.bindHost() == null
               ? new InetSocketAddress(route.listenPort())
-              : new InetSocketAddress(bindHost, route.listenPort()),
+              : new InetSocketAddress(listening.bindHost(), route.listenPort()),
           256);
       s.configureBlocking(false);
-      for (int i = 0; i < loopCount; i++) {
-        loops.add(
-            new GateLoop(
-                "baton-agent-gate-" + route.listenPort() + "-" + i,
-                route,
-                target,
-                metrics,
-                this::mayRelay,
-                live::decrementAndGet,
-                limits,
-                pending,
-                threads));
+      GateLoop.Shared shared =
+          new GateLoop.Shared(
+              route,
+              target,
+              metrics,
+              this::mayRelay,
+              live::decrementAndGet,
+              limits,
+              pending,
+              threads);
+      for (int i = 0; i < listening.loops(); i++) {
+        loops.add(new GateLoop("baton-agent-gate-" + route.listenPort() + "-" + i, shared));
       }
       loops.get(0).accepting(s, this::accepted);
     } catch (IOException e) {
@@ -190,7 +175,7 @@ public final class Gate implements Exclusive, AutoCloseable {
     }
     server = s;
     loops.forEach(GateLoop::start);
-    if (announce) {
+    if (listening.announce()) {
       log.info(
           "gate {} listening{}, shut until this pod leads",
           route,

@@ -71,16 +71,17 @@ final class GateLoop {
   private long stallChecked;
 
   /**
+   * What the loops of one gate (or of one relay) share.
+   *
    * @param target where each connection is forwarded; null for a relay's loop, which is given both
    *     ends connected ({@link #carry})
    * @param metrics where the connections are counted; null: they are not (a relay's)
    * @param mayRelay whether a byte may be relayed at a {@link System#nanoTime()}: checked after
    *     every wake-up and before every write
    * @param ended told once of every connection that ended, broke or was cut
-   * @param pending the budget of buffers for slower peers, shared by the gate's loops
+   * @param pending the budget of buffers for slower peers
    */
-  GateLoop(
-      String name,
+  record Shared(
       GateRoute route,
       InetSocketAddress target,
       AgentMetrics metrics,
@@ -88,18 +89,19 @@ final class GateLoop {
       Runnable ended,
       GateLimits limits,
       java.util.concurrent.Semaphore pending,
-      AgentThreads threads)
-      throws IOException {
-    this.route = route;
-    this.mayRelay = mayRelay;
-    this.target = target;
-    this.metrics = metrics;
-    this.ended = ended;
-    this.limits = limits;
-    this.buffers = new GateBuffers(pending);
-    this.budget = pending;
+      AgentThreads threads) {}
+
+  GateLoop(String name, Shared shared) throws IOException {
+    this.route = shared.route();
+    this.target = shared.target();
+    this.metrics = shared.metrics();
+    this.mayRelay = shared.mayRelay();
+    this.ended = shared.ended();
+    this.limits = shared.limits();
+    this.budget = shared.pending();
+    this.buffers = new GateBuffers(budget);
     this.selector = Selector.open();
-    this.thread = threads.thread(name, this::run);
+    this.thread = shared.threads().thread(name, this::run);
   }
 
   /**

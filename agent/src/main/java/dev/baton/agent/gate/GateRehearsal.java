@@ -41,8 +41,9 @@ public final class GateRehearsal {
       AgentMetrics metrics = new AgentMetrics();
       boolean both;
       String host = loopback.getHostAddress();
-      try (Gate open = Gate.scratch(route, host, null, metrics, threads);
-          Gate leaderOnly = Gate.scratch(route, host, signed, metrics, threads)) {
+      try (Gate open = new Gate(route, Gate.Listening.scratch(host, null), metrics, threads);
+          Gate leaderOnly =
+              new Gate(route, Gate.Listening.scratch(host, signed), metrics, threads)) {
         open.opened(1);
         leaderOnly.opened(1);
         both = echoes(loopback, open.port(), null) & echoes(loopback, leaderOnly.port(), signed);

@@ -52,14 +52,6 @@ public final class Relay {
 
   private static final Logger log = LoggerFactory.getLogger(Relay.class);
 
-  /**
-   * A leader's gate on the pod network connects in well under a millisecond and answers a preamble
-   * from its event loop at once; an address that takes longer is gone or overloaded, and the
-   * connection is better tried again or elsewhere.
-   */
-  private static final Duration CONNECT_WITHIN = Duration.ofMillis(100);
-
-  private static final Duration ANSWER_WITHIN = Duration.ofMillis(250);
   private static final long POLL_MILLIS = 5;
 
   /**
@@ -82,15 +74,47 @@ public final class Relay {
 
   private static final int LOOPS = 2;
 
+  /**
+   * Where a relay carries its connections, and how long each may wait.
+   *
+   * @param publicPort the port whose shut gate hands its connections to the relay
+   * @param leaderOnlyPort the port of every agent's leader-only gate
+   * @param handshake what that gate expects first
+   * @param bindHost the address relayed connections leave from (the pod's, which the leader-only
+   *     gate's network policy admits); null: the system's choice
+   * @param holdFor how long a connection may wait for a leader's gate before it is reset
+   */
+  public record Route(
+      int publicPort,
+      int leaderOnlyPort,
+      RelayHandshake handshake,
+      String bindHost,
+      Duration holdFor,
+      Tries tries) {}
+
+  /**
+   * How long one try at a leader's gate waits.
+   *
+   * @param connectWithin for the gate to connect
+   * @param answerWithin for its answer to the preamble
+   */
+  public record Tries(Duration connectWithin, Duration answerWithin) {
+
+    /**
+     * A leader's gate on the pod network connects in well under a millisecond and answers a
+     * preamble from its event loop at once; an address that takes longer is gone or overloaded, and
+     * the connection is better tried again or elsewhere.
+     */
+    public static final Tries POD_NETWORK =
+        new Tries(Duration.ofMillis(100), Duration.ofMillis(250));
+  }
+
+  private final Route route;
   private final int publicPort;
-  private final int leaderOnlyPort;
-  private final RelayHandshake handshake;
-  private final Supplier<LeadershipView> leadership;
-  private final Duration holdFor;
   private final long connectNanos;
   private final long answerNanos;
+  private final Supplier<LeadershipView> leadership;
   private final AgentMetrics metrics;
-  private final String bindHost;
   private final ExecutorService threads;
   private final List<GateLoop> loops = new ArrayList<>();
   private final AtomicInteger relayed = new AtomicInteger();
@@ -99,77 +123,34 @@ public final class Relay {
   /** Notified when the holder followers see changes: connections waiting for one try it at once. */
   private final Object holderChanged = new Object();
 
-  /**
-   * @param leaderOnlyPort the port of every agent's leader-only gate
-   * @param handshake what that gate expects first
-   * @param holdFor how long a connection may wait for a leader's gate before it is reset
-   * @param bindHost the address relayed connections leave from (the pod's, which the leader-only
-   *     gate's network policy admits); null: the system's choice
-   */
   public Relay(
-      int publicPort,
-      int leaderOnlyPort,
-      RelayHandshake handshake,
+      Route route,
       Supplier<LeadershipView> leadership,
-      Duration holdFor,
-      String bindHost,
       AgentMetrics metrics,
       AgentThreads agentThreads) {
-    this(
-        publicPort,
-        leaderOnlyPort,
-        handshake,
-        leadership,
-        holdFor,
-        CONNECT_WITHIN,
-        ANSWER_WITHIN,
-        bindHost,
-        metrics,
-        agentThreads);
-  }
-
-  /**
-   * @param connectWithin how long one try waits for the leader's gate to connect
-   * @param answerWithin how long one try waits for its answer to the preamble
-   */
-  Relay(
-      int publicPort,
-      int leaderOnlyPort,
-      RelayHandshake handshake,
-      Supplier<LeadershipView> leadership,
-      Duration holdFor,
-      Duration connectWithin,
-      Duration answerWithin,
-      String bindHost,
-      AgentMetrics metrics,
-      AgentThreads agentThreads) {
-    this.connectNanos = connectWithin.toNanos();
-    this.answerNanos = answerWithin.toNanos();
-    this.publicPort = publicPort;
-    this.leaderOnlyPort = leaderOnlyPort;
-    this.handshake = handshake;
+    this.connectNanos = route.tries().connectWithin().toNanos();
+    this.answerNanos = route.tries().answerWithin().toNanos();
+    this.route = route;
+    this.publicPort = route.publicPort();
     this.leadership = leadership;
-    this.holdFor = holdFor;
     this.metrics = metrics;
-    this.bindHost = bindHost;
     this.threads =
         agentThreads.bounded("baton-agent-relay-" + publicPort, MAX_REACHING, STACK_BYTES);
-    GateRoute route = new GateRoute(publicPort, "leader", leaderOnlyPort);
     java.util.concurrent.Semaphore pending =
         new java.util.concurrent.Semaphore(GateLimits.DEFAULT.pending());
+    GateLoop.Shared shared =
+        new GateLoop.Shared(
+            new GateRoute(publicPort, "leader", route.leaderOnlyPort()),
+            null,
+            null,
+            now -> true, // the leader's gate decides; a reset there travels back through
+            relayed::decrementAndGet,
+            GateLimits.DEFAULT,
+            pending,
+            agentThreads);
     try {
       for (int i = 0; i < LOOPS; i++) {
-        loops.add(
-            new GateLoop(
-                "baton-agent-relay-" + publicPort + "-loop-" + i,
-                route,
-                null,
-                null,
-                now -> true, // the leader's gate decides; a reset there travels back through
-                relayed::decrementAndGet,
-                GateLimits.DEFAULT,
-                pending,
-                agentThreads));
+        loops.add(new GateLoop("baton-agent-relay-" + publicPort + "-loop-" + i, shared));
       }
     } catch (IOException e) {
       loops.forEach(GateLoop::stop);
@@ -199,7 +180,8 @@ public final class Relay {
       Sockets.rst(client);
       return;
     }
-    carryOnAThread(client, new Carried(System.nanoTime() + holdFor.toNanos(), null, 0, 0, null));
+    carryOnAThread(
+        client, new Carried(System.nanoTime() + route.holdFor().toNanos(), null, 0, 0, null));
   }
 
   /**
@@ -290,7 +272,8 @@ public final class Relay {
           holderChanged.wait(POLL_MILLIS);
         }
       }
-      log.debug("relay {}: no leader's gate took a connection within {}", publicPort, holdFor);
+      log.debug(
+          "relay {}: no leader's gate took a connection within {}", publicPort, route.holdFor());
     } catch (IOException e) {
       log.debug("relay {}: {}", publicPort, e.toString());
     } catch (InterruptedException e) {
@@ -369,7 +352,7 @@ public final class Relay {
    * became known meanwhile (an address that stopped answering is left at once for its successor).
    */
   private Reached reach(Selector selector, Holder h, long deadline, String version) {
-    byte[] preamble = handshake.say(h.term(), version);
+    byte[] preamble = route.handshake().say(h.term(), version);
     if (preamble == null) {
       return new Reached(null, "unknown", false); // the agent does not know its group yet
     }
@@ -379,8 +362,8 @@ public final class Relay {
       c = SocketChannel.open();
       c.configureBlocking(false);
       c.setOption(StandardSocketOptions.TCP_NODELAY, true);
-      if (bindHost != null) {
-        c.bind(new InetSocketAddress(bindHost, 0));
+      if (route.bindHost() != null) {
+        c.bind(new InetSocketAddress(route.bindHost(), 0));
       }
       SelectionKey key = c.register(selector, 0);
       result = connect(c, key, h, deadline);
@@ -398,7 +381,11 @@ public final class Relay {
       return new Reached(taken, result, version.equals(RelayHandshake.VERSION));
     } catch (IOException e) {
       log.debug(
-          "relay {}: {}:{} did not take it: {}", publicPort, h.ip(), leaderOnlyPort, e.toString());
+          "relay {}: {}:{} did not take it: {}",
+          publicPort,
+          h.ip(),
+          route.leaderOnlyPort(),
+          e.toString());
       result = e instanceof java.net.ConnectException ? "unreachable" : SILENT;
       return new Reached(null, result, false);
     } finally {
@@ -421,7 +408,7 @@ public final class Relay {
   private String connect(SocketChannel c, SelectionKey key, Holder h, long deadline)
       throws IOException {
     long started = System.nanoTime();
-    if (c.connect(new InetSocketAddress(h.ip(), leaderOnlyPort))) {
+    if (c.connect(new InetSocketAddress(h.ip(), route.leaderOnlyPort()))) {
       return null;
     }
     String gaveUp = await(key, SelectionKey.OP_CONNECT, h, started + connectNanos, deadline);

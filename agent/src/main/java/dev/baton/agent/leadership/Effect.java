@@ -12,5 +12,11 @@ sealed interface Effect permits Effect.Open, Effect.Close, Effect.Log, HoldCall 
   /** The gates close: every connection reset before the next effect runs. */
   record Close(String reason) implements Effect {}
 
-  record Log(boolean warn, String message) implements Effect {}
+  record Log(boolean warn, String message) implements Effect {
+
+    /** A line about the hold key {@code key}: "the hold key {@code key}{@code rest}". */
+    static Log ofKey(boolean warn, String key, String rest) {
+      return new Log(warn, "the hold key " + key + rest);
+    }
+  }
 }

@@ -101,21 +101,19 @@ final class HoldAnswers {
               c, lost.key(), lost.hold(), lost.term(), held, lost.sentNanos(), a.answeredNanos());
       return Next.of(
           s.withKey(k.withHold(h).withWatched(null)),
-          new Effect.Log(
+          Effect.Log.ofKey(
               true,
-              "the hold key "
-                  + lost.key()
-                  + " holds this agent's take whose answer was lost: kept as its hold"));
+              lost.key(),
+              " holds this agent's take whose answer was lost: kept as its hold"));
     }
     Effect after =
         held
             ? new HoldCall.LetGo(
                 new Hold(lost.key(), lost.hold(), lost.term(), true, 0, 0, lost.sentNanos()))
-            : new Effect.Log(
+            : Effect.Log.ofKey(
                 false,
-                "the hold key "
-                    + lost.key()
-                    + " holds this agent's lost take, no longer wanted: left to go stale");
+                lost.key(),
+                " holds this agent's lost take, no longer wanted: left to go stale");
     return Next.of(s.withKey(k), after);
   }
 
@@ -128,11 +126,10 @@ final class HoldAnswers {
     HoldValue v = HoldValue.parse(x.found());
     return Next.of(
         s.withKey(s.key().withWatched(new KeyState.Watched(t.key(), x.found(), a.answeredNanos()))),
-        new Effect.Log(
+        Effect.Log.ofKey(
             true,
-            "the hold key "
-                + t.key()
-                + " records term "
+            t.key(),
+            " records term "
                 + (v == null ? "?" : v.term())
                 + ", newer than this pod's "
                 + t.term()
@@ -144,22 +141,17 @@ final class HoldAnswers {
     long ms = TimeUnit.NANOSECONDS.toMillis(c.ttlNanos());
     String wait = ": the gates open only after holding the key for " + ms + " ms";
     if (!x.found().isEmpty()) {
-      return new Effect.Log(
+      return Effect.Log.ofKey(
           true,
-          "the hold key "
-              + key
-              + " held a value written by another Redis (one restarted from a snapshot, or a"
+          key,
+          " held a value written by another Redis (one restarted from a snapshot, or a"
               + " promoted replica): such a value may be older than the last, so it counts as"
               + " absent"
               + wait);
     }
     if (x.incarnation().equals(s.key().presentOn())) {
-      return new Effect.Log(
-          true,
-          "the hold key "
-              + key
-              + " was lost from Redis (deleted, or evicted: see maxmemory-policy)"
-              + wait);
+      return Effect.Log.ofKey(
+          true, key, " was lost from Redis (deleted, or evicted: see maxmemory-policy)" + wait);
     }
     return new Effect.Log(
         false,
@@ -187,11 +179,10 @@ final class HoldAnswers {
           // opened on the lost key: the gates stay closed, and the value it wrote goes stale.
           return Next.of(
               s.withKey(s.key().withHold(null)),
-              new Effect.Log(
+              Effect.Log.ofKey(
                   true,
-                  "the hold key "
-                      + h.key()
-                      + " was lost from Redis and taken again by a renewal answered after the"
+                  h.key(),
+                  " was lost from Redis and taken again by a renewal answered after the"
                       + " gates' deadline: they stay closed and that hold is left to go stale"));
         }
         Hold retaken =
@@ -206,11 +197,10 @@ final class HoldAnswers {
                 .renewed(a.sentNanos(), extend);
         return Next.of(
             s.withKey(s.key().withHold(retaken)),
-            new Effect.Log(
+            Effect.Log.ofKey(
                 true,
-                "the hold key "
-                    + h.key()
-                    + " was lost from Redis while the gates were open; taken again within their"
+                h.key(),
+                " was lost from Redis while the gates were open; taken again within their"
                     + " deadline, connections kept"));
       default:
         return Next.of(

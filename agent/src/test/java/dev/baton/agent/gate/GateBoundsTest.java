@@ -87,10 +87,9 @@ class GateBoundsTest {
     gate =
         new Gate(
             new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
+            Gate.Listening.on(null, null).bounded(1, limits),
             metrics,
-            threads,
-            1,
-            limits);
+            threads);
     gate.opened(1);
     return gate;
   }
@@ -172,8 +171,7 @@ class GateBoundsTest {
     gate =
         new Gate(
             new GateRoute(FreePorts.any(), "127.0.0.1", app.getLocalPort()),
-            null,
-            own,
+            Gate.Listening.on(null, own),
             metrics,
             threads);
     gate.opened(1);

@@ -277,8 +277,7 @@ class GateTest {
   private Gate leaderOnlyGate(RelayHandshake handshake, int appPort) {
     return new Gate(
         new GateRoute(FreePorts.any(), "127.0.0.1", appPort),
-        "127.0.0.1",
-        handshake,
+        Gate.Listening.on("127.0.0.1", handshake),
         metrics,
         threads);
   }

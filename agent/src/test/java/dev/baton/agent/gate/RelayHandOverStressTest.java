@@ -59,12 +59,14 @@ class RelayHandOverStressTest {
     Gate gateB = gate(B, bytes.app("b").port());
     Relay relay =
         new Relay(
-            FreePorts.any(),
-            leaderOnlyPort,
-            handshake(),
+            new Relay.Route(
+                FreePorts.any(),
+                leaderOnlyPort,
+                handshake(),
+                null,
+                Duration.ofSeconds(5),
+                Relay.Tries.POD_NETWORK),
             seen::get,
-            Duration.ofSeconds(5),
-            null,
             metrics,
             threads);
     closing.add(relay::close);
@@ -145,8 +147,7 @@ class RelayHandOverStressTest {
     Gate g =
         new Gate(
             new GateRoute(leaderOnlyPort, "127.0.0.1", appPort),
-            ip,
-            handshake(),
+            Gate.Listening.on(ip, handshake()),
             new AgentMetrics(),
             threads);
     closing.add(g::close);

@@ -331,14 +331,14 @@ class RelayTest {
     handshake.groupFrom(() -> "orders");
     Relay relay =
         new Relay(
-            publicPort,
-            leaderOnlyPort,
-            handshake,
+            new Relay.Route(
+                publicPort,
+                leaderOnlyPort,
+                handshake,
+                null,
+                hold,
+                new Relay.Tries(tryWithin, tryWithin)),
             seen::get,
-            hold,
-            tryWithin,
-            tryWithin,
-            null,
             metrics,
             threads);
     closing.add(relay::close);
@@ -351,8 +351,7 @@ class RelayTest {
     Gate g =
         new Gate(
             new GateRoute(leaderOnlyPort, ip, app.getLocalPort()),
-            ip,
-            handshake,
+            Gate.Listening.on(ip, handshake),
             new AgentMetrics(),
             threads);
     closing.add(g::close);
