@@ -1,6 +1,7 @@
 package dev.baton.kubectl;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
+import dev.baton.client.settings.PortNumber;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -107,11 +108,7 @@ final class BatonPods {
     for (EnvVar e : agent.getEnv()) {
       if (e.getName().equals("BATON_AGENT_HEALTH_LISTEN") && e.getValue() != null) {
         String v = e.getValue();
-        try {
-          return Integer.parseInt(v.substring(v.lastIndexOf(':') + 1).trim());
-        } catch (NumberFormatException ex) {
-          return -1;
-        }
+        return PortNumber.parse(v.substring(v.lastIndexOf(':') + 1)).orElse(-1);
       }
     }
     return -1;

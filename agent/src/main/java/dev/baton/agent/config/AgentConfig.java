@@ -2,6 +2,7 @@ package dev.baton.agent.config;
 
 import dev.baton.client.BatonNames;
 import dev.baton.client.GoDuration;
+import dev.baton.client.settings.PortNumber;
 import dev.baton.client.settings.Setting;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -285,15 +286,9 @@ public record AgentConfig(
   }
 
   private static int port(String text) {
-    try {
-      int p = Integer.parseInt(text.trim());
-      if (p >= 1 && p <= 65535) {
-        return p;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException("'" + text + "' is not a port (1 to 65535)");
+    return PortNumber.parse(text)
+        .orElseThrow(
+            () -> new IllegalArgumentException("'" + text + "' is not a port (1 to 65535)"));
   }
 
   /** How often the pod is read again, besides its watch: a quarter of confirmWithin. */
@@ -314,15 +309,11 @@ public record AgentConfig(
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     }
-    int port;
-    try {
-      port = Integer.parseInt(text.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      port = -1;
-    }
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("'" + text + "' has no valid port (0 to 65535)");
-    }
+    int port =
+        PortNumber.parseListening(text.substring(colon + 1))
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException("'" + text + "' has no valid port (0 to 65535)"));
     InetSocketAddress a =
         host.isEmpty() ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
     if (a.isUnresolved()) {

@@ -1,5 +1,6 @@
 package dev.baton.agent.config;
 
+import dev.baton.client.settings.PortNumber;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -53,16 +54,11 @@ public record GateRoute(int listenPort, String targetHost, int targetPort) {
   }
 
   private static int port(String gate, String text) {
-    try {
-      int p = Integer.parseInt(text.trim());
-      if (p >= 1 && p <= 65535) {
-        return p;
-      }
-    } catch (NumberFormatException e) {
-      // reported below
-    }
-    throw new IllegalArgumentException(
-        "gate '" + gate + "': '" + text + "' is not a port (1 to 65535)");
+    return PortNumber.parse(text)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "gate '" + gate + "': '" + text + "' is not a port (1 to 65535)"));
   }
 
   @Override

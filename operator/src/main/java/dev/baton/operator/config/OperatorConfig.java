@@ -3,6 +3,7 @@ package dev.baton.operator.config;
 import dev.baton.api.v1alpha1.LabelKeys;
 import dev.baton.api.v1alpha1.RedisKeys;
 import dev.baton.client.GoDuration;
+import dev.baton.client.settings.PortNumber;
 import dev.baton.client.settings.Setting;
 import dev.baton.operator.lease.RedisSettings;
 import java.io.IOException;
@@ -408,13 +409,10 @@ public record OperatorConfig(
     throw new IllegalArgumentException("'" + s + "' is neither true nor false");
   }
 
-  /** A port number, as {@link Integer#parseInt(String)} reads it. */
+  /** A port one of the operator's servers listens on; 0: any free one. */
   static int port(String s) {
-    try {
-      return Integer.parseInt(s);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("'" + s + "' is not a port");
-    }
+    return PortNumber.parseListening(s)
+        .orElseThrow(() -> new IllegalArgumentException("'" + s + "' is not a port (0 to 65535)"));
   }
 
   private static String readFile(String path) {

@@ -1,6 +1,7 @@
 package dev.baton.operator.injection;
 
 import dev.baton.client.GoDuration;
+import dev.baton.client.settings.PortNumber;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.time.Duration;
 import java.util.Map;
@@ -114,20 +115,15 @@ public record AgentOptions(
     if (value == null || value.isBlank()) {
       return fallback;
     }
-    try {
-      int p = Integer.parseInt(value.trim());
-      if (p >= 1 && p <= 65535) {
-        return p;
-      }
-    } catch (NumberFormatException e) {
-      // refused below
-    }
-    throw new Refused(
-        "annotation "
-            + annotation
-            + ": '"
-            + value
-            + "' is not a port; give a number from 1 to 65535, quoted (\"8081\")");
+    return PortNumber.parse(value)
+        .orElseThrow(
+            () ->
+                new Refused(
+                    "annotation "
+                        + annotation
+                        + ": '"
+                        + value
+                        + "' is not a port; give a number from 1 to 65535, quoted (\"8081\")"));
   }
 
   private static String quantity(String annotation, Map<String, String> a, String fallback) {

@@ -1,5 +1,6 @@
 package dev.baton.operator.injection;
 
+import dev.baton.client.settings.PortNumber;
 import dev.baton.operator.pods.Candidate;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.ArrayList;
@@ -66,12 +67,7 @@ public record AgentPods(
 
   private static int leaderOnlyPort(Map<String, String> annotations) {
     String value = annotations == null ? null : annotations.get(AgentNames.LEADER_ONLY_PORT);
-    try {
-      int p = value == null ? AgentNames.DEFAULT_LEADER_ONLY_PORT : Integer.parseInt(value.trim());
-      return p >= 1 && p <= 65535 ? p : AgentNames.DEFAULT_LEADER_ONLY_PORT;
-    } catch (NumberFormatException e) {
-      return AgentNames.DEFAULT_LEADER_ONLY_PORT;
-    }
+    return PortNumber.parse(value).orElse(AgentNames.DEFAULT_LEADER_ONLY_PORT);
   }
 
   public boolean any() {

@@ -69,6 +69,10 @@ class OperatorConfigTest {
   void badValuesNameTheVariable() {
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_HTTP_PORT", "http"), false))
         .hasMessageContaining("BATON_HTTP_PORT: 'http' is not a port");
+    // Refused when read, not when the server fails to bind it; 0 (any free port) is a port here.
+    assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_HTTP_PORT", "70000"), false))
+        .hasMessageContaining("BATON_HTTP_PORT: '70000' is not a port (0 to 65535)");
+    assertThat(OperatorConfig.from(Map.of("BATON_HTTP_PORT", "0"), false).httpPort()).isZero();
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_CLUSTER_ID", "a|b"), false))
         .hasMessageContaining("BATON_CLUSTER_ID");
     assertThatThrownBy(() -> OperatorConfig.from(Map.of("BATON_LEADER_ELECTION", "yes"), false))
