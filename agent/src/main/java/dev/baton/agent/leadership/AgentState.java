@@ -25,6 +25,11 @@ record AgentState(
     return new AgentState(pod, k, gates, leader, closing);
   }
 
+  /** The key as before, held by {@code h} now (null: not held). */
+  AgentState withHold(Hold h) {
+    return withKey(key.withHold(h));
+  }
+
   AgentState withGates(GateState g) {
     return new AgentState(pod, key, g, leader, closing);
   }

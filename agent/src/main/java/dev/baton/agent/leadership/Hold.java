@@ -31,6 +31,15 @@ record Hold(
     return new Hold(key, value, term, proven, at + ttl, sent + ttl - c.marginNanos(), sent);
   }
 
+  /**
+   * The same hold under the name a re-take wrote, after the key was lost while the gates were open
+   * on it: proven, since those gates were, and due by the same deadline until the re-take's renewal
+   * moves it.
+   */
+  Hold retakenAs(String newValue) {
+    return new Hold(key, newValue, term, true, openAfterNanos, untilNanos, lastSentNanos);
+  }
+
   /** Renewed by a script sent at {@code sentNanos}: proven too if sent late enough. */
   Hold renewed(long sentNanos, long ttlLessMarginNanos) {
     boolean nowProven = proven || sentNanos - openAfterNanos >= 0;

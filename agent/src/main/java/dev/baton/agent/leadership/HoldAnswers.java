@@ -172,31 +172,21 @@ final class HoldAnswers {
     long extend = c.ttlNanos() - c.marginNanos();
     switch (x.code()) {
       case 1:
-        return Next.of(s.withKey(s.key().withHold(h.renewed(a.sentNanos(), extend))));
+        return Next.of(s.withHold(h.renewed(a.sentNanos(), extend)));
       case 3:
         if (a.answeredNanos() - h.untilNanos() >= 0) {
           // Sent before the deadline, but it may have run after it, when another gate could have
           // opened on the lost key: the gates stay closed, and the value it wrote goes stale.
           return Next.of(
-              s.withKey(s.key().withHold(null)),
+              s.withHold(null),
               Effect.Log.ofKey(
                   true,
                   h.key(),
                   " was lost from Redis and taken again by a renewal answered after the"
                       + " gates' deadline: they stay closed and that hold is left to go stale"));
         }
-        Hold retaken =
-            new Hold(
-                    h.key(),
-                    n.retakeAs(),
-                    h.term(),
-                    true,
-                    h.openAfterNanos(),
-                    h.untilNanos(),
-                    h.lastSentNanos())
-                .renewed(a.sentNanos(), extend);
         return Next.of(
-            s.withKey(s.key().withHold(retaken)),
+            s.withHold(h.retakenAs(n.retakeAs()).renewed(a.sentNanos(), extend)),
             Effect.Log.ofKey(
                 true,
                 h.key(),
@@ -204,7 +194,7 @@ final class HoldAnswers {
                     + " deadline, connections kept"));
       default:
         return Next.of(
-            s.withKey(s.key().withHold(null)),
+            s.withHold(null),
             new Effect.Log(
                 false,
                 x.code() == 2

@@ -137,7 +137,7 @@ final class LeadershipDecision {
   private static Next<AgentState> release(
       LeadershipConfig c, AgentState s, long now, String reason) {
     Hold h = s.key().hold();
-    Next<AgentState> closed = gates(c, s.withKey(s.key().withHold(null)), now, reason);
+    Next<AgentState> closed = gates(c, s.withHold(null), now, reason);
     Effect after =
         h.proven()
             ? new HoldCall.LetGo(h)
