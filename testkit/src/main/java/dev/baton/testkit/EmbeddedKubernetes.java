@@ -160,6 +160,28 @@ public final class EmbeddedKubernetes implements KubernetesUnderTest {
     return this;
   }
 
+  /**
+   * One request the server answered under a latency profile: the time the profile drew for it, and
+   * the time from its arrival to its answer (its hold, then the mock's handling), in nanoseconds.
+   * Where the second is longer than the first, the mock took longer than the real server would.
+   *
+   * @param podWrite a write of a pod or its status (the profile's pod PATCH)
+   * @param arrivedNanos when it arrived ({@link System#nanoTime}), for a client in the same process
+   *     to lay beside its own sending and answer
+   */
+  public record Served(
+      String method,
+      String path,
+      boolean podWrite,
+      long arrivedNanos,
+      long drawnNanos,
+      long servedNanos) {}
+
+  /** The requests served since the latency profile was set, watches aside; the last 100,000. */
+  public List<Served> served() {
+    return conditions.served();
+  }
+
   /** When (System.nanoTime) each list of {@code plural} was refused, in order. */
   public List<Long> refusedLists(String plural) {
     return times(ServerConditions.LIST_REFUSED, plural);

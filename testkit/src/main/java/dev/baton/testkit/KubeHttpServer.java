@@ -44,6 +44,11 @@ final class KubeHttpServer extends MockWebServer {
   /** A header of the server's own on each request: when its hold ends ({@link System#nanoTime}). */
   private static final String HANDLING_DUE = "X-Baton-Mock-Handling-Due";
 
+  /** Headers of the server's own: when a request arrived, and the time its profile drew for it. */
+  private static final String ARRIVED = "X-Baton-Mock-Arrived";
+
+  private static final String DRAWN = "X-Baton-Mock-Drawn";
+
   private final ServerConditions conditions;
 
   KubeHttpServer(ServerConditions conditions) {
@@ -71,17 +76,29 @@ final class KubeHttpServer extends MockWebServer {
             MockResponse answer = conditions.delayingEvents(dispatcher().dispatch(request));
             String due = request.getHeader(HANDLING_DUE);
             if (due != null) {
-              conditions.handled(
-                  request.getMethod(), request.getPath(), System.nanoTime() - Long.parseLong(due));
+              long now = System.nanoTime();
+              conditions.handled(request.getMethod(), request.getPath(), now - Long.parseLong(due));
+              long arrived = Long.parseLong(request.getHeader(ARRIVED));
+              conditions.served(
+                  request.getMethod(),
+                  request.getPath(),
+                  arrived,
+                  Long.parseLong(request.getHeader(DRAWN)),
+                  now - arrived);
             }
             return answer;
           }
         };
     server.requestHandler(
         request -> {
-          long hold = conditions.holdNanos(request.method().name(), request.uri());
+          long arrived = System.nanoTime();
+          ServerConditions.Timing timing =
+              conditions.timing(request.method().name(), request.uri());
+          long hold = timing.holdNanos();
           // When its handling is due, for the profile to learn what handling takes here.
-          request.headers().set(HANDLING_DUE, Long.toString(System.nanoTime() + hold));
+          request.headers().set(HANDLING_DUE, Long.toString(arrived + hold));
+          request.headers().set(ARRIVED, Long.toString(arrived));
+          request.headers().set(DRAWN, Long.toString(timing.drawnNanos()));
           if (hold <= 0) {
             route(request, fabric8);
             return;

@@ -83,14 +83,60 @@ final class ServerConditions implements AutoCloseable {
    * the profile's pod PATCH in the relay benchmark, 34 ms p50 where the profile's is 16).
    */
   long holdNanos(String method, String uri) {
+    return timing(method, uri).holdNanos();
+  }
+
+  /**
+   * A request's time as the profile drew it, and how long it is held before it is handled ({@link
+   * #holdNanos}); both 0 without a profile.
+   */
+  record Timing(long drawnNanos, long holdNanos) {}
+
+  Timing timing(String method, String uri) {
     LatencyProfile.Draws d = draws;
     if (d == null) {
-      return 0;
+      return new Timing(0, 0);
     }
     Kind kind = kind(method, uri);
     long drawn = d.request(kind);
     synchronized (this) {
-      return Math.max(0, drawn - handling[kind.ordinal()]);
+      return new Timing(drawn, Math.max(0, drawn - handling[kind.ordinal()]));
+    }
+  }
+
+  /** Requests served under a profile, the last {@link #SERVED_KEPT}: what a benchmark reports. */
+  private final ArrayDeque<EmbeddedKubernetes.Served> served = new ArrayDeque<>();
+
+  private static final int SERVED_KEPT = 100_000;
+
+  /**
+   * A request other than a watch was answered {@code servedNanos} after it arrived, its time drawn
+   * at {@code drawnNanos}: kept while a profile is on, so a benchmark can show that the server took
+   * the profile's time and no more.
+   */
+  void served(String method, String uri, long arrivedNanos, long drawnNanos, long servedNanos) {
+    if (draws == null || ServerConditions.isWatch(uri)) {
+      return;
+    }
+    var s =
+        new EmbeddedKubernetes.Served(
+            method,
+            path(uri),
+            kind(method, uri) == Kind.POD_WRITE,
+            arrivedNanos,
+            drawnNanos,
+            servedNanos);
+    synchronized (served) {
+      if (served.size() == SERVED_KEPT) {
+        served.removeFirst();
+      }
+      served.addLast(s);
+    }
+  }
+
+  List<EmbeddedKubernetes.Served> served() {
+    synchronized (served) {
+      return List.copyOf(served);
     }
   }
 

@@ -79,6 +79,24 @@ class ServerConditionsTest {
   }
 
   @Test
+  void requestsServedAreKeptWhileAProfileIsOnWatchesAside() {
+    try (ServerConditions conditions = new ServerConditions()) {
+      String pod = "/api/v1/namespaces/shop/pods/p";
+      conditions.served("PATCH", pod, 5, 1, 2);
+      assertThat(conditions.served()).isEmpty();
+      conditions.latency(LatencyProfile.kubeApiserver132(7));
+      conditions.served("PATCH", pod + "/status?fieldManager=x", 10, 16_000_000, 17_000_000);
+      conditions.served("GET", pod, 20, 3_000_000, 2_000_000);
+      conditions.served("GET", pod + "?watch=true", 30, 3_000_000, 9_000_000_000L);
+      assertThat(conditions.served())
+          .containsExactly(
+              new EmbeddedKubernetes.Served(
+                  "PATCH", pod + "/status", true, 10, 16_000_000, 17_000_000),
+              new EmbeddedKubernetes.Served("GET", pod, false, 20, 3_000_000, 2_000_000));
+    }
+  }
+
+  @Test
   void aRequestIsHeldItsDrawnLatencyLessWhatHandlingOneOfItsKindLatelyTook() {
     LatencyProfile.Spread twenty = LatencyProfile.Spread.of(20, 20.000001, 1.0);
     try (ServerConditions conditions = new ServerConditions()) {
@@ -131,6 +149,7 @@ class ServerConditionsTest {
                   public void onClose(WatcherException cause) {}
                 })) {
       kubernetes.latency(LatencyProfile.kubeApiserver132(3));
+      long before = System.nanoTime();
       List<Long> sentAt = new ArrayList<>();
       List<Long> answeredAt = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
@@ -150,6 +169,20 @@ class ServerConditionsTest {
         // An event reaches a watcher at least 2 ms after its write landed, and after the answer.
         assertThat(seenAt.get(i) - sentAt.get(i)).isGreaterThanOrEqualTo(2_000_000);
       }
+      // Each PATCH is on record with its draw (the profile's pod PATCH: 1 to 150 ms) and the time
+      // from its arrival to its answer, for a benchmark to lay beside what its clients saw.
+      List<EmbeddedKubernetes.Served> patches =
+          kubernetes.served().stream().filter(s -> s.method().equals("PATCH")).toList();
+      assertThat(patches).hasSize(20);
+      assertThat(patches)
+          .allSatisfy(
+              s -> {
+                assertThat(s.podWrite()).isTrue();
+                assertThat(s.path()).isEqualTo("/api/v1/namespaces/shop/pods/p");
+                assertThat(s.drawnNanos()).isBetween(1_000_000L, 150_000_000L);
+                assertThat(s.servedNanos()).isPositive();
+                assertThat(s.arrivedNanos()).isGreaterThan(before);
+              });
       kubernetes.latency(null);
     }
   }

@@ -162,6 +162,20 @@ public final class RelayBench {
             "p99",
             "max",
             "goal (p50)");
+    Report.Section patches =
+        report.section(
+            "relay-pod-patch",
+            "Relay mode: the operator's label writes, as it timed them and as the mock served"
+                + " them, with the latency profile (ms, p50)",
+            "hand-over",
+            "write",
+            "writes",
+            "sent to answered, at the operator",
+            "sent to arrived at the mock",
+            "drawn by the profile",
+            "arrival to answer, at the mock",
+            "the mock's answer less its draw",
+            "answer to the operator's thread");
     // The plain mock first, with the steady-state overhead; then, in the same run, the mock that
     // answers as kube-apiserver v1.32 did on a real node.
     FailoverTrace.to(
@@ -172,11 +186,11 @@ public final class RelayBench {
         });
     try {
       if (servers.contains("plain")) {
-        runOn(null, s, cuts, report);
+        runOn(null, s, cuts, null, report);
       }
       String kubeconfig = System.getenv(KubernetesUnderTest.KUBECONFIG);
       if (servers.contains("profile") && (kubeconfig == null || kubeconfig.isBlank())) {
-        runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, cuts, null);
+        runOn(LatencyProfile.kubeApiserver132(PROFILE_SEED), s, cuts, patches, null);
       }
     } finally {
       FailoverTrace.to(null);
@@ -225,6 +239,16 @@ public final class RelayBench {
             + " would have routed it), echoed once, then blocked in a read: the time is when"
             + " that read saw the reset or the end. The agent acts on its own pod's"
             + " deletionTimestamp (its watch) before any relabel and before its SIGTERM.");
+    patches.note(
+        "Each trial's demotion and promotion, as the operator timed them (FailoverTrace, from the"
+            + " PATCH's sending to its answer in the operator's thread), matched with the mock's"
+            + " record of the same request (the operator runs in the benchmark's process, so both"
+            + " read one clock): when it arrived, the time the profile drew for it, and the time"
+            + " from its arrival to the mock's answer; the rest is the operator's HTTP client and"
+            + " the two cores the whole bed shares, before the request reaches the server and"
+            + " after its answer left it. The last row of a kind: every label write the operator"
+            + " timed, and every pod write the mock served (anyone's: the benchmark's kubelet and"
+            + " finalizers too).");
   }
 
   /**
@@ -232,17 +256,20 @@ public final class RelayBench {
    * profile; the steady-state overhead too when {@code overheadTo} is given.
    */
   private void runOn(
-      LatencyProfile profile, Report.Section s, Report.Section cuts, Report overheadTo)
+      LatencyProfile profile,
+      Report.Section s,
+      Report.Section cuts,
+      Report.Section patches,
+      Report overheadTo)
       throws Exception {
     // The first run is on what the environment names: the plain mock, or a real cluster.
     String server = profile == null ? "plain" : "v1.32 latency profile";
     Path dir =
         Files.createDirectories(config.out().resolve(profile == null ? "relay" : "relay-profile"));
     int trials = Math.max(5, config.processTrials());
-    KubernetesUnderTest kube =
-        profile == null
-            ? KubernetesUnderTest.fromEnvironment()
-            : EmbeddedKubernetes.start().latency(profile);
+    EmbeddedKubernetes profiled =
+        profile == null ? null : EmbeddedKubernetes.start().latency(profile);
+    KubernetesUnderTest kube = profiled == null ? KubernetesUnderTest.fromEnvironment() : profiled;
     try (Sandbox cluster = new Sandbox(kube, BatonOperator::launch, Map.of());
         AgentFleet fleet = new AgentFleet(cluster, jar, dir, AgentBench.CONFIRM_WITHIN)) {
       cluster.startOperator();
@@ -265,6 +292,7 @@ public final class RelayBench {
         List<Double> heldCut = new ArrayList<>();
         long givenUp = relayGaveUp(fleet);
         int lateBefore = fleet.bytes().violations().size();
+        int servedBefore = profiled == null ? 0 : profiled.served().size();
         for (int t = 0; t < trials; t++) {
           took.add(trial(cluster, fleet, kind, counts, heldCut, steps));
         }
@@ -296,6 +324,16 @@ public final class RelayBench {
             counts.overASecond().get(),
             counts.slowestMillis().get(),
             fleet.bytes().violations().size() - lateBefore);
+        if (profiled != null && patches != null) {
+          List<EmbeddedKubernetes.Served> served = profiled.served();
+          patchRows(
+              patches,
+              kind,
+              steps,
+              served.subList(Math.min(servedBefore, served.size()), served.size()).stream()
+                  .filter(EmbeddedKubernetes.Served::podWrite)
+                  .toList());
+        }
         if (!heldCut.isEmpty()) {
           Percentiles c = Percentiles.of(heldCut);
           Progress.line("relay " + server + " held connection cut: " + c);
@@ -306,6 +344,93 @@ public final class RelayBench {
         overhead(overheadTo, cluster, fleet);
       }
     }
+  }
+
+  /**
+   * Where the operator's two label writes of a hand-over spend their time, laid beside the mock's
+   * record of the same requests (the same process, the same clock): from the sending to the
+   * request's arrival at the mock, the profile's draw, from the arrival to the mock's answer, and
+   * from that answer to the operator's thread holding it. Then every pod write: the operator's
+   * label writes as it timed them, and every pod write the mock served against its draw.
+   */
+  private static void patchRows(
+      Report.Section patches, Kind kind, Steps steps, List<EmbeddedKubernetes.Served> podWrites) {
+    patchRow(patches, kind, "the demotion", steps.demotions, podWrites);
+    patchRow(patches, kind, "the promotion", steps.promotions, podWrites);
+    if (steps.labelWrites.isEmpty() || podWrites.isEmpty()) {
+      return;
+    }
+    patches.row(
+        kind.description,
+        "every label write (operator) / pod write (mock)",
+        steps.labelWrites.size() + " / " + podWrites.size(),
+        Percentiles.of(steps.labelWrites).p50(),
+        "–",
+        Percentiles.of(podWrites.stream().map(w -> w.drawnNanos() / 1e6).toList()).p50(),
+        Percentiles.of(podWrites.stream().map(w -> w.servedNanos() / 1e6).toList()).p50(),
+        Percentiles.of(
+                podWrites.stream().map(w -> (w.servedNanos() - w.drawnNanos()) / 1e6).toList())
+            .p50(),
+        "–");
+  }
+
+  private static void patchRow(
+      Report.Section patches,
+      Kind kind,
+      String which,
+      List<Steps.Write> writes,
+      List<EmbeddedKubernetes.Served> podWrites) {
+    List<Double> total = new ArrayList<>();
+    List<Double> there = new ArrayList<>();
+    List<Double> drawn = new ArrayList<>();
+    List<Double> served = new ArrayList<>();
+    List<Double> over = new ArrayList<>();
+    List<Double> back = new ArrayList<>();
+    for (Steps.Write w : writes) {
+      for (EmbeddedKubernetes.Served s : podWrites) {
+        if (s.path().endsWith("/pods/" + w.pod())
+            && s.arrivedNanos() - w.sentNanos() >= 0
+            && w.answeredNanos() - s.arrivedNanos() >= 0) {
+          total.add((w.answeredNanos() - w.sentNanos()) / 1e6);
+          there.add((s.arrivedNanos() - w.sentNanos()) / 1e6);
+          drawn.add(s.drawnNanos() / 1e6);
+          served.add(s.servedNanos() / 1e6);
+          over.add((s.servedNanos() - s.drawnNanos()) / 1e6);
+          back.add((w.answeredNanos() - s.arrivedNanos() - s.servedNanos()) / 1e6);
+          break;
+        }
+      }
+    }
+    if (total.isEmpty()) {
+      return;
+    }
+    Progress.line(
+        "relay "
+            + kind
+            + " "
+            + which
+            + ": at the operator "
+            + Percentiles.of(total)
+            + "; to the mock "
+            + Percentiles.of(there)
+            + "; drawn "
+            + Percentiles.of(drawn)
+            + "; served "
+            + Percentiles.of(served)
+            + "; served less drawn "
+            + Percentiles.of(over)
+            + "; back "
+            + Percentiles.of(back));
+    patches.row(
+        kind.description,
+        which,
+        total.size(),
+        Percentiles.of(total).p50(),
+        Percentiles.of(there).p50(),
+        Percentiles.of(drawn).p50(),
+        Percentiles.of(served).p50(),
+        Percentiles.of(over).p50(),
+        Percentiles.of(back).p50());
   }
 
   /** The connections the follower's relay gave up (no leader's gate took them in time). */
@@ -533,6 +658,17 @@ public final class RelayBench {
     final List<Double> demoted = new ArrayList<>();
     final List<Double> promoteSent = new ArrayList<>();
 
+    /** Every label write of the operator's: ms from its sending to its answer. */
+    final List<Double> labelWrites = new ArrayList<>();
+
+    /** Each trial's demotion and promotion, by the operator's clock. */
+    final List<Write> demotions = new ArrayList<>();
+
+    final List<Write> promotions = new ArrayList<>();
+
+    /** A label write of the operator's: the pod, and when it was sent and answered (nanoTime). */
+    record Write(String pod, long sentNanos, long answeredNanos) {}
+
     /**
      * @param changedPod the pod whose change started the hand-over; null for a switchover, which
      *     starts from the group
@@ -550,6 +686,29 @@ public final class RelayBench {
         if (st.step() == FailoverTrace.Step.POD_EVENT && st.detail().equals(changedPod)) {
           event.add(AgentBench.millisSince(t0, st.nanos()));
           break;
+        }
+      }
+      boolean demotion = false;
+      boolean promotion = false;
+      for (int i = 0; i < trace.size(); i++) {
+        FailoverTrace.Stamp sent = trace.get(i);
+        if (sent.step() != FailoverTrace.Step.LABEL_SENT) {
+          continue;
+        }
+        for (FailoverTrace.Stamp st : trace.subList(i + 1, trace.size())) {
+          if (st.step() == FailoverTrace.Step.LABEL_ANSWERED && st.detail().equals(sent.detail())) {
+            labelWrites.add((st.nanos() - sent.nanos()) / 1e6);
+            String pod = sent.detail().substring(0, sent.detail().indexOf(' '));
+            Write w = new Write(pod, sent.nanos(), st.nanos());
+            if (!demotion && sent.detail().equals(oldLeader + " follower")) {
+              demotions.add(w);
+              demotion = true;
+            } else if (!promotion && sent.detail().endsWith(" leader") && !pod.equals(oldLeader)) {
+              promotions.add(w);
+              promotion = true;
+            }
+            break;
+          }
         }
       }
       first(trace, FailoverTrace.Step.LABEL_SENT, oldLeader + " follower", t0, demoteSent);
