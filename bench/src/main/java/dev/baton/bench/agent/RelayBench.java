@@ -244,9 +244,9 @@ public final class RelayBench {
             + " PATCH's sending to its answer in the operator's thread), matched with the mock's"
             + " record of the same request (the operator runs in the benchmark's process, so both"
             + " read one clock): when it arrived, the time the profile drew for it, and the time"
-            + " from its arrival to the mock's answer; the rest is the operator's HTTP client and"
-            + " the two cores the whole bed shares, before the request reaches the server and"
-            + " after its answer left it. The last row of a kind: every label write the operator"
+            + " from its arrival at the mock's handler to its answer; the rest is the operator's"
+            + " HTTP client, the loopback and the mock's reading of the request, on the two cores"
+            + " the whole bed shares. The last row of a kind: every label write the operator"
             + " timed, and every pod write the mock served (anyone's: the benchmark's kubelet and"
             + " finalizers too).");
   }

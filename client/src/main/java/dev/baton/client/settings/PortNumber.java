@@ -4,8 +4,8 @@ import java.util.OptionalInt;
 
 /**
  * A TCP port as Baton's settings, annotations and gate routes write it: a decimal number, spaces
- * around it ignored. The agent and the operator read ports in a dozen places; they agree on what
- * one is because they all read it here (a port the webhook admits is one the agent takes).
+ * around it ignored. The agent, the operator and kubectl baton read ports in six places; they agree
+ * on what one is because they all read it here (a port the webhook admits is one the agent takes).
  */
 public final class PortNumber {
 
