@@ -249,6 +249,12 @@ public final class RelayBench {
             + " the whole bed shares. The last row of a kind: every label write the operator"
             + " timed, and every pod write the mock served (anyone's: the benchmark's kubelet and"
             + " finalizers too).");
+    if (!patches.hasRows()) {
+      patches.note(
+          "No rows in this run: the mock keeps its record of what it served only under a latency"
+              + " profile, and the profile's pass did not run (-Dbench.relayServers=plain, or a"
+              + " real cluster).");
+    }
   }
 
   /**
@@ -651,7 +657,8 @@ public final class RelayBench {
     final List<Double> afterLabel = new ArrayList<>();
 
     /**
-     * The operator's writes between: the old leader's demotion sent and answered, the new's sent.
+     * The operator's writes between: the old leader's demotion sent and answered, the new's sent
+     * (from {@link #demotions} and {@link #promotions}).
      */
     final List<Double> demoteSent = new ArrayList<>();
 
@@ -688,8 +695,8 @@ public final class RelayBench {
           break;
         }
       }
-      boolean demotion = false;
-      boolean promotion = false;
+      Write demotion = null;
+      Write promotion = null;
       for (int i = 0; i < trace.size(); i++) {
         FailoverTrace.Stamp sent = trace.get(i);
         if (sent.step() != FailoverTrace.Step.LABEL_SENT) {
@@ -700,50 +707,28 @@ public final class RelayBench {
             labelWrites.add((st.nanos() - sent.nanos()) / 1e6);
             String pod = sent.detail().substring(0, sent.detail().indexOf(' '));
             Write w = new Write(pod, sent.nanos(), st.nanos());
-            if (!demotion && sent.detail().equals(oldLeader + " follower")) {
-              demotions.add(w);
-              demotion = true;
-            } else if (!promotion && sent.detail().endsWith(" leader") && !pod.equals(oldLeader)) {
-              promotions.add(w);
-              promotion = true;
+            if (demotion == null && sent.detail().equals(oldLeader + " follower")) {
+              demotion = w;
+            } else if (promotion == null
+                && sent.detail().endsWith(" leader")
+                && !pod.equals(oldLeader)) {
+              promotion = w;
             }
             break;
           }
         }
       }
-      first(trace, FailoverTrace.Step.LABEL_SENT, oldLeader + " follower", t0, demoteSent);
-      first(trace, FailoverTrace.Step.LABEL_ANSWERED, oldLeader + " follower", t0, demoted);
-      for (FailoverTrace.Stamp st : trace) {
-        if (st.step() == FailoverTrace.Step.LABEL_SENT
-            && st.detail().endsWith(" leader")
-            && !st.detail().startsWith(oldLeader + " ")) {
-          promoteSent.add(AgentBench.millisSince(t0, st.nanos()));
-          break;
-        }
+      if (demotion != null) {
+        demotions.add(demotion);
+        demoteSent.add(AgentBench.millisSince(t0, demotion.sentNanos()));
+        demoted.add(AgentBench.millisSince(t0, demotion.answeredNanos()));
       }
-      for (FailoverTrace.Stamp st : trace) {
-        if (st.step() == FailoverTrace.Step.LABEL_ANSWERED
-            && st.detail().endsWith(" leader")
-            && !st.detail().startsWith(oldLeader + " ")) {
-          double at = AgentBench.millisSince(t0, st.nanos());
-          labeled.add(at);
-          afterLabel.add(took - at);
-          break;
-        }
-      }
-    }
-
-    private static void first(
-        List<FailoverTrace.Stamp> trace,
-        FailoverTrace.Step step,
-        String detail,
-        long t0,
-        List<Double> to) {
-      for (FailoverTrace.Stamp st : trace) {
-        if (st.step() == step && st.detail().equals(detail)) {
-          to.add(AgentBench.millisSince(t0, st.nanos()));
-          return;
-        }
+      if (promotion != null) {
+        promotions.add(promotion);
+        promoteSent.add(AgentBench.millisSince(t0, promotion.sentNanos()));
+        double at = AgentBench.millisSince(t0, promotion.answeredNanos());
+        labeled.add(at);
+        afterLabel.add(took - at);
       }
     }
 

@@ -55,6 +55,10 @@ public final class Report {
       return this;
     }
 
+    public boolean hasRows() {
+      return !rows.isEmpty();
+    }
+
     public Section note(String text) {
       notes.add(text);
       return this;
