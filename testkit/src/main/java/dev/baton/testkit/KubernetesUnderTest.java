@@ -35,10 +35,4 @@ public interface KubernetesUnderTest extends AutoCloseable {
         ? EmbeddedKubernetes.start()
         : RealKubernetes.connect(Path.of(kubeconfig));
   }
-
-  /** Whether the tests were asked to run against a real cluster (some need the embedded API). */
-  static boolean realClusterRequested() {
-    String kubeconfig = System.getenv(KUBECONFIG);
-    return kubeconfig != null && !kubeconfig.isBlank();
-  }
 }

@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -335,17 +333,6 @@ public final class LocalRedisCluster implements AutoCloseable {
         slots.add(new int[] {a, range.length > 1 ? Integer.parseInt(range[1]) : a});
       }
       out.add(new Node(f[0], port, master, f[3], slots));
-    }
-    return out;
-  }
-
-  /** Slots per master port, for failure messages. */
-  public Map<Integer, Integer> slotCounts() {
-    Map<Integer, Integer> out = new TreeMap<>();
-    for (Node n : view()) {
-      if (n.master()) {
-        out.put(n.port(), n.slots().stream().mapToInt(r -> r[1] - r[0] + 1).sum());
-      }
     }
     return out;
   }

@@ -32,7 +32,6 @@ import java.util.regex.Pattern;
  */
 public final class Certificates {
 
-  private static final String EC_PUBLIC_KEY = "1.2.840.10045.2.1";
   private static final String ECDSA_SHA256 = "1.2.840.10045.4.3.2";
   private static final String COMMON_NAME = "2.5.4.3";
   private static final String SUBJECT_KEY_ID = "2.5.29.14";
