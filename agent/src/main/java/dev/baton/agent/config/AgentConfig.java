@@ -72,13 +72,12 @@ public record AgentConfig(
           + "waits `confirmWithin`)";
 
   private static final Setting<String> S_POD_NAME =
-      new Setting<>(POD_NAME, s -> s, null, "required", POD_WORDS);
+      Setting.text(POD_NAME, null, "required", POD_WORDS);
   private static final Setting<String> S_POD_NAMESPACE =
-      new Setting<>(POD_NAMESPACE, s -> s, null, "required", POD_WORDS);
+      Setting.text(POD_NAMESPACE, null, "required", POD_WORDS);
   private static final Setting<String> S_POD_UID =
-      new Setting<>(
+      Setting.text(
           POD_UID,
-          s -> s,
           null,
           "the pod's uid (downward API: `metadata.uid`), which the locks' holder values name; "
               + "absent: learned from the first read of the pod");
@@ -103,9 +102,8 @@ public record AgentConfig(
           "`<listen port>:<target host>:<target port>[,...]`; a port in use ends the agent with an "
               + "error naming it");
   private static final Setting<String> S_GATE_BIND =
-      new Setting<>(
+      Setting.text(
           GATE_BIND,
-          s -> s,
           null,
           "every interface",
           "the address the gates listen on (the pod's IP, say)");
@@ -133,32 +131,28 @@ public record AgentConfig(
           "in relay mode, how long a stopping agent keeps relaying new connections after its gates "
               + "shut");
   private static final Setting<String> S_RELAY_SECRET =
-      new Setting<>(
+      Setting.text(
           RELAY_SECRET,
-          s -> s,
           null,
           "in relay mode, a secret shared by the group's agents: relays sign their preamble with "
               + "it (HMAC-SHA256) and the leader-only gate takes only signed ones; without it the "
               + "leader-only port's NetworkPolicy is the only boundary");
   private static final Setting<String> S_ROLE_LABEL =
-      new Setting<>(
-          ROLE_LABEL, s -> s, BatonNames.DEFAULT_ROLE_LABEL, "the LeaderGroup's `spec.roleLabel`");
+      Setting.text(ROLE_LABEL, BatonNames.DEFAULT_ROLE_LABEL, "the LeaderGroup's `spec.roleLabel`");
   private static final Setting<Duration> S_CONFIRM_WITHIN =
       new Setting<>(
           CONFIRM_WITHIN,
           AgentConfig::confirmWithin,
           "2s",
           "how long a read of the pod confirms leadership; the pod is read every quarter of it");
-  private static final Setting<String> S_REDIS_URL =
-      new Setting<>(REDIS_URL, s -> s, null, REDIS_WORDS);
+  private static final Setting<String> S_REDIS_URL = Setting.text(REDIS_URL, null, REDIS_WORDS);
   private static final Setting<String> S_REDIS_USERNAME =
-      new Setting<>(REDIS_USERNAME, s -> s, null, REDIS_WORDS);
+      Setting.text(REDIS_USERNAME, null, REDIS_WORDS);
   private static final Setting<String> S_REDIS_PASSWORD =
-      new Setting<>(REDIS_PASSWORD, s -> s, null, REDIS_WORDS);
+      Setting.text(REDIS_PASSWORD, null, REDIS_WORDS);
   private static final Setting<String> S_KUBECONFIG =
-      new Setting<>(
+      Setting.text(
           KUBECONFIG,
-          s -> s,
           null,
           "",
           "outside a cluster: the current context's server, token or client certificate");

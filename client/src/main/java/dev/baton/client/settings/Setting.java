@@ -50,6 +50,17 @@ public record Setting<T>(
     this(name, parser, defaultValue, null, description);
   }
 
+  /** A setting taken as its text, trimmed. */
+  public static Setting<String> text(String name, String defaultValue, String description) {
+    return new Setting<>(name, s -> s, defaultValue, description);
+  }
+
+  /** A setting taken as its text, trimmed, with the README's default column in words. */
+  public static Setting<String> text(
+      String name, String defaultValue, String shownDefault, String description) {
+    return new Setting<>(name, s -> s, defaultValue, shownDefault, description);
+  }
+
   /**
    * Reads the variable: absent or blank, its default; a value the parser refuses adds "NAME:
    * reason" to {@code problems} and reads as null.

@@ -104,31 +104,22 @@ public record OperatorConfig(
       "credentials for the sentinels themselves, when they differ";
 
   private static final Setting<String> S_REDIS_URL =
-      new Setting<>(
+      Setting.text(
           REDIS_URL,
-          s -> s,
           "redis://127.0.0.1:6379",
           "the default Redis: `redis://`, `rediss://`, "
               + "`redis-sentinel://host:port,host:port/master-name`, or a Redis Cluster's seed "
               + "nodes `redis-cluster://host:port,host:port` (`rediss-cluster://` for TLS)");
   private static final Setting<String> S_REDIS_USERNAME =
-      new Setting<>(REDIS_USERNAME, s -> s, null, CREDENTIALS_WORDS);
+      Setting.text(REDIS_USERNAME, null, CREDENTIALS_WORDS);
   private static final Setting<String> S_REDIS_PASSWORD =
-      new Setting<>(REDIS_PASSWORD, s -> s, null, CREDENTIALS_WORDS);
+      Setting.text(REDIS_PASSWORD, null, CREDENTIALS_WORDS);
   private static final Setting<String> S_REDIS_SENTINEL_USERNAME =
-      new Setting<>(
-          REDIS_SENTINEL_USERNAME,
-          s -> s,
-          null,
-          "the data credentials",
-          SENTINEL_CREDENTIALS_WORDS);
+      Setting.text(
+          REDIS_SENTINEL_USERNAME, null, "the data credentials", SENTINEL_CREDENTIALS_WORDS);
   private static final Setting<String> S_REDIS_SENTINEL_PASSWORD =
-      new Setting<>(
-          REDIS_SENTINEL_PASSWORD,
-          s -> s,
-          null,
-          "the data credentials",
-          SENTINEL_CREDENTIALS_WORDS);
+      Setting.text(
+          REDIS_SENTINEL_PASSWORD, null, "the data credentials", SENTINEL_CREDENTIALS_WORDS);
   private static final Setting<String> S_REDIS_CA_FILE =
       new Setting<>(
           REDIS_CA_FILE,
@@ -147,7 +138,7 @@ public record OperatorConfig(
       new Setting<>(
           NAMESPACES, OperatorConfig::namespaces, "", "all", "comma-separated namespaces to watch");
   private static final Setting<String> S_CLUSTER_ID =
-      new Setting<>(CLUSTER_ID, s -> s, "default", "this cluster's name in shared holder records");
+      Setting.text(CLUSTER_ID, "default", "this cluster's name in shared holder records");
   private static final Setting<Integer> S_HTTP_PORT =
       new Setting<>(
           HTTP_PORT,
@@ -165,19 +156,17 @@ public record OperatorConfig(
               + "started by mistake finds the first registered in Redis, stands by and says so (an "
               + "error log, `baton_operator_other_active_replica`)");
   private static final Setting<String> S_LEADER_ELECTION_NAMESPACE =
-      new Setting<>(
-          LEADER_ELECTION_NAMESPACE, s -> s, null, "the pod's namespace", "where that Lease lives");
+      Setting.text(
+          LEADER_ELECTION_NAMESPACE, null, "the pod's namespace", "where that Lease lives");
   private static final Setting<String> S_LEADER_ELECTION_LEASE_NAME =
-      new Setting<>(
+      Setting.text(
           LEADER_ELECTION_LEASE_NAME,
-          s -> s,
           DEFAULT_LEASE_NAME,
           "that Lease's name; two installs in one namespace need two names, or they elect one "
               + "active operator between them");
   private static final Setting<String> S_LEADER_ELECTION_IDENTITY =
-      new Setting<>(
+      Setting.text(
           LEADER_ELECTION_IDENTITY,
-          s -> s,
           null,
           "`HOSTNAME` (the pod name)",
           "this replica's name in the Lease");
@@ -191,9 +180,9 @@ public record OperatorConfig(
               + "thirds of a lease after its last renewal; a replica that loses the Lease exits "
               + "and is restarted as a standby; SIGTERM hands over at once");
   private static final Setting<String> S_LOG_LEVEL =
-      new Setting<>(LOG_LEVEL, s -> s, "info", "Baton's log level");
+      Setting.text(LOG_LEVEL, "info", "Baton's log level");
   private static final Setting<String> S_LOG_FORMAT =
-      new Setting<>(LOG_FORMAT, s -> s, "text", "`json` for one JSON object a line (ECS layout)");
+      Setting.text(LOG_FORMAT, "text", "`json` for one JSON object a line (ECS layout)");
   private static final Setting<List<String>> S_SHARED_KEY_PREFIXES =
       new Setting<>(
           SHARED_KEY_PREFIXES,

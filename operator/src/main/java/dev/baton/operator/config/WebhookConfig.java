@@ -56,22 +56,20 @@ public record WebhookConfig(
   static final Setting<Integer> S_PORT =
       new Setting<>(PORT, OperatorConfig::port, "9443", "its HTTPS port");
   static final Setting<String> S_SERVICE =
-      new Setting<>(SERVICE, s -> s, "baton-operator-webhook", SERVICE_WORDS);
+      Setting.text(SERVICE, "baton-operator-webhook", SERVICE_WORDS);
   static final Setting<String> S_NAMESPACE =
-      new Setting<>(NAMESPACE, s -> s, null, "the pod's namespace", SERVICE_WORDS);
+      Setting.text(NAMESPACE, null, "the pod's namespace", SERVICE_WORDS);
   static final Setting<String> S_CA_SECRET =
-      new Setting<>(
-          CA_SECRET, s -> s, null, "`<service>-ca`", "the Secret holding the operator's CA for it");
+      Setting.text(
+          CA_SECRET, null, "`<service>-ca`", "the Secret holding the operator's CA for it");
   static final Setting<String> S_CONFIGURATION =
-      new Setting<>(
+      Setting.text(
           CONFIGURATION,
-          s -> s,
           null,
           "the MutatingWebhookConfiguration whose caBundle the operator keeps");
   static final Setting<String> S_CERT_DIR =
-      new Setting<>(
+      Setting.text(
           CERT_DIR,
-          s -> s,
           null,
           "read `tls.crt` and `tls.key` there instead (cert-manager's Secret, mounted); no CA of "
               + "its own");
@@ -82,16 +80,14 @@ public record WebhookConfig(
           "auto",
           "`true`, `false`, or by the API server's version (1.29+)");
   static final Setting<String> S_AGENT_IMAGE =
-      new Setting<>(
+      Setting.text(
           AGENT_IMAGE,
-          s -> s,
           null,
           "required with the webhook",
           "the image injected, the operator's own; pods on another are reported as outdated");
   static final Setting<String> S_AGENT_REDIS_SECRET =
-      new Setting<>(
+      Setting.text(
           AGENT_REDIS_SECRET,
-          s -> s,
           "baton-redis",
           "the Secret in each app namespace for agents of groups on the default Redis; empty: "
               + "none; unused with `BATON_REDIS_ACL_PER_GROUP=true`, where each agent takes its "
