@@ -1,11 +1,8 @@
-package dev.baton.operator.testing;
+package dev.baton.testkit;
 
 import static dev.baton.testkit.Timeouts.WAIT;
 import static org.awaitility.Awaitility.await;
 
-import dev.baton.testkit.FreePorts;
-import dev.baton.testkit.LocalRedis;
-import dev.baton.testkit.RespClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,5 @@
-package dev.baton.operator.testing;
+package dev.baton.testkit;
 
-import dev.baton.testkit.LocalRedis;
-import dev.baton.testkit.RespClient;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

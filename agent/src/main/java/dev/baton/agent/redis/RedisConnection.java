@@ -1,13 +1,10 @@
 package dev.baton.agent.redis;
 
 import dev.baton.client.RedisUrl;
+import dev.baton.client.RedissonConfigs;
 import java.time.Duration;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.BaseConfig;
-import org.redisson.config.Config;
-import org.redisson.config.ConstantDelay;
-import org.redisson.config.ReadMode;
 
 /**
  * The agent's Redis, from the operator's settings ({@code BATON_REDIS_URL}, read by {@link
@@ -21,68 +18,24 @@ public final class RedisConnection {
 
   public static final Duration ANSWER_WITHIN = Duration.ofSeconds(1);
 
+  /**
+   * What the agent asks of Redisson: a few connections, since one runs beside every pod; started
+   * lazily, so a Redis that is down at start is retried.
+   */
+  private static final RedissonConfigs.Sizing SIZING =
+      new RedissonConfigs.Sizing("baton-agent", 2, 4, 1, 0, ANSWER_WITHIN, true, false);
+
   private RedisConnection() {}
 
-  /** A client for the URL; connects lazily, so a Redis that is down at start is retried. */
+  /** A client for the URL; credentials given here win over those in the URL. */
   public static RedissonClient open(String url, String username, String password) {
-    RedisUrl u = RedisUrl.parse(url);
-    if (username == null) {
-      username = u.username();
-    }
-    if (password == null) {
-      password = u.password();
-    }
-    Config config = new Config();
-    config.setThreads(2);
-    config.setNettyThreads(2);
-    config.setLazyInitialization(true);
-    if (username != null && !username.isBlank()) {
-      config.setUsername(username);
-    }
-    if (password != null && !password.isBlank()) {
-      config.setPassword(password);
-    }
-    switch (u.kind()) {
-      case SINGLE ->
-          tune(
-              config
-                  .useSingleServer()
-                  .setAddress(u.describe())
-                  .setConnectionMinimumIdleSize(1)
-                  .setConnectionPoolSize(4)
-                  .setSubscriptionConnectionMinimumIdleSize(1)
-                  .setSubscriptionConnectionPoolSize(1));
-      case SENTINEL -> {
-        var sentinel =
-            config
-                .useSentinelServers()
-                .setMasterName(u.sentinelMaster())
-                .setCheckSentinelsList(false)
-                .setSlaveConnectionMinimumIdleSize(0)
-                .setReadMode(ReadMode.MASTER);
-        u.nodes().forEach(sentinel::addSentinelAddress);
-        tune(sentinel);
-      }
-      case CLUSTER -> {
-        var cluster = config.useClusterServers().setReadMode(ReadMode.MASTER);
-        u.nodes().forEach(cluster::addNodeAddress);
-        tune(cluster);
-      }
-    }
-    return Redisson.create(config);
+    return Redisson.create(
+        RedissonConfigs.config(
+            RedisUrl.parse(url), RedissonConfigs.Login.of(username, password), SIZING));
   }
 
   /** The URL without credentials, for logs and messages. */
   public static String describe(String url) {
     return RedisUrl.parse(url).describe();
-  }
-
-  private static void tune(BaseConfig<?> c) {
-    c.setConnectTimeout((int) CONNECT_WITHIN.toMillis())
-        .setTimeout((int) ANSWER_WITHIN.toMillis())
-        .setRetryAttempts(1)
-        .setRetryDelay(new ConstantDelay(Duration.ofMillis(50)))
-        .setPingConnectionInterval(1000)
-        .setClientName("baton-agent");
   }
 }

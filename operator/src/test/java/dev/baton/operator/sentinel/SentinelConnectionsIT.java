@@ -9,7 +9,7 @@ import dev.baton.operator.lease.RedisLeaseStore;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
 import dev.baton.operator.testing.CapturedOutput;
-import dev.baton.operator.testing.LocalSentinel;
+import dev.baton.testkit.LocalSentinel;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;

@@ -11,7 +11,7 @@ import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
-import dev.baton.operator.testing.LocalSentinel;
+import dev.baton.testkit.LocalSentinel;
 import dev.baton.testkit.RoleWatcher;
 import dev.baton.testkit.Sandbox;
 import dev.baton.testkit.Timeouts;
