@@ -16,8 +16,10 @@ import dev.baton.agent.redis.RedisConnection;
 import dev.baton.agent.redis.ScriptSocket;
 import dev.baton.agent.threads.AgentThreads;
 import dev.baton.client.BatonLeadership;
+import dev.baton.client.CaCertificates;
 import dev.baton.client.GracefulStop;
 import dev.baton.client.KubernetesApi;
+import dev.baton.client.RedisLogin;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -108,24 +110,26 @@ public final class BatonAgent implements AutoCloseable {
 
   /** The Redis client of the agent's locks and subscription; null without a Redis URL. */
   private static RedissonClient redisson(AgentConfig config) {
-    return config
-        .redisUrl()
-        .map(
-            url ->
-                RedisConnection.open(
-                    url, config.redisUsername().orElse(null), config.redisPassword().orElse(null)))
-        .orElse(null);
+    return config.redisUrl().map(url -> RedisConnection.open(url, login(config))).orElse(null);
   }
 
   /** The hold scripts' own connection, against a single server; null for Sentinel or Cluster. */
   private static ScriptSocket scriptSocket(AgentConfig config) {
     return ScriptSocket.forUrl(
             config.redisUrl().orElseThrow(),
-            config.redisUsername().orElse(null),
-            config.redisPassword().orElse(null),
+            login(config),
             RedisConnection.CONNECT_WITHIN,
             RedisConnection.ANSWER_WITHIN)
         .orElse(null);
+  }
+
+  private static RedisLogin login(AgentConfig config) {
+    return new RedisLogin(
+        config.redisUsername().orElse(null),
+        config.redisPassword().orElse(null),
+        config.redisSentinelUsername().orElse(null),
+        config.redisSentinelPassword().orElse(null),
+        config.redisCa().map(CaCertificates::trustManagers).orElse(null));
   }
 
   /**

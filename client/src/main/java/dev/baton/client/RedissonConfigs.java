@@ -1,7 +1,6 @@
 package dev.baton.client;
 
 import java.time.Duration;
-import javax.net.ssl.TrustManagerFactory;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.BaseMasterSlaveServersConfig;
 import org.redisson.config.Config;
@@ -28,9 +27,8 @@ public final class RedissonConfigs {
    * @param nettyThreads the client's I/O threads
    * @param connections the most connections to a master, one of them kept open
    * @param subscriptionConnections the most connections for subscriptions, one kept open
-   * @param replicaConnections connections kept open to each replica of a sentinel's master (reads
-   *     never go there; the operator keeps one so that a promoted replica is reached at once); two
-   *     at most, none kept open to a cluster's replicas
+   * @param replicaConnections connections kept open to each replica of a sentinel's master, where
+   *     no call is read from; two at most, and none kept open to a cluster's replicas
    * @param timeout how long a connection may take to open, and a call to be answered
    * @param lazy connect at the first call rather than when the client is made, so that a process
    *     starts while its Redis is down
@@ -46,31 +44,10 @@ public final class RedissonConfigs {
       boolean lazy,
       boolean scriptCache) {}
 
-  /**
-   * Who the client is to Redis. A credential not given here is taken from the URL's user info.
-   *
-   * @param sentinelUsername the sentinels' own user (a sentinel URL only); null: the data
-   *     credentials are offered to the sentinels
-   * @param trust the CAs a {@code rediss://} server's certificate is checked against; null: the
-   *     JVM's
-   */
-  public record Login(
-      String username,
-      String password,
-      String sentinelUsername,
-      String sentinelPassword,
-      TrustManagerFactory trust) {
-
-    /** Data credentials only, trusting the JVM's CAs. */
-    public static Login of(String username, String password) {
-      return new Login(username, password, null, null, null);
-    }
-  }
-
   private RedissonConfigs() {}
 
   /** A client configuration for the URL, never holding its credentials anywhere but the login. */
-  public static Config config(RedisUrl url, Login login, Sizing sizing) {
+  public static Config config(RedisUrl url, RedisLogin login, Sizing sizing) {
     Config config = new Config();
     config.setThreads(2);
     config.setNettyThreads(sizing.nettyThreads());
@@ -109,7 +86,7 @@ public final class RedissonConfigs {
         sizing);
   }
 
-  private static void sentinels(Config config, RedisUrl url, Login login, Sizing sizing) {
+  private static void sentinels(Config config, RedisUrl url, RedisLogin login, Sizing sizing) {
     var sentinel =
         config
             .useSentinelServers()

@@ -48,6 +48,42 @@ public final class RedisProcess implements AutoCloseable {
     return p;
   }
 
+  /**
+   * A redis-server with no plain port: TLS on a free loopback port, with a certificate {@code ca}
+   * issues, clients not asked for one, and {@code password} for the default user.
+   */
+  public static RedisProcess startTls(TestCertificates ca, Path dir, String password) {
+    TestCertificates.ServerFiles files = ca.issueServer(dir);
+    int port = FreePorts.any();
+    return start(
+        dir,
+        port,
+        ca.trustingContext(),
+        List.of(
+            "--port",
+            "0",
+            "--tls-port",
+            Integer.toString(port),
+            "--bind",
+            "127.0.0.1",
+            "--tls-cert-file",
+            files.certificate().toString(),
+            "--tls-key-file",
+            files.key().toString(),
+            "--tls-ca-cert-file",
+            files.ca().toString(),
+            "--tls-auth-clients",
+            "no",
+            "--requirepass",
+            password,
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            dir.toString()));
+  }
+
   public static Path tempDir(String prefix) {
     try {
       return Files.createTempDirectory(prefix);

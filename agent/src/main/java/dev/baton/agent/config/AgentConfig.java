@@ -1,6 +1,7 @@
 package dev.baton.agent.config;
 
 import dev.baton.client.BatonNames;
+import dev.baton.client.CaCertificates;
 import dev.baton.client.GoDuration;
 import dev.baton.client.settings.PortNumber;
 import dev.baton.client.settings.Setting;
@@ -21,6 +22,10 @@ import java.util.TreeMap;
  * @param healthListen where {@code /healthz}, {@code /readyz} and {@code /metrics} are also served,
  *     alone, for the kubelet's probes and Prometheus, which cannot reach loopback; absent: nowhere
  * @param redisUrl absent: no locks, and the gate waits {@code confirmWithin} after a promotion
+ * @param redisSentinelUsername the sentinels' own user, for a {@code redis-sentinel://} URL;
+ *     absent: the data credentials are offered to the sentinels
+ * @param redisCa PEM CA certificates a {@code rediss://} server is checked against; absent: the
+ *     JVM's
  * @param gateBind the address the gates listen on; absent: every interface
  * @param relays relay mode: gate port to the leader-only port every agent of the group listens on
  * @param relayDrain in relay mode, how long a stopping agent goes on relaying after its gates shut
@@ -41,6 +46,9 @@ public record AgentConfig(
     Optional<String> redisUrl,
     Optional<String> redisUsername,
     Optional<String> redisPassword,
+    Optional<String> redisSentinelUsername,
+    Optional<String> redisSentinelPassword,
+    Optional<String> redisCa,
     Optional<String> kubeconfig,
     Optional<String> gateBind,
     Map<Integer, Integer> relays,
@@ -59,6 +67,9 @@ public record AgentConfig(
   public static final String REDIS_URL = "BATON_REDIS_URL";
   public static final String REDIS_USERNAME = "BATON_REDIS_USERNAME";
   public static final String REDIS_PASSWORD = "BATON_REDIS_PASSWORD";
+  public static final String REDIS_SENTINEL_USERNAME = "BATON_REDIS_SENTINEL_USERNAME";
+  public static final String REDIS_SENTINEL_PASSWORD = "BATON_REDIS_SENTINEL_PASSWORD";
+  public static final String REDIS_CA = "BATON_REDIS_CA";
   public static final String KUBECONFIG = "KUBECONFIG";
   public static final String GATE_BIND = "BATON_AGENT_GATE_BIND";
   public static final String RELAY = "BATON_AGENT_RELAY";
@@ -70,6 +81,8 @@ public record AgentConfig(
   private static final String REDIS_WORDS =
       "as the operator's: locks, and the gate's fast hand-over (without Redis a new leader's gate "
           + "waits `confirmWithin`)";
+  private static final String SENTINEL_WORDS =
+      "for a `redis-sentinel://` URL, the sentinels' own credentials, when they differ";
 
   private static final Setting<String> S_POD_NAME =
       Setting.text(POD_NAME, null, "required", POD_WORDS);
@@ -150,6 +163,18 @@ public record AgentConfig(
       Setting.text(REDIS_USERNAME, null, REDIS_WORDS);
   private static final Setting<String> S_REDIS_PASSWORD =
       Setting.text(REDIS_PASSWORD, null, REDIS_WORDS);
+  private static final Setting<String> S_REDIS_SENTINEL_USERNAME =
+      Setting.text(REDIS_SENTINEL_USERNAME, null, "the data credentials", SENTINEL_WORDS);
+  private static final Setting<String> S_REDIS_SENTINEL_PASSWORD =
+      Setting.text(REDIS_SENTINEL_PASSWORD, null, "the data credentials", SENTINEL_WORDS);
+  private static final Setting<String> S_REDIS_CA =
+      new Setting<>(
+          REDIS_CA,
+          AgentConfig::caCertificates,
+          null,
+          "the JVM's trust store",
+          "PEM text of CA certificates trusted for a `rediss://` Redis (the webhook takes it from "
+              + "the Secret's `ca.crt`)");
   private static final Setting<String> S_KUBECONFIG =
       Setting.text(
           KUBECONFIG,
@@ -179,6 +204,9 @@ public record AgentConfig(
           S_REDIS_URL,
           S_REDIS_USERNAME,
           S_REDIS_PASSWORD,
+          S_REDIS_SENTINEL_USERNAME,
+          S_REDIS_SENTINEL_PASSWORD,
+          S_REDIS_CA,
           S_KUBECONFIG);
 
   /**
@@ -214,6 +242,9 @@ public record AgentConfig(
             Optional.ofNullable(S_REDIS_URL.read(env, problems)),
             Optional.ofNullable(S_REDIS_USERNAME.read(env, problems)),
             Optional.ofNullable(S_REDIS_PASSWORD.read(env, problems)),
+            Optional.ofNullable(S_REDIS_SENTINEL_USERNAME.read(env, problems)),
+            Optional.ofNullable(S_REDIS_SENTINEL_PASSWORD.read(env, problems)),
+            Optional.ofNullable(S_REDIS_CA.read(env, problems)),
             Optional.ofNullable(S_KUBECONFIG.read(env, problems)),
             Optional.ofNullable(S_GATE_BIND.read(env, problems)),
             S_RELAY.read(env, problems),
@@ -226,6 +257,13 @@ public record AgentConfig(
               + " needs "
               + REDIS_URL
               + ": followers learn where the leader is from the gate key's hold");
+    }
+    if (c.redisCa().isPresent()
+        && c.redisUrl()
+            .filter(u -> u.startsWith("rediss://") || u.startsWith("rediss-cluster://"))
+            .isEmpty()) {
+      problems.add(
+          REDIS_CA + ": a CA is only used with a rediss:// or rediss-cluster:// " + REDIS_URL);
     }
     if (c.relays() != null && c.gates() != null) {
       for (var r : c.relays().entrySet()) {
@@ -243,6 +281,12 @@ public record AgentConfig(
           "the agent's configuration is invalid:\n  " + String.join("\n  ", problems));
     }
     return c;
+  }
+
+  /** PEM text that holds at least one certificate; the text itself is never quoted. */
+  static String caCertificates(String pem) {
+    CaCertificates.parse(pem);
+    return pem;
   }
 
   /** A relay's hold: positive, and short enough that a client is answered or reset quickly. */
@@ -324,7 +368,7 @@ public record AgentConfig(
     return d;
   }
 
-  /** Never shows the Redis password or the relay secret. */
+  /** Never shows a Redis password or the relay secret. */
   @Override
   public String toString() {
     return "pod "

@@ -1,5 +1,6 @@
 package dev.baton.agent.redis;
 
+import dev.baton.client.RedisLogin;
 import dev.baton.client.RedisUrl;
 import dev.baton.client.RedissonConfigs;
 import java.time.Duration;
@@ -29,9 +30,12 @@ public final class RedisConnection {
 
   /** A client for the URL; credentials given here win over those in the URL. */
   public static RedissonClient open(String url, String username, String password) {
-    return Redisson.create(
-        RedissonConfigs.config(
-            RedisUrl.parse(url), RedissonConfigs.Login.of(username, password), SIZING));
+    return open(url, RedisLogin.of(username, password));
+  }
+
+  /** A client for the URL as this login reaches it (the sentinels' own credentials too). */
+  public static RedissonClient open(String url, RedisLogin login) {
+    return Redisson.create(RedissonConfigs.config(RedisUrl.parse(url), login, SIZING));
   }
 
   /** The URL without credentials, for logs and messages. */

@@ -1,5 +1,7 @@
 package dev.baton.agent.redis;
 
+import dev.baton.client.CaCertificates;
+import dev.baton.client.RedisLogin;
 import dev.baton.client.RedisUrl;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -32,11 +34,15 @@ import javax.net.ssl.SSLSocketFactory;
  */
 public final class ScriptSocket implements AutoCloseable {
 
-  /** Where and as whom: a server, and the credentials its AUTH takes (null: none). */
+  /**
+   * Where and as whom: a server, how TLS is made to it (null: plain), and the credentials its AUTH
+   * takes (null: none).
+   */
   private record Server(
       String host,
       int port,
       boolean tls,
+      SSLSocketFactory tlsSockets,
       String username,
       String password,
       int connectMillis,
@@ -65,6 +71,12 @@ public final class ScriptSocket implements AutoCloseable {
    */
   public static Optional<ScriptSocket> forUrl(
       String url, String username, String password, Duration connectWithin, Duration answerWithin) {
+    return forUrl(url, RedisLogin.of(username, password), connectWithin, answerWithin);
+  }
+
+  /** As above, as this login reaches the server: its credentials, and the CAs it trusts. */
+  public static Optional<ScriptSocket> forUrl(
+      String url, RedisLogin login, Duration connectWithin, Duration answerWithin) {
     RedisUrl u = RedisUrl.parse(url);
     if (u.kind() != RedisUrl.Kind.SINGLE) {
       return Optional.empty();
@@ -80,8 +92,13 @@ public final class ScriptSocket implements AutoCloseable {
                 uri.getHost(),
                 uri.getPort() < 0 ? 6379 : uri.getPort(),
                 u.tls(),
-                username != null ? username : u.username(),
-                password != null ? password : u.password(),
+                !u.tls()
+                    ? null
+                    : login.trust() != null
+                        ? CaCertificates.socketFactory(login.trust())
+                        : (SSLSocketFactory) SSLSocketFactory.getDefault(),
+                login.username() != null ? login.username() : u.username(),
+                login.password() != null ? login.password() : u.password(),
                 (int) connectWithin.toMillis(),
                 (int) answerWithin.toMillis())));
   }
@@ -145,9 +162,7 @@ public final class ScriptSocket implements AutoCloseable {
       s.connect(new InetSocketAddress(server.host(), server.port()), server.connectMillis());
       if (server.tls()) {
         SSLSocket secured =
-            (SSLSocket)
-                ((SSLSocketFactory) SSLSocketFactory.getDefault())
-                    .createSocket(s, server.host(), server.port(), true);
+            (SSLSocket) server.tlsSockets().createSocket(s, server.host(), server.port(), true);
         SSLParameters p = secured.getSSLParameters();
         p.setEndpointIdentificationAlgorithm("HTTPS");
         secured.setSSLParameters(p);

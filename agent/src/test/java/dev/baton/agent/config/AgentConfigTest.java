@@ -3,6 +3,7 @@ package dev.baton.agent.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.testkit.TestCertificates;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +53,42 @@ class AgentConfigTest {
     assertThat(c.confirmWithin()).isEqualTo(Duration.ofMillis(61_500));
     assertThat(c.redisUrl()).hasValue("redis://redis:6379");
     assertThat(c.toString()).doesNotContain("s3cret");
+  }
+
+  @Test
+  void theSentinelsOwnCredentialsAreReadAndNeverShown() {
+    AgentConfig c =
+        AgentConfig.fromEnvironment(
+            Map.of(
+                "POD_NAME", "p",
+                "POD_NAMESPACE", "ns",
+                "BATON_REDIS_URL", "redis-sentinel://s1:26379,s2:26379/mymaster",
+                "BATON_REDIS_SENTINEL_USERNAME", "watcher",
+                "BATON_REDIS_SENTINEL_PASSWORD", "sentinel-s3cret"));
+    assertThat(c.redisSentinelUsername()).hasValue("watcher");
+    assertThat(c.redisSentinelPassword()).hasValue("sentinel-s3cret");
+    assertThat(c.toString()).doesNotContain("sentinel-s3cret");
+  }
+
+  @Test
+  void aCaIsReadAsPemForATlsUrlOnly() {
+    Map<String, String> plain =
+        Map.of(
+            "POD_NAME", "p",
+            "POD_NAMESPACE", "ns",
+            "BATON_REDIS_URL", "redis://redis:6379",
+            "BATON_REDIS_CA", TestCertificates.newCa("agent-config-ca").caPem());
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(plain))
+        .hasMessageContaining("BATON_REDIS_CA: a CA is only used with a rediss://");
+    Map<String, String> notPem =
+        Map.of(
+            "POD_NAME", "p",
+            "POD_NAMESPACE", "ns",
+            "BATON_REDIS_URL", "rediss://redis:6379",
+            "BATON_REDIS_CA", "not-a-certificate-4c1e");
+    assertThatThrownBy(() -> AgentConfig.fromEnvironment(notPem))
+        .hasMessageContaining("BATON_REDIS_CA: the CA certificate is not in PEM format")
+        .hasMessageNotContaining("not-a-certificate-4c1e");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.baton.operator.injection;
 
+import dev.baton.operator.lease.RedisSecrets;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -125,6 +126,19 @@ public final class AgentSidecar {
       env.add(secret("BATON_REDIS_URL", t.redisSecret(), "url", false));
       env.add(secret("BATON_REDIS_USERNAME", t.redisSecret(), "username", true));
       env.add(secret("BATON_REDIS_PASSWORD", t.redisSecret(), "password", true));
+      env.add(
+          secret(
+              "BATON_REDIS_SENTINEL_USERNAME",
+              t.redisSecret(),
+              RedisSecrets.SENTINEL_USERNAME,
+              true));
+      env.add(
+          secret(
+              "BATON_REDIS_SENTINEL_PASSWORD",
+              t.redisSecret(),
+              RedisSecrets.SENTINEL_PASSWORD,
+              true));
+      env.add(secret("BATON_REDIS_CA", t.redisSecret(), RedisSecrets.CA_CERTIFICATE, true));
     }
     return env;
   }

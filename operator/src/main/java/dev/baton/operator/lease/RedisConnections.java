@@ -1,5 +1,7 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.CaCertificates;
+import dev.baton.client.RedisLogin;
 import dev.baton.client.RedisUrl;
 import dev.baton.client.RedissonConfigs;
 import java.time.Duration;
@@ -103,7 +105,7 @@ public class RedisConnections implements AutoCloseable {
   private Config config(RedisSettings settings) {
     return RedissonConfigs.config(
         RedisUrl.parse(settings.url()),
-        new RedissonConfigs.Login(
+        new RedisLogin(
             settings.username(),
             settings.password(),
             settings.sentinelUsername(),

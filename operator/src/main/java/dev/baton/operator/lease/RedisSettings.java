@@ -1,5 +1,6 @@
 package dev.baton.operator.lease;
 
+import dev.baton.client.CaCertificates;
 import dev.baton.client.RedisUrl;
 import java.util.ArrayList;
 import java.util.List;

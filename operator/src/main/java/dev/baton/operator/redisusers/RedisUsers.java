@@ -96,7 +96,10 @@ final class RedisUsers {
     try {
       RedisSettings redis = settings(s);
       UserSecret.Found found =
-          userSecrets.ensure(s.resource(), s.secretName(), s.username(), redis.describe());
+          userSecrets.ensure(
+              s.resource(),
+              s.secretName(),
+              new UserSecret.Login(s.username(), redis.describe(), redis.caCertificate()));
       acl.setUser(
           kit.connections().redisson(redis), s.username(), found.passwordHashes(), s.rules());
       if (found.rotated()) {

@@ -2,6 +2,7 @@ package dev.baton.operator.redisusers;
 
 import dev.baton.client.BatonNames;
 import dev.baton.operator.kube.Metadata;
+import dev.baton.operator.lease.RedisSecrets;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -19,9 +20,11 @@ import java.util.Objects;
 
 /**
  * The Secret that holds a resource's Redis user: {@code url}, {@code username}, {@code password}
- * for the agent, and the SHA-256 of the password before the last rotation, which Redis keeps
- * accepting until the next one. Owned by the resource, so it goes with it. The Secret is the one
- * record of the password: Redis is set from it, never the other way round.
+ * for the agent, {@code ca.crt} when its Redis is trusted through a CA of its own (a CA is no
+ * secret; the sentinels' credentials, one for every tenant, are never copied here), and the SHA-256
+ * of the password before the last rotation, which Redis keeps accepting until the next one. Owned
+ * by the resource, so it goes with it. The Secret is the one record of the password: Redis is set
+ * from it, never the other way round.
  *
  * <p>It also holds {@code relay-secret}, the key a group's agents sign their relays' preambles with
  * (BATON_AGENT_RELAY_SECRET): made once, and kept across password rotations, since agents started
@@ -34,9 +37,13 @@ final class UserSecret {
   static final String PASSWORD = "password";
   static final String PREVIOUS_HASH = "previous-password-sha256";
   static final String RELAY_SECRET = "relay-secret";
+  static final String CA = RedisSecrets.CA_CERTIFICATE;
 
   /** On the Secret: the value of the resource's rotate annotation its password was made for. */
   static final String ROTATED_FOR = "baton.dev/rotated-for";
+
+  /** Who the Secret's user is and where: what a password rotation keeps. */
+  record Login(String username, String url, String caCertificate) {}
 
   /** What was found or written: the password hashes Redis is to accept, newest first. */
   record Found(List<String> passwordHashes, boolean rotated) {}
@@ -60,7 +67,7 @@ final class UserSecret {
    * The resource's Secret, created when absent and given a new password when the resource's rotate
    * annotation differs from the one the Secret was made for.
    */
-  Found ensure(HasMetadata owner, String secretName, String username, String url) {
+  Found ensure(HasMetadata owner, String secretName, Login login) {
     String ns = owner.getMetadata().getNamespace();
     String wanted = rotateRequest(owner);
     Secret s = client.secrets().inNamespace(ns).withName(secretName).get();
@@ -69,9 +76,7 @@ final class UserSecret {
           client
               .secrets()
               .inNamespace(ns)
-              .resource(
-                  build(
-                      owner, secretName, username, url, newPassword(), null, wanted, newPassword()))
+              .resource(build(owner, secretName, login, newPassword(), null, wanted, newPassword()))
               .create();
       return new Found(hashes(created), false);
     }
@@ -85,7 +90,10 @@ final class UserSecret {
     String madeFor = annotation(s, ROTATED_FOR);
     String relaySecret = value(s, RELAY_SECRET);
     boolean drifted =
-        !username.equals(value(s, USERNAME)) || !url.equals(value(s, URL)) || relaySecret == null;
+        !login.username().equals(value(s, USERNAME))
+            || !login.url().equals(value(s, URL))
+            || !Objects.equals(login.caCertificate(), value(s, CA))
+            || relaySecret == null;
     if (relaySecret == null) {
       relaySecret = newPassword(); // a Secret written before relays were signed
     }
@@ -96,8 +104,8 @@ final class UserSecret {
     String current = value(s, PASSWORD);
     Secret next =
         rotate
-            ? build(owner, secretName, username, url, newPassword(), current, wanted, relaySecret)
-            : build(owner, secretName, username, url, current, previousOf(s), madeFor, relaySecret);
+            ? build(owner, secretName, login, newPassword(), current, wanted, relaySecret)
+            : build(owner, secretName, login, current, previousOf(s), madeFor, relaySecret);
     next.getMetadata().setResourceVersion(s.getMetadata().getResourceVersion());
     Secret updated = client.secrets().inNamespace(ns).resource(next).update();
     return new Found(hashes(updated), rotate);
@@ -112,8 +120,7 @@ final class UserSecret {
   private static Secret build(
       HasMetadata owner,
       String name,
-      String username,
-      String url,
+      Login login,
       String password,
       String previous,
       String rotatedFor,
@@ -127,10 +134,13 @@ final class UserSecret {
             .withOwnerReferences(Metadata.controllerReference(owner))
             .endMetadata()
             .withType("Opaque")
-            .addToData(URL, encode(url))
-            .addToData(USERNAME, encode(username))
+            .addToData(URL, encode(login.url()))
+            .addToData(USERNAME, encode(login.username()))
             .addToData(PASSWORD, encode(password))
             .addToData(RELAY_SECRET, encode(relaySecret));
+    if (login.caCertificate() != null) {
+      b.addToData(CA, encode(login.caCertificate()));
+    }
     if (previous != null) {
       String hash = previous.matches("[0-9a-f]{64}") ? previous : sha256(previous);
       b.addToData(PREVIOUS_HASH, encode(hash));

@@ -302,6 +302,9 @@ class AgentInjectorTest {
     wanted.add("BATON_REDIS_URL=" + expected + "/url");
     wanted.add("BATON_REDIS_USERNAME=" + expected + "/username");
     wanted.add("BATON_REDIS_PASSWORD=" + expected + "/password");
+    wanted.add("BATON_REDIS_SENTINEL_USERNAME=" + expected + "/sentinelUsername");
+    wanted.add("BATON_REDIS_SENTINEL_PASSWORD=" + expected + "/sentinelPassword");
+    wanted.add("BATON_REDIS_CA=" + expected + "/ca.crt");
     assertThat(secretRefs(agent)).containsExactlyElementsOf(wanted);
   }
 

@@ -7,17 +7,20 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.api.v1alpha1.LeaderGroup;
 import dev.baton.api.v1alpha1.RedisConnectionRef;
+import dev.baton.client.BatonNames;
 import dev.baton.operator.config.OperatorConfig;
 import dev.baton.operator.lease.RedisSecrets;
 import dev.baton.operator.testing.BatonCluster;
 import dev.baton.operator.testing.CapturedOutput;
-import dev.baton.operator.testing.TestCertificates;
-import dev.baton.testkit.FreePorts;
 import dev.baton.testkit.RedisProcess;
 import dev.baton.testkit.RespClient;
 import dev.baton.testkit.Sandbox;
+import dev.baton.testkit.TestCertificates;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,37 +35,51 @@ class RedisTlsIT {
   private static final String ROLE = BatonCluster.ROLE;
   private static final String PASSWORD = "Tls-Pw-71c3e";
 
-  /** A redis-server with no plain port: TLS on a free port, a password for the default user. */
-  static RedisProcess tlsRedis(TestCertificates ca, Path dir) {
-    TestCertificates.ServerFiles files = ca.issueServer(dir);
-    int port = FreePorts.any();
-    return RedisProcess.start(
-        dir,
-        port,
-        ca.trustingContext(),
-        List.of(
-            "--port",
-            "0",
-            "--tls-port",
-            Integer.toString(port),
-            "--bind",
-            "127.0.0.1",
-            "--tls-cert-file",
-            files.certificate().toString(),
-            "--tls-key-file",
-            files.key().toString(),
-            "--tls-ca-cert-file",
-            files.ca().toString(),
-            "--tls-auth-clients",
-            "no",
-            "--requirepass",
-            PASSWORD,
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            dir.toString()));
+  /**
+   * With a Redis user per group, the group's Secret for its agents carries the CA the operator
+   * trusts its Redis through, and the group elects over TLS as its own user.
+   */
+  @Test
+  void aGroupsOwnUserSecretCarriesTheCa() {
+    TestCertificates ca = TestCertificates.newCa("baton-test-ca");
+    Path dir = RedisProcess.tempDir("baton-tls-users");
+    try (RedisProcess redis = RedisProcess.startTls(ca, dir, PASSWORD);
+        BatonCluster cluster = new BatonCluster()) {
+      cluster
+          .env(OperatorConfig.REDIS_URL, "rediss://127.0.0.1:" + redis.port())
+          .env(OperatorConfig.REDIS_PASSWORD, PASSWORD)
+          .env(OperatorConfig.REDIS_CA_FILE, dir.resolve("ca.crt").toString())
+          .env(OperatorConfig.REDIS_ACL_PER_GROUP, "true");
+      cluster.createPods("payments", 2);
+      cluster.startOperator();
+      cluster.create(Sandbox.group("payments", "payments"));
+
+      cluster.awaitLeader("payments", ROLE);
+      await()
+          .atMost(WAIT)
+          .untilAsserted(
+              () -> {
+                Secret secret =
+                    cluster
+                        .client
+                        .secrets()
+                        .inNamespace(NS)
+                        .withName(BatonNames.redisUserSecret("payments"))
+                        .get();
+                assertThat(secret).as("the group's user Secret").isNotNull();
+                assertThat(secret.getData())
+                    .containsKeys("url", "username", "password", RedisSecrets.CA_CERTIFICATE);
+                assertThat(
+                        new String(
+                            Base64.getDecoder()
+                                .decode(secret.getData().get(RedisSecrets.CA_CERTIFICATE)),
+                            StandardCharsets.US_ASCII))
+                    .isEqualToIgnoringWhitespace(ca.caPem());
+              });
+      try (RespClient c = RespClient.connect(redis.port(), ca.trustingContext(), null, PASSWORD)) {
+        assertThat(c.text("ACL", "LIST")).contains("baton-group:shop/payments");
+      }
+    }
   }
 
   @Test
@@ -71,7 +88,7 @@ class RedisTlsIT {
     TestCertificates otherCa = TestCertificates.newCa("some-other-ca");
     Path dir = RedisProcess.tempDir("baton-tls");
     try (CapturedOutput output = new CapturedOutput();
-        RedisProcess redis = tlsRedis(ca, dir);
+        RedisProcess redis = RedisProcess.startTls(ca, dir, PASSWORD);
         BatonCluster cluster = new BatonCluster()) {
       String url = "rediss://127.0.0.1:" + redis.port();
       cluster

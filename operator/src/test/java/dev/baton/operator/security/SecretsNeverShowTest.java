@@ -9,7 +9,7 @@ import dev.baton.operator.lease.RedisConnections;
 import dev.baton.operator.lease.RedisLeaseStore;
 import dev.baton.operator.lease.RedisSettings;
 import dev.baton.operator.lease.RedisUnavailableException;
-import dev.baton.operator.testing.TestCertificates;
+import dev.baton.testkit.TestCertificates;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.baton.operator.lease;
+package dev.baton.client;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
@@ -9,9 +9,14 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManagerFactory;
 
-/** CA certificates in PEM that a rediss:// connection trusts instead of the JVM's defaults. */
+/**
+ * CA certificates in PEM that a rediss:// connection, the operator's or the agent's, trusts instead
+ * of the JVM's defaults.
+ */
 public final class CaCertificates {
 
   private CaCertificates() {}
@@ -34,6 +39,18 @@ public final class CaCertificates {
       return out;
     } catch (GeneralSecurityException e) {
       throw new IllegalArgumentException("the CA certificate cannot be read as X.509 PEM");
+    }
+  }
+
+  /** Sockets that trust what {@code trust} trusts: a TLS connection made without the client. */
+  public static SSLSocketFactory socketFactory(TrustManagerFactory trust) {
+    try {
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context.getSocketFactory();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException(
+          "cannot make a TLS context from the CA certificate: " + e.getClass().getSimpleName());
     }
   }
 

@@ -1,4 +1,4 @@
-package dev.baton.operator.testing;
+package dev.baton.testkit;
 
 import java.io.IOException;
 import java.math.BigInteger;
