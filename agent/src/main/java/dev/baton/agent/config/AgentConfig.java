@@ -173,8 +173,8 @@ public record AgentConfig(
           AgentConfig::caCertificates,
           null,
           "the JVM's trust store",
-          "PEM text of CA certificates trusted for a `rediss://` Redis (the webhook takes it from "
-              + "the Secret's `ca.crt`)");
+          "PEM text of CA certificates trusted for a `rediss://` or `rediss-cluster://` Redis (the "
+              + "webhook takes it from the Secret's `ca.crt`)");
   private static final Setting<String> S_KUBECONFIG =
       Setting.text(
           KUBECONFIG,
