@@ -32,7 +32,6 @@ public final class RedissonConfigs {
    * @param timeout how long a connection may take to open, and a call to be answered
    * @param lazy connect at the first call rather than when the client is made, so that a process
    *     starts while its Redis is down
-   * @param scriptCache send scripts by their digest ({@code EVALSHA}), loading them once
    */
   public record Sizing(
       String clientName,
@@ -41,8 +40,7 @@ public final class RedissonConfigs {
       int subscriptionConnections,
       int replicaConnections,
       Duration timeout,
-      boolean lazy,
-      boolean scriptCache) {}
+      boolean lazy) {}
 
   private RedissonConfigs() {}
 
@@ -52,7 +50,9 @@ public final class RedissonConfigs {
     config.setThreads(2);
     config.setNettyThreads(sizing.nettyThreads());
     config.setLazyInitialization(sizing.lazy());
-    config.setUseScriptCache(sizing.scriptCache());
+    // Scripts go by their digest (EVALSHA), loaded once: Redisson's default, said here because
+    // the ACLs Baton writes allow EVALSHA and SCRIPT LOAD for it.
+    config.setUseScriptCache(true);
     // Credentials and TLS trust are client-wide since Redisson 4 (the per-server ones are
     // deprecated); the sentinels' own credentials stay on the sentinel settings.
     String username = login.username() != null ? login.username() : url.username();

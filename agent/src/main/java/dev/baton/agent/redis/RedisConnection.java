@@ -24,7 +24,7 @@ public final class RedisConnection {
    * lazily, so a Redis that is down at start is retried.
    */
   private static final RedissonConfigs.Sizing SIZING =
-      new RedissonConfigs.Sizing("baton-agent", 2, 4, 1, 0, ANSWER_WITHIN, true, false);
+      new RedissonConfigs.Sizing("baton-agent", 2, 4, 1, 0, ANSWER_WITHIN, true);
 
   private RedisConnection() {}
 

@@ -113,7 +113,7 @@ public class RedisConnections implements AutoCloseable {
             settings.caCertificate() == null
                 ? null
                 : CaCertificates.trustManagers(settings.caCertificate())),
-        new RedissonConfigs.Sizing("baton-operator", 4, 8, 2, 1, commandTimeout, false, true));
+        new RedissonConfigs.Sizing("baton-operator", 4, 8, 2, 1, commandTimeout, false));
   }
 
   /** Whether the last attempt to reach this Redis failed (connect or command), without a call. */
