@@ -59,13 +59,15 @@ public final class BatonAgent implements AutoCloseable {
     this.threads = threads;
     AgentMetrics metrics = new AgentMetrics();
     relayDrain = config.relayDrain();
-    redisson = redisson(config);
+    RedisLogin login = login(config);
+    // The client of the agent's locks and subscription; none without a Redis URL.
+    redisson = config.redisUrl().map(url -> RedisConnection.open(url, login)).orElse(null);
     try {
       // Bound first: a gate port in use stops the agent before it follows anything.
       String bind = config.gateBind().orElse(null);
       List<Gate> publicGates = new ArrayList<>();
       Map<Integer, RelayHandshake> handshakes = bindGates(config, bind, metrics, publicGates);
-      ScriptSocket scripts = redisson == null ? null : scriptSocket(config);
+      ScriptSocket scripts = redisson == null ? null : scriptSocket(config, login);
       leadership =
           new AgentLeadership(
               config.podNamespace(),
@@ -108,21 +110,17 @@ public final class BatonAgent implements AutoCloseable {
     logStarted(config);
   }
 
-  /** The Redis client of the agent's locks and subscription; null without a Redis URL. */
-  private static RedissonClient redisson(AgentConfig config) {
-    return config.redisUrl().map(url -> RedisConnection.open(url, login(config))).orElse(null);
-  }
-
   /** The hold scripts' own connection, against a single server; null for Sentinel or Cluster. */
-  private static ScriptSocket scriptSocket(AgentConfig config) {
+  private static ScriptSocket scriptSocket(AgentConfig config, RedisLogin login) {
     return ScriptSocket.forUrl(
             config.redisUrl().orElseThrow(),
-            login(config),
+            login,
             RedisConnection.CONNECT_WITHIN,
             RedisConnection.ANSWER_WITHIN)
         .orElse(null);
   }
 
+  /** Who the agent is to its Redis; the CA, when given, is parsed here once for both clients. */
   private static RedisLogin login(AgentConfig config) {
     return new RedisLogin(
         config.redisUsername().orElse(null),

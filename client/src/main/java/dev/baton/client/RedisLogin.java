@@ -23,6 +23,16 @@ public record RedisLogin(
     return new RedisLogin(username, password, null, null, null);
   }
 
+  /** This login with the URL's user info where it gives no credential of its own. */
+  public RedisLogin orFrom(RedisUrl url) {
+    return new RedisLogin(
+        username != null ? username : url.username(),
+        password != null ? password : url.password(),
+        sentinelUsername,
+        sentinelPassword,
+        trust);
+  }
+
   @Override
   public String toString() {
     return "RedisLogin{"

@@ -55,8 +55,9 @@ public final class RedissonConfigs {
     config.setUseScriptCache(true);
     // Credentials and TLS trust are client-wide since Redisson 4 (the per-server ones are
     // deprecated); the sentinels' own credentials stay on the sentinel settings.
-    String username = login.username() != null ? login.username() : url.username();
-    String password = login.password() != null ? login.password() : url.password();
+    RedisLogin who = login.orFrom(url);
+    String username = who.username();
+    String password = who.password();
     if (username != null && !username.isBlank()) {
       config.setUsername(username);
     }

@@ -78,6 +78,7 @@ public final class ScriptSocket implements AutoCloseable {
   public static Optional<ScriptSocket> forUrl(
       String url, RedisLogin login, Duration connectWithin, Duration answerWithin) {
     RedisUrl u = RedisUrl.parse(url);
+    RedisLogin who = login.orFrom(u);
     if (u.kind() != RedisUrl.Kind.SINGLE) {
       return Optional.empty();
     }
@@ -97,8 +98,8 @@ public final class ScriptSocket implements AutoCloseable {
                     : login.trust() != null
                         ? CaCertificates.socketFactory(login.trust())
                         : (SSLSocketFactory) SSLSocketFactory.getDefault(),
-                login.username() != null ? login.username() : u.username(),
-                login.password() != null ? login.password() : u.password(),
+                who.username(),
+                who.password(),
                 (int) connectWithin.toMillis(),
                 (int) answerWithin.toMillis())));
   }
